@@ -1,0 +1,277 @@
+"""League throughput, end to end: a two-player league of 8 SDK example bots (28 matches, 56
+games) played by a real Celery worker over a real Redis and database, beside the bare HTTP floor
+measured in the same run. Run from the repository root:
+
+    .venv/bin/python -m benchmarks.league                 # fast bots (the SDK examples as they are)
+    .venv/bin/python -m benchmarks.league --delay-ms 50   # every bot takes 50 ms per move
+
+Each bot is its own `python -m bots_sdk serve` process on 127.0.0.1. The worker runs with
+`--pool threads --concurrency N` (default 32, so all 28 matches are in flight at once). The
+database is a fresh SQLite file unless DATABASE_URL is set. The floor is the same number of
+`POST /move` calls, plain aiohttp on keep-alive connections with as many calls in flight as the
+league had games, sending real move requests to the same bot processes: no engine, no database,
+no signing, no Celery.
+
+Reported: games/s and moves/s over the whole league (from the start request to the last game
+stored), the rate while every game was in flight (the sum over games of moves / game duration,
+which the tail of the last long games does not dilute), the worker's CPU seconds, and the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bots_sdk.examples import expert, greedy, variants
+from bots_sdk.examples import random as random_bot
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = {
+    "greedy": greedy.choose,
+    "random": random_bot.choose,
+    "expert": expert.choose,
+    "cautious": variants.cautious,
+    "sweeper": variants.sweeper,
+    "counter": variants.counter,
+    "random7": variants.random_7,
+    "random42": variants.random_42,
+}
+DELAY_ENV = "ESCOBA_BENCH_DELAY_MS"
+
+
+def _delayed(choose):
+    """The bot as served: it waits ESCOBA_BENCH_DELAY_MS before each move (0: not at all)."""
+    delay = int(os.environ.get(DELAY_ENV, "0")) / 1000
+
+    def choose_slowly(state):
+        if delay:
+            time.sleep(delay)
+        return choose(state)
+
+    return choose_slowly
+
+
+# Targets for `python -m bots_sdk serve benchmarks.league:bot_<name>`.
+for _name, _choose in BOTS.items():
+    globals()[f"bot_{_name}"] = _delayed(_choose)
+
+
+def say(message: str) -> None:
+    print(message, flush=True)
+
+
+def wait_http(url: str, timeout: float = 30) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"{url} did not answer")
+
+
+def start_bots(env: dict, delay_ms: int) -> tuple[list[subprocess.Popen], dict[str, str]]:
+    from scripts.private_redis import free_port
+
+    processes, urls = [], {}
+    for name in BOTS:
+        port = free_port()
+        command = [sys.executable, "-m", "bots_sdk", "serve", f"benchmarks.league:bot_{name}"]
+        command += ["--port", str(port), "--name", name, "--log-level", "warning"]
+        processes.append(
+            subprocess.Popen(
+                command, cwd=ROOT, env={**env, DELAY_ENV: str(delay_ms)}, stdin=subprocess.DEVNULL
+            )
+        )
+        urls[name] = f"http://127.0.0.1:{port}"
+    for url in urls.values():
+        wait_http(url)
+    return processes, urls
+
+
+def sample_bodies(count: int = 400) -> list[bytes]:
+    """Real move requests from random classic games, as a league sends them."""
+    import orjson
+
+    from games.engine import Game, Ruleset
+    from games.protocol import move_request
+
+    rng = random.Random(7)
+    ruleset = Ruleset.from_preset("classic")
+    bodies: list[bytes] = []
+    seed = 0
+    while len(bodies) < count:
+        game = Game.new(ruleset, seed=seed)
+        seed += 1
+        while not game.is_over and len(bodies) < count:
+            view = game.view(game.current_seat)
+            body = move_request(
+                view, game_id=1, match_id=1, timeout_ms=1000, seat_names=["a", "b"],
+                latency_ms=1.0, time_bank_ms=1000,
+            )  # fmt: skip
+            bodies.append(orjson.dumps(body))
+            game.apply(rng.choice(view.legal_moves))
+    return bodies
+
+
+async def floor(urls: list[str], moves: int, streams: int) -> float:
+    """Seconds for ``moves`` plain keep-alive POST /move calls, ``streams`` at a time."""
+    import aiohttp
+
+    bodies = sample_bodies()
+    per_stream = [moves // streams + (1 if i < moves % streams else 0) for i in range(streams)]
+    headers = {"Content-Type": "application/json"}
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+
+        async def stream(index: int, calls: int) -> None:
+            pair = [urls[index % len(urls)], urls[(index * 3 + 1) % len(urls)]]
+            for call in range(calls):
+                body = bodies[(index * 37 + call) % len(bodies)]
+                async with session.post(f"{pair[call % 2]}/move", data=body, headers=headers) as r:
+                    await r.read()
+
+        started = time.perf_counter()
+        await asyncio.gather(*(stream(i, n) for i, n in enumerate(per_stream)))
+        return time.perf_counter() - started
+
+
+def run(args: argparse.Namespace) -> None:
+    from scripts.private_redis import PrivateRedis
+
+    data_dir = Path(tempfile.mkdtemp(prefix="escoba-bench-"))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DEBUG": "0",
+        "ESCOBA_DATA_DIR": str(data_dir),
+        "ESCOBA_ALLOW_PRIVATE_BOT_URLS": "1",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
+    children: list[subprocess.Popen] = []
+    with PrivateRedis() as redis_server:
+        env["REDIS_URL"] = redis_server.url
+        os.environ.update(env)
+        try:
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0", "--skip-checks"],
+                cwd=ROOT, env=env, check=True,
+            )  # fmt: skip
+            bots, urls = start_bots(env, args.delay_ms)
+            children += bots
+            worker = subprocess.Popen(
+                [
+                    sys.executable, "-m", "celery", "-A", "config.celery_app", "worker",
+                    "--pool", "threads", "--concurrency", str(args.concurrency),
+                    "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+                    "--without-heartbeat", "--hostname", "bench@localhost",
+                ],
+                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            children.append(worker)
+            measure(args, urls, worker, bots)
+        finally:
+            for child in reversed(children):
+                child.terminate()
+            for child in children:
+                try:
+                    child.wait(10)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+
+
+def cpu_seconds(processes: list[subprocess.Popen]) -> float:
+    import psutil
+
+    times = [psutil.Process(p.pid).cpu_times() for p in processes]
+    return sum(t.user + t.system for t in times)
+
+
+def measure(
+    args: argparse.Namespace,
+    urls: dict[str, str],
+    worker: subprocess.Popen,
+    bot_processes: list[subprocess.Popen],
+) -> None:
+    import django
+
+    django.setup()
+    from django.db.models import Max, Min, Sum
+
+    from config.celery_app import app
+    from tournaments.models import Game, League
+    from tournaments.services.bots import bot_register
+    from tournaments.services.leagues import league_create, league_start, system_user
+
+    deadline = time.monotonic() + 60
+    while not app.control.ping(destination=["bench@localhost"], timeout=0.5):
+        if time.monotonic() > deadline or worker.poll() is not None:
+            raise SystemExit("the worker did not start")
+    owner = system_user("bench")
+    bots = [bot_register(owner=owner, name=name, url=url) for name, url in urls.items()]
+    league = league_create(
+        creator=owner,
+        name="bench",
+        bot_ids=[b.id for b in bots],
+        games_per_pairing=args.games_per_pairing,
+        move_timeout_ms=2000,
+    )
+    cpu_before = cpu_seconds([worker])
+    bots_cpu_before = cpu_seconds(bot_processes)
+    started = time.perf_counter()
+    league_start(league_id=league.id)
+    while League.objects.get(pk=league.id).status != League.Status.FINISHED:
+        if time.perf_counter() - started > args.timeout:
+            raise SystemExit("the league did not finish in time")
+        time.sleep(0.05)
+    wall = time.perf_counter() - started
+    worker_cpu = cpu_seconds([worker]) - cpu_before
+    bots_cpu = cpu_seconds(bot_processes) - bots_cpu_before
+
+    games = Game.objects.filter(league=league)
+    figures = games.aggregate(moves=Sum("moves"), first=Min("started_at"), last=Max("finished_at"))
+    moves, count = figures["moves"], games.count()
+    in_flight = sum(
+        g.moves / (g.finished_at - g.started_at).total_seconds()
+        for g in games.only("moves", "started_at", "finished_at")
+    )
+    durations = sorted((g.finished_at - g.started_at).total_seconds() for g in games)
+    floor_seconds = asyncio.run(floor(list(urls.values()), moves, streams=count))
+    faults = games.aggregate(f=Sum("faults"))["f"]
+
+    say(f"bots: {', '.join(urls)} (delay {args.delay_ms} ms per move)")
+    say(f"league: {count} games, {moves} moves, {faults} faults, {wall:.2f} s")
+    say(f"  {count / wall:.2f} games/s, {moves / wall:.0f} moves/s over the whole league")
+    say(f"  {in_flight:.0f} moves/s while every game was in flight")
+    say(f"  game durations: min {durations[0]:.2f} s, median {durations[len(durations) // 2]:.2f}"
+        f" s, max {durations[-1]:.2f} s")  # fmt: skip
+    say(f"  worker CPU: {worker_cpu:.2f} s ({worker_cpu / moves * 1000:.2f} ms per move)")
+    say(f"  bots CPU: {bots_cpu:.2f} s ({bots_cpu / moves * 1000:.2f} ms per move)")
+    say(f"floor: {moves} plain keep-alive POST /move, {count} in flight: {floor_seconds:.2f} s, "
+        f"{moves / floor_seconds:.0f} moves/s")  # fmt: skip
+    say(f"league / floor: {(moves / wall) / (moves / floor_seconds):.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--delay-ms", type=int, default=0, help="Bot think time per move.")
+    parser.add_argument("--concurrency", type=int, default=32, help="Worker threads.")
+    parser.add_argument(
+        "--games-per-pairing", type=int, default=2, help="2: 56 games; 8: 224 games."
+    )
+    parser.add_argument("--timeout", type=float, default=600)
+    run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+"""The HTTP server that runs a bot: `GET /`, `POST /move`, `POST /start`, `POST /end`.
+
+Plain `http.server` answers every keep-alive call about 44 ms late on loopback: it writes the
+headers and the body in separate small packets, and Nagle's algorithm holds the second one until
+the client's delayed ACK arrives. Here every accepted socket has TCP_NODELAY set and every
+response goes out in a single write with a Content-Length, so a move costs a fraction of a
+millisecond beyond `choose` itself. One thread per connection keeps a slow `choose` in one game
+from holding up the others.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import sys
+import threading
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from standardwebhooks.webhooks import Webhook
+
+from .bot import Bot, BotError, Choose, as_bot
+from .protocol import ProtocolError
+
+logger = logging.getLogger("bots_sdk.server")
+
+MAX_BODY_BYTES = 1024 * 1024
+IDLE_TIMEOUT_S = 120
+NOTIFICATIONS = ("/start", "/end")
+
+
+class BotServer(ThreadingHTTPServer):
+    """A threaded HTTP/1.1 server bound to one bot; `secret` turns signature checks on."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    # Idle keep-alive connections must not make shutdown wait for them.
+    block_on_close = False
+
+    def __init__(self, address: tuple[str, int], bot: Bot, secret: str | None = None) -> None:
+        self.bot = bot
+        try:
+            self.webhook = Webhook(secret) if secret else None
+        except Exception:
+            raise ValueError("the secret is not a Standard Webhooks secret (whsec_...)") from None
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, _Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    def track(self, sock: socket.socket, is_open: bool) -> None:
+        with self._open_lock:
+            if is_open:
+                self._open.add(sock)
+            else:
+                self._open.discard(sock)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client hanging up (the arena's deadline passed, a worker died) is routine, not news."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+    def close_connections(self) -> None:
+        """Wake every handler thread blocked on an idle keep-alive connection."""
+        with self._open_lock:
+            sockets = list(self._open)
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "escoba-bots-sdk"
+    timeout = IDLE_TIMEOUT_S
+    server: BotServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server.track(self.connection, True)
+
+    def finish(self) -> None:
+        self.server.track(self.connection, False)
+        super().finish()
+
+    def do_GET(self) -> None:
+        if self._path() != "":
+            self._send(HTTPStatus.NOT_FOUND, {"error": f"no route GET {self.path}"})
+            return
+        self._send(HTTPStatus.OK, self.server.bot.info())
+
+    def do_POST(self) -> None:
+        route = self._path()
+        if route != "/move" and route not in NOTIFICATIONS:
+            self._send(HTTPStatus.NOT_FOUND, {"error": f"no route POST {self.path}"}, close=True)
+            return
+        raw = self._read_body()
+        if raw is None:
+            return
+        if not self._signature_ok(raw):
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            self._send(HTTPStatus.BAD_REQUEST, {"error": f"body is not valid JSON: {exc}"})
+            return
+        try:
+            if route == "/move":
+                reply: dict[str, Any] = self.server.bot.move(body)
+            else:
+                self.server.bot.notify(route[1:], body)
+                reply = {"ok": True}
+        except ProtocolError as exc:
+            self._send(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+        except BotError as exc:
+            logger.warning("%s %s: %s", self.server.bot.name, route, exc, exc_info=exc.__cause__)
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": str(exc)})
+        except Exception as exc:
+            logger.exception("%s %s failed", self.server.bot.name, route)
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(exc).__name__}: {exc}"})
+        else:
+            self._send(HTTPStatus.OK, reply)
+
+    def _path(self) -> str:
+        return self.path.split("?", 1)[0].rstrip("/")
+
+    def _read_body(self) -> bytes | None:
+        """Read exactly Content-Length bytes; answer and close the connection otherwise."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            self._send(HTTPStatus.LENGTH_REQUIRED, {"error": "send a Content-Length"}, close=True)
+            return None
+        length_header = self.headers.get("Content-Length")
+        try:
+            length = int(length_header or "")
+        except ValueError:
+            length = -1
+        if length < 0:
+            self._send(HTTPStatus.LENGTH_REQUIRED, {"error": "send a Content-Length"}, close=True)
+            return None
+        if length > MAX_BODY_BYTES:
+            error = {"error": f"body over {MAX_BODY_BYTES} bytes"}
+            self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, error, close=True)
+            return None
+        raw = self.rfile.read(length)
+        if len(raw) != length:
+            self.close_connection = True
+            return None
+        return raw
+
+    def _signature_ok(self, raw: bytes) -> bool:
+        webhook = self.server.webhook
+        if webhook is None:
+            return True
+        headers = {key.lower(): value for key, value in self.headers.items()}
+        try:
+            webhook.verify(raw, headers, json_parse=False)
+        except Exception as exc:
+            # Malformed headers raise ValueError or binascii.Error, not only the library's own
+            # error; every one of them means the call cannot be proven to be the arena's.
+            self._send(HTTPStatus.UNAUTHORIZED, {"error": f"bad signature: {exc}"})
+            return False
+        return True
+
+    def _send(self, status: HTTPStatus, payload: dict[str, Any], close: bool = False) -> None:
+        body = json.dumps(payload, separators=(",", ":")).encode()
+        lines = [
+            f"HTTP/1.1 {status.value} {status.phrase}",
+            "Content-Type: application/json",
+            f"Content-Length: {len(body)}",
+            f"Date: {self.date_time_string()}",
+            f"Server: {self.server_version}",
+        ]
+        if close:
+            lines.append("Connection: close")
+            self.close_connection = True
+        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        self.log_request(status.value, len(body))
+
+    def log_message(self, format: str, *args: Any) -> None:
+        logger.debug("%s " + format, self.address_string(), *args)
+
+
+def make_server(
+    target: Bot | Choose,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8001,
+    secret: str | None = None,
+    name: str | None = None,
+) -> BotServer:
+    """Bind a server for `target` (a `choose` function or a `Bot`); port 0 picks a free one."""
+    return BotServer((host, port), as_bot(target, name=name), secret=secret)
+
+
+def serve(
+    target: Bot | Choose,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8001,
+    secret: str | None = None,
+    name: str | None = None,
+) -> None:
+    """Serve `target` until interrupted (Ctrl-C)."""
+    server = make_server(target, host=host, port=port, secret=secret, name=name)
+    logger.info("serving %s on %s", server.bot.name, server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close_connections()
+        server.server_close()
+
+
+@dataclass
+class ServerHandle:
+    """A server running in a background thread; use as a context manager or call `stop()`."""
+
+    server: BotServer
+    thread: threading.Thread
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.close_connections()
+        self.server.server_close()
+        self.thread.join()
+
+    def __enter__(self) -> ServerHandle:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def serve_in_thread(
+    target: Bot | Choose,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    secret: str | None = None,
+    name: str | None = None,
+) -> ServerHandle:
+    """Start serving `target` in a daemon thread and return at once; `.url` says where."""
+    server = make_server(target, host=host, port=port, secret=secret, name=name)
+    # A short poll interval keeps stop() quick; the loop is otherwise idle in select().
+    thread = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": 0.05},
+        name=f"bot-{server.bot.name}",
+        daemon=True,
+    )
+    thread.start()
+    return ServerHandle(server, thread)

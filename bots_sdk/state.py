@@ -1,0 +1,85 @@
+"""What a bot sees when it is asked for a move: `BotState`.
+
+The wire format owns the parsing (`protocol.parse_move_request` checks the body against the
+`escoba/1` JSON Schema and builds engine `Card`s, `Move`s and `Play`s), so the SDK and the arena
+can never disagree about a field. `BotState` adds what a bot author keeps asking of a position:
+the captures and trails, whether a move sweeps, which cards are still unseen, who plays next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from .engine import ALL_CARDS, Card, Move
+from .protocol import MoveRequest, SeatInfo, parse_move_request
+
+
+@dataclass(frozen=True)
+class BotState(MoveRequest):
+    """A parsed move request plus helpers; `raw` is the decoded JSON body as received."""
+
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_request(cls, body: Any) -> BotState:
+        """Parse a decoded move request body; `protocol.ProtocolError` names a wrong field."""
+        request = parse_move_request(body)
+        values = {item.name: getattr(request, item.name) for item in fields(MoveRequest)}
+        return cls(**values, raw=body)
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        """The ruleset's option values (target, players, teams, capture, sevens, ...)."""
+        return self.ruleset.get("options", {})
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    @property
+    def next_seat(self) -> int:
+        """The seat that plays after this one: turns go up the seat numbers and wrap around."""
+        return (self.seat + 1) % max(self.players, 1)
+
+    def seat_info(self, seat: int) -> SeatInfo:
+        """The public facts about `seat` (hand size, cards captured, escobas)."""
+        for info in self.seats:
+            if info.seat == seat:
+                return info
+        raise KeyError(seat)
+
+    @property
+    def captures(self) -> tuple[Move, ...]:
+        return tuple(move for move in self.legal_moves if move.capture)
+
+    @property
+    def trails(self) -> tuple[Move, ...]:
+        return tuple(move for move in self.legal_moves if not move.capture)
+
+    def is_sweep(self, move: Move) -> bool:
+        """True when `move` takes every card on the table (an escoba)."""
+        return bool(move.capture) and len(move.capture) == len(self.table)
+
+    def table_after(self, move: Move) -> tuple[Card, ...]:
+        """The table once `move` is played: captured cards gone, or the trailed card added."""
+        if move.capture:
+            return tuple(card for card in self.table if card not in move.capture)
+        return (*self.table, move.card)
+
+    def seen_cards(self) -> frozenset[Card]:
+        """Cards known to be out of the unseen pool: own hand, the table, this round's plays."""
+        seen = set(self.hand) | set(self.table)
+        for play in self.history:
+            seen.add(play.card)
+            seen.update(play.capture)
+        return frozenset(seen)
+
+    def unseen_cards(self) -> list[Card]:
+        """Cards that may still be in another hand or in the deck, in the engine's card order.
+
+        Cards the dealer took in a lucky deal are not in the history, so they count as unseen.
+        """
+        seen = self.seen_cards()
+        return [card for card in ALL_CARDS if card not in seen]

@@ -1,0 +1,214 @@
+"""Settings shared by every environment.
+
+Defaults here are the safe ones (production-like); ``local`` and ``test`` relax them. Every value
+that differs between machines is read from the environment through ``config.env``.
+"""
+
+from pathlib import Path
+
+import dj_database_url
+
+from config.env import env, env_bool, env_int, env_list
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+# Runtime files (SQLite database, admin credentials, logs, collected static files) live here.
+DATA_DIR = Path(env("ESCOBA_DATA_DIR", str(BASE_DIR / "data")))
+
+DEBUG = env_bool("DEBUG", default=False)
+SECRET_KEY = env("SECRET_KEY", "")
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=[])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# Bots on loopback or private addresses may register and be called (see games/addresses.py).
+ESCOBA_ALLOW_PRIVATE_BOT_URLS = env_bool("ESCOBA_ALLOW_PRIVATE_BOT_URLS", default=False)
+
+# Bots: how registration and health checks treat them (tournaments/services/bots.py).
+ESCOBA_BOT_VERIFY_TIMEOUT_MS = env_int("ESCOBA_BOT_VERIFY_TIMEOUT_MS", 3000)
+ESCOBA_BOT_CHECK_TIMEOUT_MS = env_int("ESCOBA_BOT_CHECK_TIMEOUT_MS", 1000)
+ESCOBA_BOT_UNHEALTHY_AFTER = env_int("ESCOBA_BOT_UNHEALTHY_AFTER", 3)
+ESCOBA_MAX_BOTS_PER_OWNER = env_int("ESCOBA_MAX_BOTS_PER_OWNER", 20)
+# Seconds between scheduled protocol checks of every active bot; 0 turns them off.
+ESCOBA_BOT_CHECK_INTERVAL_S = env_int("ESCOBA_BOT_CHECK_INTERVAL_S", 0)
+
+# Leagues and ratings (tournaments/services/leagues.py, matches.py, ratings.py).
+ESCOBA_ELO_K = env_int("ESCOBA_ELO_K", 32)
+ESCOBA_MATCH_TIME_LIMIT_S = env_int("ESCOBA_MATCH_TIME_LIMIT_S", 300)
+# The standing ladder: every this many seconds, a rated league among the healthy bots of each
+# pool below; 0 turns it off.
+ESCOBA_LADDER_INTERVAL_S = env_int("ESCOBA_LADDER_INTERVAL_S", 0)
+ESCOBA_LADDER_POOLS = env_list("ESCOBA_LADDER_POOLS", default=["classic/2p"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: DATABASE_URL (PostgreSQL in production and compose), else a SQLite file in DATA_DIR.
+DATABASE_URL = env("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Web, worker and beat write to the same file: wait for locks instead of failing at once,
+    # and take the write lock when a transaction starts so two writers never deadlock.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Redis is both the Celery broker/result store and the cache (throttling counters live there).
+REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "escoba",
+    }
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = DATA_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+}
+
+# Django REST framework: token auth for bots' owners and scripts, session auth for the browsable
+# API and pages; every list paginated; anonymous and authentication endpoints throttled.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env("ESCOBA_THROTTLE_ANON", "120/minute"),
+        "user": env("ESCOBA_THROTTLE_USER", "600/minute"),
+        "auth": env("ESCOBA_THROTTLE_AUTH", "10/minute"),
+        "bot_calls": env("ESCOBA_THROTTLE_BOT_CALLS", "30/minute"),
+    },
+    "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Escoba Arena API",
+    "DESCRIPTION": (
+        "Register bots that play Escoba over HTTP, run leagues and read rankings. Errors share "
+        'one body: {"detail": str, "code": str, "errors": {field: [messages]}}.'
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and ReDoc from our own static files (drf-spectacular-sidecar), never a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "BotStatusEnum": "tournaments.models.bots.Bot.Status",
+        "BotHealthEnum": "tournaments.models.bots.Bot.Health",
+        "LeagueStatusEnum": "tournaments.models.leagues.League.Status",
+        "MatchStatusEnum": "tournaments.models.leagues.Match.Status",
+        "GameStatusEnum": "tournaments.models.leagues.Game.Status",
+    },
+}
+
+# Celery (config/celery_app.py reads every CELERY_* name below).
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_RESULT_EXPIRES = 24 * 3600
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_IMPORTS = ["tournaments.diagnostics"]
+# The longest task (one match of a league) must end well before this; the soft limit raises
+# SoftTimeLimitExceeded inside the task so it can record a clean failure first.
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 5 * 60)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 6 * 60)
+# Idempotent tasks opt in with @shared_task(acks_late=True): their message is then acknowledged
+# only after they finish, and requeued if the worker process dies mid-task.
+CELERY_TASK_ACKS_LATE = False
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis re-delivers an unacknowledged message after this many seconds; it must exceed the
+# longest task or an acks_late task would run twice while the first run is still going.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 10 * 60}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_TRACK_STARTED = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE: dict = {}
+if ESCOBA_LADDER_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["leagues-ladder"] = {
+        "task": "leagues.run_ladder",
+        "schedule": ESCOBA_LADDER_INTERVAL_S,
+    }
+if ESCOBA_BOT_CHECK_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["bots-check"] = {
+        "task": "bots.check_due",
+        "schedule": ESCOBA_BOT_CHECK_INTERVAL_S,
+    }

@@ -1,0 +1,40 @@
+"""Settings for pytest (``--ds=config.settings.test``): fast, isolated, eager Celery by default.
+
+The test database is a *file* even with SQLite, so that a real Celery worker process started by
+the ``celery_worker_process`` fixture (tests/conftest.py) sees the rows a test committed. The file
+name carries the pid so several pytest runs on one machine never share it.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+from config.env import env, env_bool
+
+from .base import *  # noqa: F403
+from .base import DATABASES
+
+DEBUG = False
+SECRET_KEY = env("SECRET_KEY", "test-only-insecure-key")
+ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
+ESCOBA_ALLOW_PRIVATE_BOT_URLS = env_bool("ESCOBA_ALLOW_PRIVATE_BOT_URLS", default=True)
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"escoba-test-{os.getpid()}.sqlite3")
+    }
+
+# Static files straight from the app folders, as in local; nothing is collected for tests.
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True
+
+# Throttle counters live in this process only; tests/conftest.py clears them before each test.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+# Unit tests run tasks in-process; the worker started by the integration fixture sets
+# ESCOBA_CELERY_EAGER=0 so tasks it runs enqueue their follow-ups on the real broker.
+CELERY_TASK_ALWAYS_EAGER = env_bool("ESCOBA_CELERY_EAGER", default=True)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(Path(tempfile.gettempdir()) / "escoba-test-celerybeat")

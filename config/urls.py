@@ -1,0 +1,19 @@
+"""The URL root: admin, the API under /api/, its schema and Swagger UI."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+admin.site.site_header = "Escoba Arena administration"
+admin.site.site_title = "Escoba Arena"
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/", include("tournaments.api.urls")),
+    path("", include("tournaments.page_urls")),
+]
+
+handler404 = "tournaments.api.errors.page_not_found"
+handler500 = "tournaments.api.errors.server_error"

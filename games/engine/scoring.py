@@ -1,0 +1,119 @@
+"""Scoring one round from the cards each side captured.
+
+Works on bit masks of card indices (see ``cards``), so a round is scored with a handful of
+popcounts and table lookups. "Most" always means strictly more than every other side; a tie
+scores nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .cards import OROS_MASK, SEVEN_OF_OROS, SEVENS_MASK
+
+CATEGORIES = ("cards", "oros", "seven_of_oros", "sevens", "escobas")
+
+# Primera values by capture value; their order is also A's setenta ranking (7, 6, A, 5 ... faces).
+PRIMERA_VALUES = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 8: 10, 9: 10, 10: 10}
+
+# A suit's cards sit on every 4th bit of a pile mask (value-major card order), so
+# ``mask >> suit & _SUIT_BITS`` lines up any suit the same way. _BEST maps each of those 1024
+# patterns to the primera value of its best card (0 when the suit is missing).
+_SUIT_BITS = sum(1 << 4 * (value - 1) for value in range(1, 11))
+_BEST = {
+    sum(1 << 4 * (value - 1) for value in range(1, 11) if pattern >> (value - 1) & 1): max(
+        [PRIMERA_VALUES[value] for value in range(1, 11) if pattern >> (value - 1) & 1],
+        default=0,
+    )
+    for pattern in range(1024)
+}
+
+
+def best_cards(mask: int) -> list[int]:
+    """The primera value of the best card of each suit held in ``mask`` (0 for a missing suit)."""
+    return [_BEST[mask & _SUIT_BITS], _BEST[mask >> 1 & _SUIT_BITS],
+            _BEST[mask >> 2 & _SUIT_BITS], _BEST[mask >> 3 & _SUIT_BITS]]  # fmt: skip
+
+
+def strict_winner(values: Sequence[Any]) -> int | None:
+    """The index whose value is strictly greater than every other one, or None on a tie."""
+    top = max(values)
+    if values.count(top) != 1:
+        return None
+    return values.index(top)
+
+
+def score_round(
+    options: Mapping[str, Any], captured: Sequence[int], escobas: Sequence[int]
+) -> list[dict[str, Any]]:
+    """Score a round: one entry per side, with the counts, the points by category and the total.
+
+    ``captured`` holds each side's captured cards as a bit mask, ``escobas`` its sweeps (lucky
+    deals included).
+    """
+    cards, oros, sevens, bests, has_seven_of_oros = [], [], [], [], []
+    for mask in captured:
+        cards.append(mask.bit_count())
+        oros.append((mask & OROS_MASK).bit_count())
+        sevens.append((mask & SEVENS_MASK).bit_count())
+        bests.append(best_cards(mask))
+        has_seven_of_oros.append(mask >> SEVEN_OF_OROS & 1 == 1)
+    big_wins = options["big_wins"]
+
+    if options["count_rule"] == "over_half":
+        card_winner = next((side for side, count in enumerate(cards) if count > 20), None)
+        oros_winner = next((side for side, count in enumerate(oros) if count > 5), None)
+    else:
+        card_winner, oros_winner = strict_winner(cards), strict_winner(oros)
+    card_points = [0] * len(captured)
+    if card_winner is not None:
+        others_small = all(count < 10 for side, count in enumerate(cards) if side != card_winner)
+        big = big_wins and cards[card_winner] >= 30 and others_small
+        card_points[card_winner] = 2 if big else 1
+    oros_points = [0] * len(captured)
+    if oros_winner is not None:
+        every_oro = oros[oros_winner] == 10 and (big_wins or options["all_oros"])
+        oros_points[oros_winner] = 2 if every_oro else 1
+
+    category = options["sevens"]
+    sevens_points = [0] * len(captured)
+    sevens_winner = None
+    if category == "setenta":
+        sevens_winner = strict_winner([sorted(best, reverse=True) for best in bests])
+    elif category == "most":
+        sevens_winner = strict_winner(sevens)
+    elif category == "primera":
+        complete = [sum(best) if all(best) else -1 for best in bests]
+        sevens_winner = strict_winner(complete)
+        if sevens_winner is not None and complete[sevens_winner] < 0:
+            sevens_winner = None
+    elif category == "per_suit":
+        sevens_points = list(sevens)
+    if sevens_winner is not None:
+        every_seven = sevens[sevens_winner] == 4 and (big_wins or options["all_sevens"])
+        sevens_points[sevens_winner] = 2 if every_seven else 1
+
+    seven_of_oros = options["seven_of_oros"]
+    scores = []
+    for side in range(len(captured)):
+        points = {
+            "cards": card_points[side],
+            "oros": oros_points[side],
+            "seven_of_oros": seven_of_oros if has_seven_of_oros[side] else 0,
+            "sevens": sevens_points[side],
+            "escobas": escobas[side],
+        }
+        scores.append(
+            {
+                "cards": cards[side],
+                "oros": oros[side],
+                "seven_of_oros": has_seven_of_oros[side],
+                "sevens": sevens[side],
+                "primera": sum(bests[side]),
+                "escobas": escobas[side],
+                "points": points,
+                "total": sum(points.values()),
+            }
+        )
+    return scores

@@ -1,0 +1,476 @@
+"""The game state: deals, turns, captures, round scoring and the end of the game.
+
+Internally cards are small ints (``Card.index``), the table is a sorted list plus a bit mask and
+each side's captured cards are one bit mask, so a play costs a few list and int operations. The
+full log is kept as compact records and only turned into JSON types by ``log()``.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from hashlib import blake2b
+from typing import Any
+
+from .captures import _by_key as _BY_KEY
+from .captures import captures_by_card
+from .cards import ALL_CARDS, BITS, NAMES, VALUE_KEYS, VALUES, Card, cards_of_mask
+from .errors import EscobaError, IllegalMoveError
+from .moves import _CACHE as _MOVES
+from .moves import Move, _interned
+from .rulesets import Ruleset
+from .scoring import score_round, strict_winner
+from .views import GameView, Play, Result, SeatPublic
+
+_TRAILS = tuple(_interned(card, 0) for card in range(40))
+HAND_SIZE = 3
+TABLE_SIZE = 4
+
+
+def round_deck(seed: int, round_number: int) -> list[int]:
+    """The shuffled deck (card indices, dealt from the front) of a round.
+
+    It depends only on the seed and the round number, and is easy to reproduce in any language:
+    N is the BLAKE2b-256 digest of ``"escoba/<seed>/<round>"`` read as a big-endian integer;
+    for size = 40 down to 1, ``N, k = divmod(N, size)`` and the next card is the ``k``-th
+    (0-based) of the cards not yet drawn, in canonical order.
+    """
+    text = f"escoba/{seed}/{round_number}".encode()
+    number = int.from_bytes(blake2b(text, digest_size=32).digest(), "big")
+    remaining = list(range(40))
+    deck = []
+    for size in range(40, 0, -1):
+        number, position = divmod(number, size)
+        deck.append(remaining.pop(position))
+    return deck
+
+
+def round_outcome(options: Any, totals: list[int], round_number: int) -> Result | None:
+    """How the game ends after round ``round_number`` with these totals, or None to play on.
+
+    Once a side has reached the target, the strictly highest total wins; a tie for the highest
+    plays another round, or ends in a shared win under the ``shared`` tie policy.
+    """
+    top = max(totals)
+    if top >= options["target"]:
+        leaders = [team for team, total in enumerate(totals) if total == top]
+        if len(leaders) == 1:
+            return Result(leaders[0], list(totals), "target")
+        if options["tie"] == "shared":
+            return Result(None, list(totals), "shared")
+    if round_number >= options["max_rounds"]:
+        return Result(None, list(totals), "max_rounds")
+    return None
+
+
+def decode_play(code: int) -> tuple[int, Move, bool]:
+    """(seat, move, escoba) of a play as the game records it: an int rather than a tuple, which
+    keeps tens of objects per round away from the garbage collector."""
+    return code >> 1 & 3, _MOVES[code >> 3], bool(code & 1)
+
+
+class _Round:
+    """The log of one round, in card indices; completed rounds are never modified again."""
+
+    __slots__ = (
+        "dealer", "deck", "deals", "table", "lucky", "plays", "leftover", "score", "totals",
+    )  # fmt: skip
+
+    def __init__(self, dealer: int, table: list[int]) -> None:
+        self.dealer = dealer
+        self.table = table
+        self.lucky: tuple[int, list[int], int] | None = None
+        self.deck: list[int] = []
+        self.deals = 0  # how many deals were made: the cards are read back from the deck
+        self.plays: list[int] = []  # see decode_play
+        self.leftover: tuple[int, list[int]] | None = None
+        self.score: list[dict[str, Any]] | None = None
+        self.totals: list[int] | None = None
+
+    def copy(self) -> _Round:
+        other = _Round(self.dealer, self.table)
+        other.deck, other.deals = self.deck, self.deals
+        other.lucky, other.plays = self.lucky, list(self.plays)
+        other.leftover, other.score, other.totals = self.leftover, self.score, self.totals
+        return other
+
+
+class Game:
+    """One game of Escoba under a ruleset, from a seed. Build it with ``Game.new``."""
+
+    ruleset: Ruleset
+    seed: int
+
+    @staticmethod
+    def new(ruleset: Ruleset, seed: int) -> Game:
+        """A new game; round ``r`` is dealt from ``round_deck(seed, r)``, so equal seeds deal
+        equal cards round by round whoever sits where."""
+        if not isinstance(ruleset, Ruleset):
+            raise EscobaError("a game needs a Ruleset")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise EscobaError(f"the seed must be an int, not {seed!r}")
+        game = Game()
+        options = ruleset.options
+        game.ruleset = ruleset
+        game.seed = seed
+        game._players = options["players"]
+        game._teams = [ruleset.team_of(seat) for seat in range(game._players)]
+        game._num_teams = ruleset.num_teams
+        game._optional = options["capture"] == "optional"
+        game._totals = [0] * game._num_teams
+        game._rounds = []
+        game._result = None
+        game._forfeit_reason = None
+        game._start_round(1, 0)
+        return game
+
+    # -- reading the state ---------------------------------------------------------------
+
+    @property
+    def current_seat(self) -> int | None:
+        return self._turn
+
+    @property
+    def is_over(self) -> bool:
+        return self._result is not None
+
+    @property
+    def result(self) -> Result | None:
+        return self._result
+
+    @property
+    def round(self) -> int:
+        return self._round_number
+
+    @property
+    def dealer(self) -> int:
+        return self._dealer
+
+    @property
+    def totals(self) -> list[int]:
+        """Game totals by team, not counting the round being played."""
+        return list(self._totals)
+
+    @property
+    def table(self) -> list[Card]:
+        return [ALL_CARDS[c] for c in self._table]
+
+    def hand(self, seat: int) -> list[Card]:
+        return [ALL_CARDS[c] for c in sorted(self._hands[seat])]
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the seat to play: by hand card in canonical order, each card's
+        captures in canonical order, then its trail when allowed. Empty when the game is over."""
+        seat = self._turn
+        if seat is None:
+            return []
+        table = self._table
+        key = self._table_key
+        by_card = _BY_KEY.get(key) or captures_by_card(key, table)
+        optional = self._optional
+        intern = _MOVES.get
+        legal: list[Move] = []
+        append = legal.append
+        for card in self._hands[seat]:
+            combos = by_card[card]
+            for positions in combos:
+                mask = 0
+                for position in positions:
+                    mask |= 1 << table[position]
+                append(intern(mask << 6 | card) or _interned(card, mask))
+            if optional or not combos:
+                append(_TRAILS[card])
+        return legal
+
+    # -- changing the state --------------------------------------------------------------
+
+    def apply(self, move: Move) -> None:
+        """Play ``move`` for the seat whose turn it is; ``IllegalMoveError`` says why not.
+
+        Checks the rules directly instead of searching ``legal_moves()``: the card is in the
+        hand, the captured cards are on the table and make 15 with it, and a trail is only
+        forbidden when capture is forced and the card can make 15.
+        """
+        seat = self._turn
+        if seat is None or type(move) is not Move:
+            raise self._why_illegal(move)
+        card = move.card_index
+        mask = move.mask
+        hand = self._hands[seat]
+        if card not in hand:
+            raise self._why_illegal(move)
+        if mask:
+            if (mask & self._table_mask) != mask or move.total != 15:
+                raise self._why_illegal(move)
+            hand.remove(card)
+            table = self._table
+            for taken in move.taken:
+                table.remove(taken)
+            self._table_key -= move.taken_key
+            self._table_mask ^= mask
+            self._captured[self._teams[seat]] |= mask | BITS[card]
+            self._seat_captured[seat] += len(move.taken) + 1
+            self._last_capturer = seat
+            escoba = not table
+            if escoba:
+                self._escobas[seat] += 1
+        else:
+            key = self._table_key
+            table = self._table
+            if not self._optional and (_BY_KEY.get(key) or captures_by_card(key, table))[card]:
+                raise self._why_illegal(move)
+            hand.remove(card)
+            insort(table, card)
+            self._table_key = key + VALUE_KEYS[card]
+            self._table_mask |= BITS[card]
+            escoba = False
+        self._plays.append(move.code | seat << 1 | escoba)
+        seat += 1
+        if seat == self._players:
+            seat = 0
+        if self._hands[seat]:
+            self._turn = seat
+        elif self._deck_position < 40:
+            self._deal_hands()
+        else:
+            self._end_round()
+
+    def forfeit(self, seat: int, reason: str = "faults") -> None:
+        """End the game because ``seat`` broke the fault policy: its team loses.
+
+        With two sides the other side wins; with more, the strictly highest total among the
+        other sides wins, or nobody on a tie.
+        """
+        if self._result is not None:
+            raise IllegalMoveError("game_over", "the game is already over")
+        if not isinstance(seat, int) or not 0 <= seat < self._players:
+            raise EscobaError(f"no seat {seat!r} in a {self._players}-player game")
+        team = self._teams[seat]
+        others = [t for t in range(self._num_teams) if t != team]
+        winner = others[0] if len(others) == 1 else None
+        if len(others) > 1:
+            best = strict_winner([self._totals[t] for t in others])
+            winner = None if best is None else others[best]
+        self._forfeit_reason = reason
+        self._finish(Result(winner, list(self._totals), "forfeit", team, seat))
+
+    def clone(self) -> Game:
+        """An independent copy; completed rounds' records are shared since they never change."""
+        other = Game()
+        other.__dict__.update(self.__dict__)
+        other._hands = [list(hand) for hand in self._hands]
+        other._table = list(self._table)
+        other._captured = list(self._captured)
+        other._seat_captured = list(self._seat_captured)
+        other._escobas = list(self._escobas)
+        other._totals = list(self._totals)
+        other._rounds = list(self._rounds)
+        if self._rounds and self._rounds[-1] is self._record:
+            other._record = self._record.copy()
+            other._plays = other._record.plays
+            other._rounds[-1] = other._record
+        return other
+
+    # -- what a seat may see -------------------------------------------------------------
+
+    def view(self, seat: int) -> GameView:
+        """What ``seat`` may know: its own hand, the table and everything public."""
+        if not isinstance(seat, int) or not 0 <= seat < self._players:
+            raise EscobaError(f"no seat {seat!r} in a {self._players}-player game")
+        seats = [
+            SeatPublic(
+                s, self._teams[s], len(self._hands[s]), self._seat_captured[s], self._escobas[s]
+            )
+            for s in range(self._players)
+        ]
+        history = [
+            Play(s, move.card, move.capture, escoba)
+            for s, move, escoba in map(decode_play, self._record.plays)
+        ]
+        return GameView(
+            seat=seat,
+            team=self._teams[seat],
+            hand=self.hand(seat),
+            table=self.table,
+            round=self._round_number,
+            dealer=self._dealer,
+            deck_remaining=40 - self._deck_position,
+            seats=seats,
+            scores=list(self._totals),
+            history=history,
+            legal_moves=self.legal_moves() if seat == self._turn else [],
+            ruleset=self.ruleset,
+        )
+
+    def log(self) -> dict[str, Any]:
+        """The game as an ``escoba-log/1`` document made of plain JSON types."""
+        result = None
+        if self._result is not None:
+            result = {
+                "winner": self._result.winner,
+                "totals": list(self._result.totals),
+                "reason": self._result.reason,
+                "forfeit": self._result.forfeit,
+                "forfeit_seat": self._result.forfeit_seat,
+                "forfeit_reason": self._forfeit_reason,
+            }
+        return {
+            "format": "escoba-log/1",
+            "ruleset": self.ruleset.to_dict(),
+            "seed": self.seed,
+            "seats": [{"seat": s, "team": t} for s, t in enumerate(self._teams)],
+            "rounds": [_round_log(record, self._players) for record in self._rounds],
+            "result": result,
+        }
+
+    # -- the course of a round -----------------------------------------------------------
+
+    def _start_round(self, number: int, dealer: int) -> None:
+        players = self._players
+        self._round_number = number
+        self._dealer = dealer
+        self._deck = round_deck(self.seed, number)
+        self._hands = [[] for _ in range(players)]
+        self._captured = [0] * self._num_teams
+        self._seat_captured = [0] * players
+        self._escobas = [0] * players
+        self._last_capturer: int | None = None
+        self._record = _Round(dealer, [])
+        self._record.deck = self._deck
+        self._plays = self._record.plays
+        self._rounds.append(self._record)
+        self._deck_position = 0
+        self._deal_hands()
+        position = self._deck_position
+        table = sorted(self._deck[position : position + TABLE_SIZE])
+        self._deck_position = position + TABLE_SIZE
+        self._record.table = table
+        self._table = list(table)
+        self._table_key = sum(VALUE_KEYS[c] for c in table)
+        self._table_mask = _mask(table)
+        worth = sum(VALUES[c] for c in table)
+        if worth in (15, 30):
+            sweeps = worth // 15
+            self._record.lucky = (dealer, table, sweeps)
+            self._captured[self._teams[dealer]] |= _mask(table)
+            self._seat_captured[dealer] += len(table)
+            self._escobas[dealer] += sweeps
+            self._last_capturer = dealer
+            self._table = []
+            self._table_key = 0
+            self._table_mask = 0
+
+    def _deal_hands(self) -> None:
+        """Three cards to each seat, starting after the dealer; the next seat starts playing."""
+        deck, position, players, hands = self._deck, self._deck_position, self._players, self._hands
+        seat = self._dealer
+        for _ in range(players):
+            seat = seat + 1 if seat + 1 < players else 0
+            hands[seat] = sorted(deck[position : position + HAND_SIZE])
+            position += HAND_SIZE
+        self._deck_position = position
+        self._record.deals += 1
+        self._turn = seat + 1 if seat + 1 < players else 0
+
+    def _end_round(self) -> None:
+        record = self._record
+        taker = self._last_capturer if self._last_capturer is not None else self._dealer
+        if self._table:
+            record.leftover = (taker, list(self._table))
+        self._captured[self._teams[taker]] |= _mask(self._table)
+        self._seat_captured[taker] += len(self._table)
+        self._table = []
+        self._table_key = 0
+        self._table_mask = 0
+        escobas = [0] * self._num_teams
+        for seat, count in enumerate(self._escobas):
+            escobas[self._teams[seat]] += count
+        record.score = score_round(self.ruleset.options, self._captured, escobas)
+        gained = [side["total"] for side in record.score]
+        totals = [total + points for total, points in zip(self._totals, gained, strict=True)]
+        self._totals = totals
+        record.totals = list(totals)
+        result = round_outcome(self.ruleset.options, totals, self._round_number)
+        if result is not None:
+            return self._finish(result)
+        self._start_round(self._round_number + 1, (self._dealer + 1) % self._players)
+
+    def _finish(self, result: Result) -> None:
+        self._result = result
+        self._turn = None
+
+    def _why_illegal(self, move: Move) -> IllegalMoveError:
+        if not isinstance(move, Move):
+            return IllegalMoveError("not_a_move", f"{move!r} is not a Move")
+        if self._turn is None:
+            return IllegalMoveError("game_over", "the game is over")
+        if move.card_index not in self._hands[self._turn]:
+            return IllegalMoveError(
+                "card_not_in_hand", f"{move.card} is not in seat {self._turn}'s hand"
+            )
+        missing = move.mask & ~self._table_mask
+        if missing:
+            names = "+".join(str(c) for c in cards_of_mask(missing))
+            return IllegalMoveError("cards_not_on_table", f"{names} not on the table")
+        if move.mask:
+            return IllegalMoveError("sum_not_15", f"{move} adds up to {move.total}, not 15")
+        return IllegalMoveError("must_capture", f"{move.card} can make 15, so it must capture")
+
+
+def _mask(cards: list[int]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= BITS[card]
+    return mask
+
+
+def _names(cards: list[int]) -> list[str]:
+    return [NAMES[c] for c in cards]
+
+
+def _deals_log(record: _Round, players: int) -> list[list[list[str]]]:
+    """The cards of each deal by seat, read back from the round's deck in dealing order: the
+    first deal comes off the top, then the 4 table cards, then the later deals."""
+    order = [(record.dealer + 1 + step) % players for step in range(players)]
+    name = NAMES.__getitem__
+    deck = record.deck
+    deals = []
+    position = 0
+    for _ in range(record.deals):
+        deal: list[list[str]] = [[]] * players
+        for seat in order:
+            deal[seat] = list(map(name, sorted(deck[position : position + HAND_SIZE])))
+            position += HAND_SIZE
+        if position == HAND_SIZE * players:
+            position += TABLE_SIZE
+        deals.append(deal)
+    return deals
+
+
+def _round_log(record: _Round, players: int) -> dict[str, Any]:
+    lucky = None
+    if record.lucky is not None:
+        seat, cards, sweeps = record.lucky
+        lucky = {"seat": seat, "cards": _names(cards), "escobas": sweeps}
+    leftover = None
+    if record.leftover is not None:
+        leftover = {"seat": record.leftover[0], "cards": _names(record.leftover[1])}
+    return {
+        "dealer": record.dealer,
+        "table": _names(record.table),
+        "lucky_deal": lucky,
+        "deals": _deals_log(record, players),
+        "plays": [
+            {
+                "seat": code >> 1 & 3,
+                "card": (wire := _MOVES[code >> 3].wire)[0],
+                "capture": list(wire[1]),
+                "escoba": code & 1 == 1,
+            }
+            for code in record.plays
+        ],
+        "leftover": leftover,
+        "score": [dict(side, points=dict(side["points"])) for side in record.score]
+        if record.score is not None
+        else None,
+        "totals": list(record.totals) if record.totals is not None else None,
+    }

@@ -1,0 +1,1 @@
+"""Developer scripts: the ``make run`` supervisor and helpers the tests share with it."""

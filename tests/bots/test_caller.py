@@ -1,0 +1,248 @@
+"""The hardened caller against real misbehaving servers on loopback: every failure is a typed
+fault, delivered within the deadline plus a small margin."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from games.caller import BotClient, Caller, call_move, check_bot_info
+from games.engine import Game, Move, Ruleset
+from games.faults import FaultKind
+from games.protocol import move_request
+from tests.bots.servers import closed_port
+from tests.bots.simple_bots import SimpleBot
+
+DEADLINE_MS = 300
+MARGIN_S = 0.4
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+
+def sample_request() -> dict:
+    game = Game.new(Ruleset.from_preset("classic", {}), seed=5)
+    return move_request(game.view(game.current_seat), game_id=1, match_id=1, timeout_ms=300,
+                        seat_names=["a", "b"], latency_ms=None, time_bank_ms=300)
+
+
+def call(url: str, *, timeout_ms: int = DEADLINE_MS, secret: str | None = None,
+         allow_private: bool = True, resolve=None, times: int = 1):
+    """Make `times` move calls with one client; the replies and the slowest call's seconds."""
+
+    async def main():
+        client = BotClient(url, secret, allow_private=allow_private, resolve=resolve)
+        replies, slowest = [], 0.0
+        try:
+            for _ in range(times):
+                started = time.perf_counter()
+                replies.append(await client.move(sample_request(), timeout_ms))
+                slowest = max(slowest, time.perf_counter() - started)
+        finally:
+            await client.aclose()
+        return replies, slowest
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("behaviour, kind", [
+    ("silent", FaultKind.TIMEOUT),
+    ("drip-headers", FaultKind.TIMEOUT),
+    ("drip-body", FaultKind.TIMEOUT),
+    ("huge-declared", FaultKind.TOO_LARGE),
+    ("huge-chunked", FaultKind.TOO_LARGE),
+    ("bomb", FaultKind.TOO_LARGE),
+    ("redirect", FaultKind.REDIRECT),
+    ("bad-json", FaultKind.BAD_JSON),
+    ("wrong-schema", FaultKind.BAD_SCHEMA),
+    ("not-a-card", FaultKind.BAD_SCHEMA),
+    ("server-error", FaultKind.HTTP_STATUS),
+    ("hang-up", FaultKind.CONNECT),
+])
+def test_misbehaving_bot_gives_a_typed_fault_within_the_deadline(hostile, behaviour, kind):
+    base, _ = hostile
+    [reply], seconds = call(f"{base}/{behaviour}/")
+    assert reply.move is None
+    assert reply.fault is not None and reply.fault.kind == kind, reply.fault
+    assert seconds < DEADLINE_MS / 1000 + MARGIN_S
+    if kind == FaultKind.TIMEOUT:
+        # Dripping bytes every 50 ms does not extend a 300 ms deadline.
+        assert seconds >= DEADLINE_MS / 1000 - 0.02
+        assert reply.latency_ms >= DEADLINE_MS - 20
+
+
+def test_fault_details_say_what_happened(hostile):
+    base, _ = hostile
+    [reply], _ = call(f"{base}/redirect/")
+    assert "169.254.169.254" in reply.fault.detail and "302" in reply.fault.detail
+    [reply], _ = call(f"{base}/server-error/")
+    assert reply.fault.detail == "HTTP 500"
+    [reply], _ = call(f"{base}/wrong-schema/")
+    assert reply.fault.detail == "body: missing 'card'"
+    [reply], _ = call(f"{base}/bomb/")
+    assert reply.fault.detail == "more than 65536 bytes"
+
+
+def test_compressed_reply_is_decoded(hostile):
+    base, _ = hostile
+    [reply], _ = call(f"{base}/gzipped-good/")
+    assert reply.fault is None and reply.move == Move.from_str("1o")
+
+
+def test_connection_refused_is_a_connect_fault():
+    [reply], seconds = call(f"http://127.0.0.1:{closed_port()}/")
+    assert reply.fault.kind == FaultKind.CONNECT
+    assert seconds < DEADLINE_MS / 1000 + MARGIN_S
+
+
+def test_good_bot_reuses_one_keep_alive_connection(hostile):
+    base, bots = hostile
+    before = bots.connections
+    replies, _ = call(f"{base}/good/", times=5)
+    assert [reply.move for reply in replies] == [Move.from_str("1o")] * 5
+    assert all(reply.fault is None and reply.latency_ms > 0 for reply in replies)
+    assert bots.connections - before == 1
+
+
+def test_a_fault_does_not_poison_the_next_call(hostile):
+    base, _ = hostile
+
+    async def main():
+        async with Caller(allow_private=True) as caller:
+            slow = caller.client(f"{base}/silent/", None)
+            good = caller.client(f"{base}/good/", None)
+            first = await slow.move(sample_request(), 100)
+            second = await good.move(sample_request(), 1000)
+            return first, second
+
+    first, second = asyncio.run(main())
+    assert first.fault.kind == FaultKind.TIMEOUT
+    assert second.fault is None
+
+
+def test_loopback_is_refused_without_allow_private(hostile):
+    base, bots = hostile
+    before = bots.connections
+    [reply], _ = call(f"{base}/good/", allow_private=False)
+    assert reply.fault.kind == FaultKind.ADDRESS
+    assert "loopback" in reply.fault.detail
+    assert bots.connections == before
+
+
+def test_host_name_is_kept_while_connecting_to_the_pinned_address(servers):
+    bot = SimpleBot()
+    port = servers.start_app(bot.app())
+    lookups: list = []
+
+    async def dns(host: str, port: int) -> list[str]:
+        lookups.append(host)
+        return ["127.0.0.1"]
+
+    replies, _ = call(f"http://bot.example.com:{port}/", resolve=dns, times=3)
+    assert all(reply.fault is None for reply in replies)
+    assert [seen.headers["Host"] for seen in bot.moves_seen()] == [f"bot.example.com:{port}"] * 3
+    assert lookups == ["bot.example.com"]  # one lookup per new connection, none per call
+
+
+def test_dns_answer_mixing_public_and_private_is_refused_before_connecting(servers):
+    bot = SimpleBot()
+    port = servers.start_app(bot.app())
+
+    async def dns(host: str, port: int) -> list[str]:
+        return ["8.8.8.8", "127.0.0.1"]
+
+    [reply], _ = call(f"http://bot.example.com:{port}/", resolve=dns, allow_private=False)
+    assert reply.fault.kind == FaultKind.ADDRESS
+    assert "127.0.0.1" in reply.fault.detail
+    assert bot.seen == []
+
+
+def test_every_new_connection_is_checked_again(servers):
+    """A name that rebinds to a forbidden address is caught at the next connection."""
+    bot = SimpleBot()
+    port = servers.start_app(bot.app())
+    answers = iter([["127.0.0.1"], ["169.254.169.254"]])
+
+    async def dns(host: str, port: int) -> list[str]:
+        return next(answers)
+
+    async def main():
+        client = BotClient(f"http://bot.example.com:{port}/", None, allow_private=True,
+                           resolve=dns)
+        first = await client.move(sample_request(), 1000)
+        await client.aclose()  # drops the connection; the next call must connect again
+        second = await client.move(sample_request(), 1000)
+        await client.aclose()
+        return first, second
+
+    first, second = asyncio.run(main())
+    assert first.fault is None
+    assert second.fault.kind == FaultKind.ADDRESS and "link-local" in second.fault.detail
+    assert len(bot.moves_seen()) == 1
+
+
+def test_requests_are_signed_with_the_bots_secret(servers):
+    bot = SimpleBot(secret=SECRET)
+    url = f"http://127.0.0.1:{servers.start_app(bot.app())}/"
+    [signed], _ = call(url, secret=SECRET)
+    [unsigned], _ = call(url)
+    [wrong], _ = call(url, secret="whsec_" + "QUJD" * 8)
+    assert signed.fault is None
+    assert unsigned.fault.kind == wrong.fault.kind == FaultKind.HTTP_STATUS
+    headers = bot.moves_seen()[0].headers
+    assert headers["webhook-id"].startswith("msg_")
+    assert abs(int(headers["webhook-timestamp"]) - time.time()) < 5
+    assert headers["webhook-signature"].startswith("v1,")
+
+
+def test_many_calls_in_flight_against_slow_bots(servers):
+    bots = [SimpleBot(delay=0.05) for _ in range(4)]
+    urls = [f"http://127.0.0.1:{servers.start_app(bot.app())}/" for bot in bots]
+    request = sample_request()
+
+    async def main():
+        async with Caller(allow_private=True) as caller:
+            calls = [caller.client(urls[i % 4], None).move(request, 2000) for i in range(200)]
+            return await asyncio.gather(*calls)
+
+    started = time.perf_counter()
+    replies = asyncio.run(main())
+    seconds = time.perf_counter() - started
+    assert all(reply.fault is None for reply in replies)
+    assert seconds < 2.0  # 200 calls of 50 ms each, all in flight at once
+
+
+def test_sync_helpers_for_the_registry(servers, hostile):
+    base, _ = hostile
+    bot = SimpleBot()
+    url = f"http://127.0.0.1:{servers.start_app(bot.app())}/"
+
+    ok = check_bot_info(url, None, 1000, allow_private=True)
+    assert ok.ok and ok.reason == "ok" and ok.info.name == "simple" and ok.latency_ms > 0
+
+    old = check_bot_info(f"{base}/wrong-protocol/", None, 1000, allow_private=True)
+    assert old.fault.kind == FaultKind.WRONG_PROTOCOL and "escoba/0" in old.reason
+
+    refused = check_bot_info(url, None, 1000, allow_private=False)
+    assert refused.fault.kind == FaultKind.ADDRESS
+    assert refused.reason.startswith("The bot's address is not allowed: ")
+
+    down = check_bot_info(f"http://127.0.0.1:{closed_port()}/", None, 1000, allow_private=True)
+    assert down.fault.kind == FaultKind.CONNECT
+    assert down.reason.startswith("The bot is unreachable: ")
+
+    slow = check_bot_info(f"{base}/silent/", None, 200, allow_private=True)
+    assert slow.fault.kind == FaultKind.TIMEOUT
+
+    reply = call_move(url, None, sample_request(), 1000, allow_private=True)
+    assert reply.move == Move.from_wire(sample_request()["legal_moves"][0])
+
+
+def test_sync_helper_works_inside_a_running_loop(servers):
+    bot = SimpleBot()
+    url = f"http://127.0.0.1:{servers.start_app(bot.app())}/"
+
+    async def from_async_code():
+        return check_bot_info(url, None, 1000, allow_private=True)
+
+    assert asyncio.run(from_async_code()).ok

@@ -1,0 +1,42 @@
+"""The admin's links to replays and its league start action (issue 6's admin polish)."""
+
+import pytest
+from django.urls import reverse
+
+from tournaments.models import Game, League
+from tournaments.services.leagues import league_create
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def staff_client(client, django_user_model):
+    staff = django_user_model.objects.create_superuser(username="boss", password="x-long-pass-9")
+    client.force_login(staff)
+    return client
+
+
+def test_each_game_links_to_its_replay(league_world, staff_client):
+    league_world()
+    game = Game.objects.filter(status=Game.Status.FINISHED).first()
+    replay = reverse("game_replay", args=[game.pk]).encode()
+    assert replay in staff_client.get(reverse("admin:tournaments_game_changelist")).content
+    change = reverse("admin:tournaments_game_change", args=[game.pk])
+    assert replay in staff_client.get(change).content
+    match = reverse("admin:tournaments_match_change", args=[game.match_id])
+    assert replay in staff_client.get(match).content
+
+
+def test_the_league_admin_starts_a_league(league_world, staff_client):
+    world = league_world()
+    league = league_create(
+        creator=world.owner, name="Second", players=2, bot_ids=[bot.pk for bot in world.bots]
+    )
+    response = staff_client.post(
+        reverse("admin:tournaments_league_changelist"),
+        {"action": "started_leagues", "_selected_action": [league.pk]},
+    )
+    assert response.status_code == 302
+    league.refresh_from_db()
+    assert league.status in (League.Status.RUNNING, League.Status.FINISHED)
+    assert league.games.count() == 6

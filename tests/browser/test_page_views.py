@@ -1,0 +1,97 @@
+"""The page views through Django's test client: access rules, bad input and empty states."""
+
+import pytest
+from django.urls import reverse
+
+from tournaments.forms import PASSWORDS_DIFFER
+from tournaments.models import Bot
+from tournaments.templatetags.cards import card, french_labels
+
+pytestmark = pytest.mark.django_db
+
+
+def _bot(owner, name="solo") -> Bot:
+    return Bot.objects.create(owner=owner, name=name, url="http://127.0.0.1:9/", secret="whsec_x")
+
+
+def test_empty_site_pages_render(client):
+    for name in ("rankings", "league_list", "login", "signup"):
+        response = client.get(reverse(name))
+        assert response.status_code == 200, name
+        assert b'<main id="main"' in response.content
+
+
+def test_my_bots_needs_a_login(client):
+    response = client.get(reverse("my_bots"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_only_the_owner_may_run_a_bots_check(client, user, django_user_model):
+    other = django_user_model.objects.create_user(username="other", password="x-long-pass-123")
+    bot = _bot(other)
+    client.force_login(user)
+    response = client.post(reverse("my_bot_check", args=[bot.pk]))
+    assert response.status_code == 403
+    bot.refresh_from_db()
+    assert bot.last_checked_at is None
+
+
+def test_a_bots_secret_is_never_on_its_public_page(client, user):
+    bot = _bot(user)
+    response = client.get(reverse("bot_detail", args=[bot.pk]))
+    assert response.status_code == 200
+    assert bot.secret.encode() not in response.content
+    assert bot.url.encode() not in response.content
+
+
+def test_unknown_ids_and_bad_parameters_are_404s(client):
+    missing = client.get(reverse("bot_detail", args=[999]))
+    assert missing.status_code == 404
+    assert b"<h1>Not found</h1>" in missing.content
+    assert client.get(reverse("game_replay", args=[999])).status_code == 404
+    assert client.get(reverse("league_detail", args=[999])).status_code == 404
+    assert client.get("/leagues/1/games/?a=x").status_code == 404
+
+
+def test_sign_up_refuses_different_passwords(client, django_user_model):
+    response = client.post(
+        reverse("signup"),
+        {"username": "luz", "password": "a-long-pass-991", "password_again": "a-long-pass-992"},
+    )
+    assert response.status_code == 200
+    assert PASSWORDS_DIFFER in response.content.decode()
+    assert not django_user_model.objects.filter(username="luz").exists()
+
+
+def test_sign_up_shows_the_password_validators_messages(client, django_user_model):
+    response = client.post(
+        reverse("signup"), {"username": "luz", "password": "123", "password_again": "123"}
+    )
+    assert "too short" in response.content.decode()
+    assert not django_user_model.objects.filter(username="luz").exists()
+
+
+def test_card_tag_renders_both_decks_and_a_spoken_name():
+    html = card("9c")
+    assert 'data-card="9c"' in html
+    assert 'aria-label="caballo (9) of copas, Q♥"' in html
+    assert ">Q♥<" in html
+
+
+def test_french_labels_cover_the_deck():
+    labels = french_labels()
+    assert len(labels) == 40
+    assert labels["1o"] == "A♦" and labels["8e"] == "J♠" and labels["10b"] == "K♣"
+
+
+def test_registering_an_unreachable_bot_shows_why_on_the_url_field(client, user):
+    client.force_login(user)
+    response = client.post(
+        reverse("my_bots"), {"name": "ghost", "url": "http://127.0.0.1:9/", "description": ""}
+    )
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert form.errors.get("url"), form.errors
+    assert not Bot.objects.filter(name="ghost").exists()
+    assert b"whsec_" not in response.content

@@ -1,0 +1,134 @@
+"""Random legal play over random seeds, rulesets and player counts, checking every step."""
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine import PRESETS, Game, Ruleset, replay_log, validate_log
+from games.engine.cards import VALUES
+from games.engine.state import decode_play
+
+CATEGORY_MAX = {"cards": 2, "oros": 2, "seven_of_oros": 2, "escobas": 0}
+
+
+@st.composite
+def rulesets(draw):
+    name = draw(st.sampled_from(sorted(PRESETS)))
+    players = draw(st.sampled_from([2, 3, 4]))
+    options = {"players": players, "target": draw(st.sampled_from([15, 21, 31]))}
+    if players == 4:
+        options["teams"] = draw(st.booleans())
+    if draw(st.booleans()):
+        options["tie"] = "shared"
+    if draw(st.booleans()):
+        options["seven_of_oros"] = 2
+    if draw(st.booleans()):
+        options["big_wins"] = True
+    else:
+        options["sevens"] = draw(
+            st.sampled_from(["setenta", "most", "primera", "per_suit", "none"])
+        )
+        options["all_oros"] = draw(st.booleans())
+        if options["sevens"] in ("per_suit", "none"):
+            options["all_sevens"] = False
+    return Ruleset.from_preset(name, options)
+
+
+def check_cards_conserved(game):
+    held = []
+    for hand in game._hands:
+        held += hand
+    held += game._table
+    held += game._deck[game._deck_position :]
+    captured = 0
+    for mask in game._captured:
+        assert not mask & captured
+        captured |= mask
+    assert len(held) == len(set(held))
+    assert not captured & sum(1 << card for card in held)
+    assert len(held) + captured.bit_count() == 40
+
+
+def check_view_hides_hidden_cards(game):
+    hidden_by_seat = {
+        seat: {c for other, hand in enumerate(game._hands) if other != seat for c in hand}
+        | set(game._deck[game._deck_position :])
+        for seat in range(game.ruleset.players)
+    }
+    for seat, hidden in hidden_by_seat.items():
+        view = game.view(seat)
+        seen = {card.index for card in view.hand + view.table}
+        for play in view.history:
+            seen |= {play.card.index} | {card.index for card in play.capture}
+        for move in view.legal_moves:
+            seen |= {move.card.index} | {card.index for card in move.capture}
+        assert not seen & hidden
+        assert view.deck_remaining == 40 - game._deck_position
+
+
+def check_round(record, options):
+    for _, move, _ in map(decode_play, record.plays):
+        if move.capture:
+            assert move.total == 15
+    leftover = record.leftover[1] if record.leftover else []
+    assert sum(VALUES[c] for c in leftover) % 15 == 10
+    sevens_max = 4 if options["sevens"] == "per_suit" else 2
+    bound = dict(CATEGORY_MAX, sevens=sevens_max, seven_of_oros=options["seven_of_oros"])
+    for category, most in bound.items():
+        if category != "escobas":
+            assert sum(side["points"][category] for side in record.score) <= most
+    for side in record.score:
+        assert side["points"]["escobas"] == side["escobas"]
+        assert side["total"] == sum(side["points"].values())
+    assert sum(side["cards"] for side in record.score) == 40
+
+
+@settings(max_examples=40, deadline=None)
+@given(ruleset=rulesets(), seed=st.integers(0, 2**40), chooser_seed=st.integers(0, 2**16))
+def test_random_play_keeps_every_invariant(ruleset, seed, chooser_seed):
+    game = Game.new(ruleset, seed)
+    chooser = random.Random(chooser_seed)
+    steps = 0
+    while not game.is_over:
+        check_cards_conserved(game)
+        if steps % 7 == 0:
+            check_view_hides_hidden_cards(game)
+        moves = game.legal_moves()
+        assert moves
+        game.apply(chooser.choice(moves))
+        steps += 1
+    for record in game._rounds:
+        check_round(record, ruleset.options)
+    log = json.loads(json.dumps(game.log()))
+    validate_log(log)
+    assert replay_log(log).log() == log
+
+
+@settings(max_examples=15, deadline=None)
+@given(ruleset=rulesets(), seed=st.integers(0, 2**40), stop=st.integers(0, 150))
+def test_forfeit_at_any_point_replays(ruleset, seed, stop):
+    game = Game.new(ruleset, seed)
+    chooser = random.Random(seed)
+    for _ in range(stop):
+        if game.is_over:
+            return
+        game.apply(chooser.choice(game.legal_moves()))
+    if game.is_over:
+        return
+    seat = game.current_seat
+    game.forfeit(seat, "timeouts")
+    log = json.loads(json.dumps(game.log()))
+    assert log["result"]["forfeit"] == ruleset.team_of(seat)
+    assert replay_log(log).log() == log
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(-(2**70), 2**70), round_number=st.integers(1, 50))
+def test_every_round_deck_is_a_permutation(seed, round_number):
+    from games.engine.state import round_deck
+
+    deck = round_deck(seed, round_number)
+    assert sorted(deck) == list(range(40))
+    assert deck == round_deck(seed, round_number)

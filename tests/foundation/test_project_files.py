@@ -1,0 +1,154 @@
+"""The project's own files: requirements pins, compose, CI entry, ignores, Makefile."""
+
+import ast
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+# Read by Django, Celery or the images themselves rather than by our settings modules.
+FRAMEWORK_NAMES = {"DJANGO_SETTINGS_MODULE", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE"}
+ENV_READERS = {"env", "env_bool", "env_int", "env_list"}
+
+
+def pins(name: str) -> dict[str, str]:
+    result = {}
+    for line in (ROOT / "requirements" / name).read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if not line or line.startswith("-r"):
+            continue
+        assert "==" in line, f"{name}: {line} is not pinned"
+        package, version = line.split("==")
+        result[re.sub(r"\[.*\]", "", package).lower()] = version
+    return result
+
+
+def settings_env_names() -> set[str]:
+    """Every name the settings modules read through config.env."""
+    names = set()
+    for path in (ROOT / "config" / "settings").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ENV_READERS
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                names.add(node.args[0].value)
+    return names
+
+
+def compose() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def test_every_production_pin_is_also_in_base_or_local():
+    development = pins("base.txt") | pins("local.txt")
+
+    for package, version in pins("production.txt").items():
+        assert development.get(package) == version, package
+
+
+def test_requirements_files_build_on_base():
+    for name in ("local.txt", "production.txt"):
+        assert "-r base.txt" in (ROOT / "requirements" / name).read_text().splitlines()
+
+
+def test_settings_read_every_documented_variable():
+    names = settings_env_names()
+    readme = (ROOT / "README.md").read_text()
+    for name in (
+        "DATABASE_URL",
+        "REDIS_URL",
+        "SECRET_KEY",
+        "ALLOWED_HOSTS",
+        "DEBUG",
+        "ESCOBA_ALLOW_PRIVATE_BOT_URLS",
+    ):
+        assert name in names
+        assert f"`{name}`" in readme
+
+
+def test_compose_has_the_services_and_one_django_definition():
+    services = compose()["services"]
+
+    assert set(services) >= {"web", "worker", "beat", "redis", "postgres"}
+    django_services = [services[name] for name in ("web", "worker", "beat", "migrate")]
+    assert len({str(service.get("image")) for service in django_services}) == 1
+    assert all(service["build"] == django_services[0]["build"] for service in django_services)
+    for name in ("web", "worker", "redis", "postgres"):
+        assert "healthcheck" in services[name], name
+    assert any("postgres" in volume for volume in compose()["volumes"])
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert re.search(r"^x-\w[\w-]*: &\w+", text, re.MULTILINE), "the shared YAML anchor"
+
+
+def test_compose_commands_exist_in_the_project():
+    services = compose()["services"]
+    installed = pins("production.txt") | pins("base.txt")
+    for name in ("web", "worker", "beat", "migrate"):
+        words = services[name]["command"].split()
+        program = words[0]
+        if program == "python":
+            assert (ROOT / words[1]).is_file(), name
+            continue
+        assert program in {"gunicorn", "celery"}, name
+        assert program in installed, f"{program} is not installed in the image"
+        if program == "gunicorn":
+            module = words[1].split(":")[0]
+        else:
+            module = words[words.index("-A") + 1]
+        assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "requirements/production.txt" in dockerfile
+
+
+def test_django_services_wait_for_migrations():
+    services = compose()["services"]
+
+    for name in ("web", "worker", "beat"):
+        condition = services[name]["depends_on"]["migrate"]["condition"]
+        assert condition == "service_completed_successfully", name
+    assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+
+
+def test_compose_environment_names_are_ones_the_settings_read():
+    known = settings_env_names() | FRAMEWORK_NAMES
+    document = compose()
+    environments = [document.get("x-django", {}).get("environment", {})]
+    environments += [service.get("environment", {}) for service in document["services"].values()]
+    used = set()
+    for environment in environments:
+        names = (
+            environment if isinstance(environment, dict) else [e.split("=")[0] for e in environment]
+        )
+        used |= {name for name in names if not name.startswith("POSTGRES_")}
+    assert used, "compose sets no environment at all"
+    assert used <= known, used - known
+
+
+def test_gitignore_covers_local_state():
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+
+    for entry in (".venv/", "data/", "__pycache__/", ".pytest_cache/", ".ruff_cache/"):
+        assert entry in ignored, entry
+
+
+def test_ci_entry_installs_what_it_needs_and_runs_make_test():
+    script = (ROOT / ".ci" / "run").read_text()
+
+    assert "set -euo pipefail" in script
+    assert "apt-get update" in script
+    assert "command -v chromium" in script
+    assert script.rstrip().endswith("make test")
+
+
+def test_makefile_has_the_two_commands():
+    makefile = (ROOT / "Makefile").read_text()
+
+    assert re.search(r"^run:", makefile, re.MULTILINE)
+    assert re.search(r"^test:", makefile, re.MULTILINE)
+    assert "ruff check ." in makefile
+    assert "pytest" in makefile

@@ -1,0 +1,121 @@
+"""Each settings module under the environment it will meet (in a subprocess: settings load once)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env, env_bool, env_int, env_list
+
+ROOT = Path(__file__).resolve().parents[2]
+SETTINGS_NAMES = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL"}
+SETTINGS_NAMES |= {"ESCOBA_ALLOW_PRIVATE_BOT_URLS"}
+SHOWN = ["DEBUG", "ESCOBA_ALLOW_PRIVATE_BOT_URLS", "ALLOWED_HOSTS", "SECRET_KEY"]
+
+
+def load_settings(module: str, **environment: str) -> subprocess.CompletedProcess:
+    """Import the settings module in a clean interpreter and print a few values as JSON."""
+    script = (
+        "import json, django; from django.conf import settings; django.setup(); "
+        "db = settings.DATABASES['default']; "
+        f"print(json.dumps({{name: getattr(settings, name) for name in {SHOWN!r}}} | "
+        "{'DB_ENGINE': db['ENGINE'], 'DB_NAME': str(db['NAME'])}))"
+    )
+    names = (
+        "DEBUG",
+        "SECRET_KEY",
+        "ALLOWED_HOSTS",
+        "DATABASE_URL",
+        "ESCOBA_ALLOW_PRIVATE_BOT_URLS",
+    )
+    base_env = {key: value for key, value in os.environ.items() if key not in names}
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=base_env | {"DJANGO_SETTINGS_MODULE": module} | environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def values(module: str, **environment: str) -> dict:
+    result = load_settings(module, **environment)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    result = load_settings("config.settings.production")
+
+    assert result.returncode != 0
+    assert "Set the environment variable SECRET_KEY." in result.stderr
+
+
+def test_production_defaults_are_safe():
+    loaded = values("config.settings.production", SECRET_KEY="s3cret")
+
+    assert loaded["DEBUG"] is False
+    assert loaded["ESCOBA_ALLOW_PRIVATE_BOT_URLS"] is False
+    assert loaded["ALLOWED_HOSTS"] == []
+
+
+def test_local_defaults_suit_a_developer_machine():
+    loaded = values("config.settings.local")
+
+    assert loaded["DEBUG"] is True
+    assert loaded["ESCOBA_ALLOW_PRIVATE_BOT_URLS"] is True
+    assert loaded["DB_ENGINE"] == "django.db.backends.sqlite3"
+    assert loaded["DB_NAME"].endswith("db.sqlite3")
+
+
+def test_environment_overrides_the_defaults():
+    loaded = values(
+        "config.settings.production",
+        SECRET_KEY="s3cret",
+        ALLOWED_HOSTS="arena.example, api.arena.example",
+        ESCOBA_ALLOW_PRIVATE_BOT_URLS="yes",
+        DATABASE_URL="postgres://escoba:pw@db:5432/escoba",
+    )
+
+    assert loaded["ALLOWED_HOSTS"] == ["arena.example", "api.arena.example"]
+    assert loaded["ESCOBA_ALLOW_PRIVATE_BOT_URLS"] is True
+    assert loaded["DB_ENGINE"] == "django.db.backends.postgresql"
+    assert loaded["DB_NAME"] == "escoba"
+
+
+def test_test_settings_use_a_per_process_database_file(settings):
+    test_name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+        pytest.skip("only SQLite needs a file name")
+    assert test_name.endswith(f"escoba-test-{os.getpid()}.sqlite3")
+    assert settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS is True
+    assert settings.CELERY_TASK_ALWAYS_EAGER is True
+
+
+def test_env_helpers(monkeypatch):
+    monkeypatch.setenv("X_FLAG", "off")
+    monkeypatch.setenv("X_LIST", " a, ,b ")
+    monkeypatch.setenv("X_INT", "7")
+    monkeypatch.delenv("X_MISSING", raising=False)
+
+    assert env_bool("X_FLAG", default=True) is False
+    assert env_bool("X_MISSING", default=True) is True
+    assert env_list("X_LIST", default=[]) == ["a", "b"]
+    assert env_int("X_INT", 3) == 7
+    assert env("X_MISSING", "fallback") == "fallback"
+    with pytest.raises(ImproperlyConfigured, match="X_MISSING"):
+        env("X_MISSING")
+
+
+@pytest.mark.parametrize(("name", "value"), [("X_FLAG", "maybe"), ("X_INT", "seven")])
+def test_env_helpers_reject_malformed_values(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    reader = env_bool if name == "X_FLAG" else env_int
+
+    with pytest.raises(ImproperlyConfigured, match=name):
+        reader(name, 1)

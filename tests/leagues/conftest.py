@@ -1,0 +1,56 @@
+"""Example bots served on loopback, and registered bots that point at them."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from bots_sdk.examples import expert, greedy
+from bots_sdk.examples import random as random_bot
+from bots_sdk.server import ServerHandle, serve_in_thread
+
+EXAMPLES = {
+    "greedy": greedy.choose,
+    "random": random_bot.choose,
+    "expert": expert.choose,
+    "random7": random_bot.make_random(7),
+}
+
+
+@pytest.fixture(scope="session")
+def example_servers() -> Iterator[dict[str, ServerHandle]]:
+    """One server per example bot for the whole session (starting one takes milliseconds, but
+    several tests share them, as a real league's bots serve many games)."""
+    servers = {name: serve_in_thread(choose, name=name) for name, choose in EXAMPLES.items()}
+    yield servers
+    for server in servers.values():
+        server.stop()
+
+
+_owners = itertools.count(1)
+
+
+@pytest.fixture
+def make_bot(db, example_servers) -> Callable[..., object]:
+    """``make_bot("greedy", owner=user)``: a registered bot at that example server's URL.
+
+    Made straight in the database: registration (and its URL check) is the registry's business.
+    """
+    from django.contrib.auth import get_user_model
+
+    from tournaments.models import Bot
+
+    def make(example: str, *, owner=None, name: str | None = None, **fields) -> Bot:
+        if owner is None:
+            owner = get_user_model().objects.create_user(username=f"owner{next(_owners)}")
+        return Bot.objects.create(
+            owner=owner,
+            name=name or f"{example}-{next(_owners)}",
+            url=example_servers[example].url,
+            secret="whsec_" + "A" * 32,
+            **fields,
+        )
+
+    return make

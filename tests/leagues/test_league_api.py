@@ -1,0 +1,169 @@
+"""The league, match, game and ranking endpoints: shapes, permissions, 400s that name the field."""
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tournaments.models import Game, League
+from tournaments.services import leagues as league_services
+from tournaments.services.leagues import ERROR_NOT_BOT_OWNER, ERROR_NOT_CREATOR
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+@pytest.fixture
+def played_league(user, user_client, make_bot):
+    """A finished two-player league of three bots (eager Celery plays it on start)."""
+    bots = [make_bot("greedy"), make_bot("random"), make_bot("random7")]
+    created = user_client.post(
+        "/api/leagues/",
+        {"name": "Spring", "ruleset": {"name": "classic"}, "bots": [b.id for b in bots]},
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    league_id = created.json()["id"]
+    started = user_client.post(f"/api/leagues/{league_id}/start/")
+    assert started.status_code == 202
+    return League.objects.get(pk=league_id)
+
+
+def test_create_answers_400_naming_each_bad_field(user_client):
+    response = user_client.post(
+        "/api/leagues/",
+        {
+            "name": "",
+            "players": 5,
+            "games_per_pairing": "two",
+            "bots": ["x"],
+            "ruleset": 7,
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid"
+    assert {"name", "players", "games_per_pairing", "bots.0", "ruleset"} <= set(body["errors"])
+
+
+def test_create_answers_400_for_service_rules(user_client):
+    response = user_client.post(
+        "/api/leagues/",
+        {"name": "odd", "games_per_pairing": 3, "move_timeout_ms": 0, "bots": [424242]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert {"games_per_pairing", "move_timeout_ms"} <= set(response.json()["errors"])
+    response = user_client.post(
+        "/api/leagues/",
+        {"name": "rules", "ruleset": {"name": "classic", "options": {"target": "many"}}},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "target" in response.json()["errors"]["ruleset"][0]
+
+
+def test_anonymous_users_read_but_cannot_create(api_client):
+    assert api_client.get("/api/leagues/").status_code == 200
+    assert api_client.post("/api/leagues/", {"name": "x"}, format="json").status_code in (401, 403)
+
+
+def test_only_the_creator_runs_the_league(user_client, make_bot):
+    stranger = make_bot("greedy")
+    league_id = user_client.post(
+        "/api/leagues/", {"name": "mine", "bots": [stranger.id]}, format="json"
+    ).json()["id"]
+    other = client_for(stranger.owner)
+    for verb in ("start", "pause", "resume", "cancel"):
+        response = other.post(f"/api/leagues/{league_id}/{verb}/")
+        assert response.status_code == 403
+        assert response.json()["detail"] == ERROR_NOT_CREATOR
+    # the creator may not pause an open league: a 400 that says why
+    response = user_client.post(f"/api/leagues/{league_id}/pause/")
+    assert response.status_code == 400
+
+
+def test_owners_enrol_only_their_own_bots(user, user_client, make_bot):
+    league_id = user_client.post("/api/leagues/", {"name": "open"}, format="json").json()["id"]
+    theirs = make_bot("random")
+    mine = make_bot("greedy", owner=user)
+    response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": theirs.id})
+    assert response.status_code == 403 and response.json()["detail"] == ERROR_NOT_BOT_OWNER
+    response = client_for(theirs.owner).post(
+        f"/api/leagues/{league_id}/entries/", {"bot": theirs.id}
+    )
+    assert response.status_code == 201
+    response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": mine.id})
+    assert {b["name"] for b in response.json()["bots"]} == {theirs.name, mine.name}
+    assert user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": 0}).status_code == 400
+    response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": 987654})
+    assert response.status_code == 400 and "bot" in response.json()["errors"]
+
+
+def test_league_detail_has_progress_standings_and_crosstable(played_league, api_client):
+    body = api_client.get(f"/api/leagues/{played_league.id}/").json()
+    assert body["status"] == "finished"
+    assert body["progress"] == {"done": 6, "total": 6, "aborted": 0, "faults": 0}
+    row = body["standings"][0]
+    assert {"points", "games", "wins", "draws", "losses", "points_for", "points_against"} <= set(
+        row
+    )
+    assert row["elo_low"] <= row["elo"] <= row["elo_high"] and row["rating"] is not None
+    table = api_client.get(f"/api/leagues/{played_league.id}/crosstable/").json()
+    assert len(table["rows"]) == 3 and len(table["rows"][0]["cells"]) == 3
+
+
+def test_matches_games_and_logs(played_league, api_client):
+    matches = api_client.get(f"/api/matches/?league={played_league.id}").json()
+    assert matches["count"] == 3 and "next" in matches
+    game_id = matches["results"][0]["games"][0]["id"]
+    game = api_client.get(f"/api/games/{game_id}/").json()
+    assert [seat["seat"] for seat in game["seats"]] == [0, 1]
+    assert all(seat["latency_mean_ms"] is not None for seat in game["seats"])
+    assert game["result"]["reason"] and game["duplicate"]["of"] == 2
+    log = api_client.get(f"/api/games/{game_id}/log/").json()
+    assert log["log"]["format"] == "escoba-log/1"
+    assert len(log["meta"]) == len(log["log"]["rounds"])
+    assert log["duplicate"]["games"] == [g["id"] for g in matches["results"][0]["games"]]
+    assert api_client.get("/api/matches/?league=abc").status_code == 400
+    assert api_client.get("/api/games/99999999999999999999999/").status_code == 404
+    assert api_client.get("/api/games/?league=-1").status_code == 400
+
+
+def test_log_of_an_unplayed_game_is_404(user_client, make_bot, monkeypatch):
+    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    bots = [make_bot("greedy").id, make_bot("random").id]
+    league_id = user_client.post(
+        "/api/leagues/", {"name": "l", "bots": bots}, format="json"
+    ).json()["id"]
+    user_client.post(f"/api/leagues/{league_id}/start/")
+    game = Game.objects.filter(league_id=league_id).first()
+    assert user_client.get(f"/api/games/{game.id}/log/").status_code == 404
+
+
+def test_rankings_and_history(played_league, api_client):
+    body = api_client.get("/api/rankings/?pool=classic/2p").json()
+    assert body["count"] == 3
+    ratings = [float(r["rating"]) for r in body["results"]]
+    assert ratings == sorted(ratings, reverse=True) and body["results"][0]["rank"] == 1
+    assert api_client.get("/api/rankings/").json()["count"] == 3
+    assert api_client.get("/api/rankings/?pool=classic").status_code == 400
+    assert api_client.get("/api/rankings/?pool=classic/3p").json()["count"] == 0
+    bot_id = body["results"][0]["bot"]["id"]
+    history = api_client.get(f"/api/rankings/history/?bot={bot_id}").json()
+    assert history["count"] == 4
+    assert history["results"][-1]["after"] == body["results"][0]["rating"]
+    assert api_client.get("/api/rankings/history/").status_code == 400
+
+
+def test_schema_generates(api_client):
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    assert "/api/leagues/{id}/start/" in schema["paths"]
+    assert "/api/games/{id}/log/" in schema["paths"]

@@ -1,0 +1,284 @@
+"""League life cycle, match play, ratings and standings, with the database and real loopback bots.
+
+Celery runs eagerly here (test settings), so starting a league plays it inside the test once the
+start transaction commits.
+"""
+
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from tournaments.models import Game, League, Match, Rating, RatingChange, Seat
+from tournaments.selectors import (
+    bot_rating_history,
+    league_crosstable,
+    league_progress,
+    league_standings,
+    rankings,
+)
+from tournaments.services import leagues as league_services
+from tournaments.services.leagues import (
+    ERROR_ALREADY_ENTERED,
+    ERROR_NOT_BOT_OWNER,
+    ERROR_NOT_CREATOR,
+    league_cancel,
+    league_create,
+    league_enrol,
+    league_pause,
+    league_resume,
+    league_start,
+)
+from tournaments.services.matches import match_play
+from tournaments.services.ratings import ratings_recompute
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _create(user, bots, **options):
+    return league_create(creator=user, name="test league", bot_ids=[b.id for b in bots], **options)
+
+
+def test_create_validates_every_field(user):
+    with pytest.raises(ValidationError) as caught:
+        league_create(
+            creator=user,
+            name="bad",
+            players=2,
+            games_per_pairing=3,
+            move_timeout_ms=1,
+            max_faults=-1,
+        )
+    assert set(caught.value.message_dict) == {"games_per_pairing", "move_timeout_ms", "max_faults"}
+
+
+def test_create_reports_ruleset_problems_and_unknown_bots(user):
+    with pytest.raises(ValidationError) as caught:
+        league_create(creator=user, name="x", ruleset_name="nope")
+    assert "ruleset" in caught.value.message_dict
+    with pytest.raises(ValidationError) as caught:
+        league_create(creator=user, name="x", ruleset_options={"players": 3})
+    assert "ruleset" in caught.value.message_dict
+    with pytest.raises(ValidationError) as caught:
+        league_create(creator=user, name="x", bot_ids=[999999])
+    assert "999999" in caught.value.message_dict["bots"][0]
+
+
+def test_create_resolves_ruleset_and_pool(user, make_bot):
+    league = _create(user, [make_bot("greedy"), make_bot("random")], players=4)
+    assert league.pool == "classic/4p"
+    assert league.ruleset["options"]["teams"] is True
+    assert league.games_per_pairing == 2
+    three = _create(user, [], players=3)
+    assert three.games_per_pairing == 3
+
+
+def test_only_owners_enrol_their_own_bots_and_only_while_open(user, make_bot):
+    league = _create(user, [])
+    mine = make_bot("greedy", owner=user)
+    theirs = make_bot("random")
+    league_enrol(league_id=league.id, bot_id=mine.id, user=user)
+    with pytest.raises(ValidationError, match=ERROR_ALREADY_ENTERED):
+        league_enrol(league_id=league.id, bot_id=mine.id, user=user)
+    with pytest.raises(PermissionDenied, match=ERROR_NOT_BOT_OWNER):
+        league_enrol(league_id=league.id, bot_id=theirs.id, user=user)
+    league_enrol(league_id=league.id, bot_id=theirs.id, user=theirs.owner)
+    league.status = League.Status.RUNNING
+    league.save()
+    other = make_bot("expert", owner=user)
+    with pytest.raises(ValidationError):
+        league_enrol(league_id=league.id, bot_id=other.id, user=user)
+
+
+def test_only_the_creator_starts_and_too_few_bots_cannot_start(user, make_bot):
+    bot = make_bot("greedy")
+    league = _create(user, [bot])
+    with pytest.raises(PermissionDenied, match=ERROR_NOT_CREATOR):
+        league_start(league_id=league.id, user=bot.owner)
+    with pytest.raises(ValidationError) as caught:
+        league_start(league_id=league.id, user=user)
+    assert "bots" in caught.value.message_dict
+
+
+def test_two_player_league_plays_to_the_end_with_logs_ratings_and_standings(user, make_bot):
+    bots = [make_bot("greedy"), make_bot("random"), make_bot("expert")]
+    league = _create(user, bots)
+    league_start(league_id=league.id, user=user)  # eager Celery: plays on commit
+
+    league.refresh_from_db()
+    assert league.status == League.Status.FINISHED
+    assert league_progress(league) == {"done": 6, "total": 6, "aborted": 0, "faults": 0}
+    assert Match.objects.filter(league=league, status=Match.Status.FINISHED).count() == 3
+    for game in Game.objects.filter(league=league):
+        assert game.status == Game.Status.FINISHED and game.rated
+        assert game.log["format"] == "escoba-log/1"
+        assert game.log["seed"] == game.match.seed
+        assert game.moves == sum(len(r["plays"]) for r in game.log["rounds"])
+        assert len(game.record["meta"]) == len(game.log["rounds"])
+        assert sum(game.rating_changes.values_list("delta", flat=True)) == 0
+    # duplicate deals: the two games of a match deal the same cards with seats swapped
+    first, second = Game.objects.filter(league=league, match__number=1).order_by("number")
+    assert first.seating == second.seating[::-1]
+    assert first.log["rounds"][0]["deals"] == second.log["rounds"][0]["deals"]
+    seats = Seat.objects.filter(game=first).order_by("seat")
+    assert [s.bot_id for s in seats] == first.seating
+    assert all(s.moves > 0 and s.latency_mean_ms is not None for s in seats)
+
+    standings = league_standings(league)
+    assert [row["games"] for row in standings] == [4, 4, 4]
+    assert sum(row["points"] for row in standings) == 6
+    assert sum(row["sets_won"] + row["sets_drawn"] + row["sets_lost"] for row in standings) == 6
+    assert standings[0]["points"] >= standings[-1]["points"]
+    assert all(row["elo_low"] <= row["elo"] <= row["elo_high"] for row in standings)
+    assert sum(Rating.objects.filter(pool="classic/2p").values_list("rating", flat=True)) == (
+        Decimal("4500.00")
+    )
+    table = league_crosstable(league)
+    assert [cell is None for cell in table["rows"][0]["cells"]].count(True) == 1
+    for row in table["rows"]:
+        assert sum(cell["games"] for cell in row["cells"] if cell) == 4
+    assert list(rankings("classic/2p"))[0].rating >= list(rankings("classic/2p"))[-1].rating
+    history = list(bot_rating_history(bots[0]))
+    assert len(history) == 4
+    assert history[-1].after == Rating.objects.get(bot=bots[0]).rating
+
+
+def test_replaying_a_finished_match_changes_nothing(user, make_bot):
+    league = _create(user, [make_bot("greedy"), make_bot("random")])
+    league_start(league_id=league.id, user=user)
+    match = Match.objects.get(league=league)
+    changes = list(RatingChange.objects.values_list("id", "after"))
+    assert match_play(match_id=match.id).status == "skipped"
+    assert list(RatingChange.objects.values_list("id", "after")) == changes
+
+
+def test_half_played_match_replays_only_unfinished_games(user, make_bot, monkeypatch):
+    league = _create(user, [make_bot("greedy"), make_bot("random")])
+    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    league_start(league_id=league.id, user=user)
+    match = Match.objects.get(league=league)
+    match_play(match_id=match.id)
+    finished = Game.objects.get(match=match, number=1)
+    kept = (finished.finished_at, list(finished.rating_changes.values_list("id", flat=True)))
+    # as if the worker died after storing game 1: game 2 pending, match still running
+    Game.objects.filter(match=match, number=2).update(status=Game.Status.PENDING, rated=False)
+    RatingChange.objects.filter(game__match=match, game__number=2).delete()
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    League.objects.filter(pk=league.pk).update(status=League.Status.RUNNING)
+
+    outcome = match_play(match_id=match.id)
+
+    assert (outcome.played, outcome.stored) == (1, 1)
+    finished.refresh_from_db()
+    assert (finished.finished_at, list(finished.rating_changes.values_list("id", flat=True))) == (
+        kept
+    )
+    assert RatingChange.objects.filter(game__match=match).count() == 4
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.attempts == 2
+
+
+def test_pause_holds_matches_and_resume_finishes_the_league(user, make_bot, monkeypatch):
+    enqueued = []
+    monkeypatch.setattr(league_services, "_enqueue_on_commit", enqueued.extend)
+    league = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")])
+    league_start(league_id=league.id, user=user)
+    league_pause(league_id=league.id, user=user)
+    assert match_play(match_id=enqueued[0]).status == "skipped"
+    assert Match.objects.get(pk=enqueued[0]).status == Match.Status.PENDING
+
+    monkeypatch.undo()
+    league_resume(league_id=league.id, user=user)  # eager: plays the pending matches
+
+    league.refresh_from_db()
+    assert league.status == League.Status.FINISHED
+    assert league_progress(league)["done"] == 6
+
+
+def test_cancel_drops_pending_matches(user, make_bot, monkeypatch):
+    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    league = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")])
+    league_start(league_id=league.id, user=user)
+    league_cancel(league_id=league.id, user=user)
+    assert set(Match.objects.filter(league=league).values_list("status", flat=True)) == {
+        Match.Status.CANCELLED
+    }
+    with pytest.raises(ValidationError):
+        league_resume(league_id=league.id, user=user)
+
+
+def test_three_player_and_partnership_leagues(user, make_bot):
+    trio = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")], players=3)
+    league_start(league_id=trio.id, user=user)
+    trio.refresh_from_db()
+    assert trio.status == League.Status.FINISHED
+    games = list(Game.objects.filter(league=trio))
+    assert len(games) == 3 and all(len(g.seating) == 3 for g in games)
+    assert all(g.rating_changes.count() == 3 for g in games)
+
+    pairs = _create(user, [make_bot("greedy"), make_bot("random")], players=4)
+    league_start(league_id=pairs.id, user=user)
+    game = Game.objects.filter(league=pairs).first()
+    assert game.seating[0] == game.seating[2] and len(game.log["seats"]) == 4
+    assert game.rating_changes.count() == 2
+    standings = league_standings(pairs)
+    assert [row["games"] for row in standings] == [2, 2]
+
+
+def test_unrated_league_leaves_ratings_alone(user, make_bot):
+    league = _create(user, [make_bot("greedy"), make_bot("random")], rated=False)
+    league_start(league_id=league.id, user=user)
+    assert not RatingChange.objects.exists()
+    assert all(row["rating"] is None for row in league_standings(league))
+
+
+def test_ratings_recompute_reproduces_stored_ratings_exactly(user, make_bot):
+    bots = [make_bot("greedy"), make_bot("random"), make_bot("random7")]
+    league_start(league_id=_create(user, bots).id, user=user)
+    league_start(league_id=_create(user, bots[:2]).id, user=user)
+    report = ratings_recompute()
+    assert report.exact and report.games == 8 and report.ratings == 3
+
+    rating = Rating.objects.get(bot=bots[0])
+    rating.rating += Decimal("0.01")
+    rating.save()
+    report = ratings_recompute(write=True)
+    assert len(report.mismatches) == 1
+    assert ratings_recompute().exact
+
+
+def test_bot_faults_forfeit_games_but_never_fail_the_match(user, make_bot):
+    dead = make_bot("greedy", name="dead")
+    dead.url = "http://127.0.0.1:9/"  # nothing listens on the discard port
+    dead.save()
+    league = _create(user, [make_bot("random"), dead], max_faults=0, move_timeout_ms=200)
+    league_start(league_id=league.id, user=user)
+
+    league.refresh_from_db()
+    assert league.status == League.Status.FINISHED
+    games = list(Game.objects.filter(league=league))
+    assert all(g.reason == "forfeit" and g.faults == 1 for g in games)
+    assert all(g.seating[g.forfeit] == dead.id for g in games)
+    standings = {row["bot"]: row for row in league_standings(league)}
+    assert standings["dead"]["faults"] == 2 and standings["dead"]["losses"] == 2
+    assert league_progress(league)["faults"] == 2
+
+
+def test_play_match_retries_infrastructure_errors_only(monkeypatch):
+    from celery.exceptions import Retry
+    from django.db import OperationalError
+
+    from tournaments import tasks
+
+    def locked(*, match_id, worker):
+        raise OperationalError("database is locked")
+
+    def broken(*, match_id, worker):
+        raise ValueError("a defect, not the infrastructure")
+
+    monkeypatch.setattr(tasks, "match_play", locked)
+    with pytest.raises(Retry):  # eager Celery raises the retry it would schedule
+        tasks.play_match.delay(7)
+    monkeypatch.setattr(tasks, "match_play", broken)
+    with pytest.raises(ValueError):
+        tasks.play_match.delay(8)

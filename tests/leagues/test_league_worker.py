@@ -1,0 +1,86 @@
+"""Leagues through a real Redis and a real Celery worker process, including a SIGKILL mid-league."""
+
+import time
+
+import pytest
+from django.db.models import Count
+
+from bots_sdk.examples import greedy
+from bots_sdk.server import serve_in_thread
+from tournaments.models import Game, League, Rating, RatingChange
+from tournaments.selectors import league_progress, league_standings
+from tournaments.services.leagues import league_create, league_start
+from tournaments.services.ratings import ratings_recompute
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
+
+
+def wait_for(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def league_status(league_id: int) -> str:
+    return League.objects.values_list("status", flat=True).get(pk=league_id)
+
+
+def test_worker_plays_a_league_with_standings_ratings_and_logs(
+    celery_worker_factory, user, make_bot
+):
+    celery_worker_factory(pool="threads", concurrency=8)
+    bots = [make_bot("greedy"), make_bot("random"), make_bot("expert"), make_bot("random7")]
+    league = league_create(creator=user, name="worker", bot_ids=[b.id for b in bots])
+    league_start(league_id=league.id, user=user)  # enqueued on commit to the real broker
+
+    wait_for(lambda: league_status(league.id) == "finished", 90, "the league to finish")
+
+    assert league_progress(league) == {"done": 12, "total": 12, "aborted": 0, "faults": 0}
+    standings = league_standings(league)
+    assert sorted(row["games"] for row in standings) == [6, 6, 6, 6]
+    assert sum(row["points"] for row in standings) == 12
+    assert RatingChange.objects.count() == 24
+    assert sum(Rating.objects.values_list("rating", flat=True)) == 4 * 1500
+    for game in Game.objects.filter(league=league):
+        assert game.log["format"] == "escoba-log/1" and game.log["result"]["reason"]
+        assert all(seat.latency_mean_ms is not None for seat in game.seats.all())
+    assert ratings_recompute().exact
+
+
+def test_sigkilled_worker_loses_nothing_and_rates_each_game_once(
+    celery_worker_factory, user, make_bot
+):
+    def slow_greedy(state):
+        time.sleep(0.01)
+        return greedy.choose(state)
+
+    with serve_in_thread(slow_greedy, name="slow") as slow:
+        bots = [make_bot("greedy"), make_bot("random"), make_bot("random7"), make_bot("expert")]
+        bots.append(make_bot("greedy", name="slow-one"))
+        bots[-1].url = slow.url
+        bots[-1].save()
+        league = league_create(creator=user, name="crash", bot_ids=[b.id for b in bots])
+        worker = celery_worker_factory(pool="threads", concurrency=4)
+        league_start(league_id=league.id, user=user)
+
+        def some_but_not_all_done() -> bool:
+            done = league_progress(league)["done"]
+            return 2 <= done
+
+        wait_for(some_but_not_all_done, 60, "the first games")
+        worker.kill()
+        done_at_kill = league_progress(league)["done"]
+        assert done_at_kill < 20, "the league finished before the kill: make the bots slower"
+
+        worker.start()
+        wait_for(lambda: league_status(league.id) == "finished", 120, "the league to finish")
+
+    assert league_progress(league) == {"done": 20, "total": 20, "aborted": 0, "faults": 0}
+    assert Game.objects.filter(league=league, status="finished", rated=True).count() == 20
+    per_game = RatingChange.objects.values("game").annotate(n=Count("id"))
+    assert sorted({row["n"] for row in per_game}) == [2] and len(per_game) == 20
+    assert league.matches.filter(attempts__gt=1).exists(), "no match was cut off by the kill"
+    assert ratings_recompute().exact

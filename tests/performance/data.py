@@ -1,0 +1,115 @@
+"""A database of finished, rated leagues, made fast: for query counts and the API load benchmark.
+
+The rows are what a real run leaves behind (schedule from ``league_start``, real engine logs,
+seat figures, ratings through ``rating_apply_game``), but no bot is called: each game takes
+its log from a small pool of games the engine played with first-legal-move bots, so making
+10,000 games costs seconds of engine time, not hours of bot calls.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine import Game as EngineGame
+from games.engine import Ruleset
+from tournaments.models import Bot, Game, League, Match, Seat
+from tournaments.services.leagues import league_create, league_start
+from tournaments.services.ratings import rating_apply_game
+
+LOG_POOL = 64
+BOTS_PER_LEAGUE = 10
+
+
+@dataclass
+class Filled:
+    leagues: list[int]
+    bots: list[int]
+    games: int
+
+
+def _logs(ruleset: Ruleset, count: int) -> list[dict]:
+    rng = random.Random(2026)
+    logs = []
+    for seed in range(count):
+        game = EngineGame.new(ruleset, seed=seed)
+        while not game.is_over:
+            game.apply(rng.choice(game.legal_moves()))
+        logs.append(game.log())
+    return logs
+
+
+def fill_database(*, games: int, bots: int = 20, bots_per_league: int = BOTS_PER_LEAGUE) -> Filled:
+    """At least ``games`` finished and rated 2-player games, in leagues of ``bots_per_league``."""
+    owner, _ = get_user_model().objects.get_or_create(username="load-owner")
+    start = Bot.objects.count()
+    new_bots = Bot.objects.bulk_create(
+        Bot(
+            owner=owner,
+            name=f"load-bot-{start + n}",
+            url=f"http://127.0.0.1:9/bot{start + n}",
+            secret="whsec_" + "B" * 32,
+        )
+        for n in range(bots)
+    )
+    bot_ids = [bot.id for bot in new_bots]
+    rng = random.Random(games)
+    logs: list[dict] | None = None
+    made, leagues = 0, []
+    for number in itertools.count():
+        if made >= games:
+            break
+        entered = rng.sample(bot_ids, min(bots_per_league, len(bot_ids)))
+        with transaction.atomic():
+            league = league_create(creator=owner, name=f"load {number}", bot_ids=entered)
+            league_start(league_id=league.id, enqueue=False)
+            if logs is None:
+                logs = _logs(Ruleset.from_dict(league.ruleset), LOG_POOL)
+            made += _finish_league(league, logs, rng)
+        leagues.append(league.id)
+    return Filled(leagues=leagues, bots=bot_ids, games=made)
+
+
+def _finish_league(league: League, logs: list[dict], rng: random.Random) -> int:
+    now = timezone.now()
+    games = list(league.games.select_related("league").order_by("id"))
+    for game in games:
+        log = rng.choice(logs)
+        result = log["result"]
+        plays = [play for round_log in log["rounds"] for play in round_log["plays"]]
+        game.status = Game.Status.FINISHED
+        game.seed = log["seed"] if "seed" in log else game.seed
+        game.winner, game.totals = result["winner"], result["totals"]
+        game.reason, game.forfeit = result["reason"], result["forfeit_seat"]
+        game.moves, game.faults = len(plays), 0
+        game.log = log
+        game.record = {
+            "meta": [
+                [{"latency_ms": round(rng.uniform(0.2, 3.0), 2)} for _ in round_log["plays"]]
+                for round_log in log["rounds"]
+            ],
+            "faults": [],
+        }
+        game.started_at = game.finished_at = now
+    Game.objects.bulk_update(
+        games,
+        ["status", "seed", "winner", "totals", "reason", "forfeit", "moves", "faults", "log",
+         "record", "started_at", "finished_at"],
+        batch_size=200,
+    )  # fmt: skip
+    seats = list(Seat.objects.filter(game__league=league))
+    for seat in seats:
+        seat.moves = 20
+        seat.latency_mean_ms = round(rng.uniform(0.5, 2.0), 2)
+        seat.latency_max_ms = round(seat.latency_mean_ms * 3, 2)
+    Seat.objects.bulk_update(seats, ["moves", "latency_mean_ms", "latency_max_ms"], batch_size=500)
+    for game in games:
+        rating_apply_game(game=game)
+    Match.objects.filter(league=league).update(status=Match.Status.FINISHED, finished_at=now)
+    League.objects.filter(pk=league.pk).update(status=League.Status.FINISHED, finished_at=now)
+    return len(games)

@@ -1,0 +1,76 @@
+"""The SQL queries a read costs must not grow with the rows behind it.
+
+Each endpoint is read twice: on a small database (one league of 4 bots, 12 games) about the
+small league's objects, then on a database twenty times larger about the largest league's
+objects (10 bots, 90 games, longer rating histories). An N+1 query (one per bot, per game, per
+rating change) would show up as a higher count the second time.
+"""
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from tests.performance.data import fill_database
+from tournaments.models import Bot, Game, League
+
+# The data is made once by a module fixture; the mark makes pytest-django set up the test database.
+pytestmark = pytest.mark.django_db
+
+ENDPOINTS = {
+    "rankings": "/api/rankings/?pool=classic/2p",
+    "rating history": "/api/rankings/history/?bot={bot}",
+    "leagues": "/api/leagues/",
+    "league": "/api/leagues/{league}/",
+    "crosstable": "/api/leagues/{league}/crosstable/",
+    "matches": "/api/matches/?league={league}",
+    "games": "/api/games/?league={league}",
+    "game": "/api/games/{game}/",
+    "game log": "/api/games/{game}/log/",
+    "bots": "/api/bots/",
+    "bot": "/api/bots/{bot}/",
+    "rankings page": "/?pool=classic/2p",
+    "league list page": "/leagues/",
+    "league page": "/leagues/{league}/",
+    "league games page": "/leagues/{league}/games/",
+    "game page": "/games/{game}/",
+    "bot page": "/bots/{bot}/",
+}
+
+
+def queries_per_endpoint(league: League) -> dict[str, int]:
+    client = APIClient()
+    ids = {
+        "league": league.id,
+        "game": Game.objects.filter(league=league).order_by("-id").values_list("id", flat=True)[0],
+        "bot": league.bots.order_by("-id").values_list("id", flat=True)[0],
+    }
+    counts = {}
+    for name, path in ENDPOINTS.items():
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(path.format(**ids))
+        assert response.status_code == 200, (name, response.status_code)
+        counts[name] = len(queries)
+    return counts
+
+
+@pytest.fixture(scope="module")
+def counts(django_db_setup, django_db_blocker) -> tuple[dict[str, int], dict[str, int]]:
+    """Query counts per endpoint on the small and on the big database (made once, rolled back)."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        small = fill_database(games=12, bots=4, bots_per_league=4)
+        small_counts = queries_per_endpoint(League.objects.get(pk=small.leagues[0]))
+        big = fill_database(games=270, bots=12, bots_per_league=10)
+        assert Game.objects.count() == 282 and Bot.objects.count() == 16
+        big_counts = queries_per_endpoint(League.objects.get(pk=big.leagues[-1]))
+        transaction.set_rollback(True)
+    return small_counts, big_counts
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_query_count_does_not_grow_with_rows(counts, endpoint):
+    small, big = counts
+    assert big[endpoint] <= small[endpoint], (
+        f"{ENDPOINTS[endpoint]}: {small[endpoint]} queries on the small database, "
+        f"{big[endpoint]} on the big one"
+    )

@@ -1,0 +1,209 @@
+"""`check` against live bots on loopback: a good bot passes, each kind of bad bot fails and the
+report says why; the pinned positions still are what their names say."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from bots_sdk import run_check, serve_in_thread
+from bots_sdk.check import FAIL, PASS, POSITIONS, WARN
+from bots_sdk.examples import expert, greedy
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "whsec_" + "Y2hlY2stdGVzdC1zZWNyZXQtdmFsdWU="
+
+
+@pytest.mark.parametrize("position", POSITIONS, ids=lambda p: p.name)
+def test_pinned_positions_are_what_they_say(position):
+    game = position.game()
+    assert not game.is_over
+    assert position.holds(game)
+
+
+def test_positions_cover_the_issue_list():
+    names = {position.name for position in POSITIONS}
+    assert names == {
+        "forced capture",
+        "several ways to make 15",
+        "sweep",
+        "empty table",
+        "last play of the round",
+    }
+
+
+def test_a_good_bot_passes():
+    with serve_in_thread(greedy.choose) as handle:
+        report = run_check(handle.url)
+    assert report.ok, report.to_text()
+    by_name = {result.name: result for result in report.results}
+    assert by_name["info"].status == PASS
+    assert [r.name for r in report.results if r.name.startswith("move:")] == [
+        f"move: {position.name}" for position in POSITIONS
+    ]
+    assert all(r.status == PASS for r in report.results)
+    summary = report.to_dict()
+    assert summary["ok"] is True
+    assert 0 < summary["latency_ms"]["median"] < 50
+
+
+def test_a_signed_bot_passes_with_its_secret_and_fails_without_it():
+    with serve_in_thread(expert.choose, secret=SECRET) as handle:
+        signed = run_check(handle.url, secret=SECRET)
+        unsigned = run_check(handle.url)
+    assert signed.ok, signed.to_text()
+    assert {r.name: r.status for r in signed.results}["signature"] == PASS
+    assert not unsigned.ok
+    assert "give its secret with --secret" in unsigned.failures[0].detail
+
+
+def test_a_bot_that_ignores_signatures_gets_a_warning_only():
+    with serve_in_thread(greedy.choose) as handle:
+        report = run_check(handle.url, secret=SECRET)
+    assert report.ok
+    assert {r.name: r.status for r in report.results}["signature"] == WARN
+
+
+class RawBot(BaseHTTPRequestHandler):
+    """A hand-made bot that can misbehave in ways the SDK would never let a bot do."""
+
+    info: dict = {"protocol": "escoba/1", "name": "raw", "author": "", "version": "1"}
+    answer: Callable[[dict], bytes] = staticmethod(lambda body: b"{}")
+    delay_s = 0.0
+
+    def do_GET(self) -> None:
+        self._reply(json.dumps(self.info).encode())
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        time.sleep(self.delay_s)
+        self._reply(self.answer(body) if self.path == "/move" else b"{}")
+
+    def _reply(self, payload: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextmanager
+def raw_bot(**behaviour) -> Iterator[str]:
+    handler = type("Bot", (RawBot,), behaviour)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def trail_first_card(body: dict) -> bytes:
+    return json.dumps({"card": body["you"]["hand"][0], "capture": []}).encode()
+
+
+def first_hand_card_of_next_seat(body: dict) -> bytes:
+    unknown = {"1o", "2o", "3o", "4o", "5o", "6o", "7o"} - set(body["you"]["hand"])
+    return json.dumps({"card": sorted(unknown)[0]}).encode()
+
+
+@pytest.mark.parametrize(
+    "behaviour, failing, reason",
+    [
+        ({"answer": staticmethod(trail_first_card)}, "move: forced capture", "must_capture"),
+        (
+            {"answer": staticmethod(first_hand_card_of_next_seat)},
+            "move: forced capture",
+            "card_not_in_hand",
+        ),
+        (
+            {"answer": staticmethod(lambda body: b"seven of oros")},
+            "move: forced capture",
+            "not JSON",
+        ),
+        (
+            {"answer": staticmethod(lambda body: b'{"move": "7o"}')},
+            "move: forced capture",
+            "missing 'card'",
+        ),
+        ({"info": {"protocol": "escoba/0", "name": "old"}}, "info", "escoba/1"),
+        ({"info": ["escoba/1"]}, "info", "expected object"),
+    ],
+)
+def test_a_bad_bot_fails_and_the_report_says_why(behaviour, failing, reason):
+    with raw_bot(**behaviour) as url:
+        report = run_check(url)
+    assert not report.ok
+    failure = next(r for r in report.results if r.name == failing)
+    assert failure.status == FAIL
+    assert reason in failure.detail, report.to_text()
+
+
+def test_a_slow_bot_fails_on_latency():
+    with raw_bot(answer=staticmethod(trail_first_card), delay_s=0.15) as url:
+        report = run_check(url, timeout_ms=100)
+    moves = [r for r in report.results if r.name.startswith("move:")]
+    assert moves and all(r.status == FAIL for r in moves)
+    assert any("limit" in r.detail or "no answer" in r.detail for r in moves)
+
+
+def test_an_unreachable_bot_fails_at_once():
+    with raw_bot() as url:
+        pass  # the port is closed again
+    started = time.perf_counter()
+    report = run_check(url)
+    assert time.perf_counter() - started < 3
+    assert [r.name for r in report.results] == ["info"]
+    assert "unreachable" in report.results[0].detail
+
+
+@pytest.mark.parametrize(
+    "url, secret, message",
+    [
+        ("ftp://example.invalid/bot", None, "not an http(s) URL"),
+        ("http://127.0.0.1:99999", None, "out of range"),
+        ("http://127.0.0.1:9", "whsec_", "whsec_"),
+    ],
+)
+def test_bad_input_is_reported_not_raised(url, secret, message):
+    report = run_check(url, secret=secret)
+    assert not report.ok
+    assert message in report.results[0].detail
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "bots_sdk", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_cli_check_exits_0_for_a_good_bot_and_1_for_a_bad_one():
+    with serve_in_thread(greedy.choose) as handle:
+        good = run_cli("check", handle.url)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "result: OK" in good.stdout
+    with raw_bot(answer=staticmethod(trail_first_card)) as url:
+        bad = run_cli("check", url, "--json")
+    assert bad.returncode == 1
+    report = json.loads(bad.stdout)
+    assert report["ok"] is False
+    assert any("must_capture" in r["detail"] for r in report["results"])

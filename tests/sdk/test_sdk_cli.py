@@ -1,0 +1,203 @@
+"""`python -m bots_sdk serve` as a real process, and `pip install ./bots_sdk` into a fresh venv."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bots_sdk import run_check
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "whsec_" + "Y2xpLXRlc3Qtc2VjcmV0LXZhbHVl"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_info(url: str, process: subprocess.Popen, timeout: float = 15) -> dict:
+    import http.client
+
+    deadline = time.monotonic() + timeout
+    port = int(url.rsplit(":", 1)[1])
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"server exited: {process.communicate()}")
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            connection.request("GET", "/")
+            return json.loads(connection.getresponse().read())
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("server did not answer")
+
+
+def start(args: list[str], cwd: Path, python: str = sys.executable) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [python, "-m", "bots_sdk", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def stop(process: subprocess.Popen) -> int:
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_serve_an_example_bot():
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = start(["serve", "bots_sdk.examples.greedy:choose", "--port", str(port)], ROOT)
+    try:
+        assert wait_for_info(url, process)["name"] == "greedy"
+        report = run_check(url)
+        assert report.ok, report.to_text()
+    finally:
+        assert stop(process) == 0
+    assert f"serving greedy on {url}" in process.stderr.read()
+
+
+def test_serve_my_own_bot_with_a_secret(tmp_path):
+    (tmp_path / "mybot.py").write_text(
+        "def choose(state):\n"
+        "    return max(state.legal_moves, key=lambda move: len(move.capture))\n"
+    )
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = start(
+        ["serve", "mybot:choose", "--port", str(port), "--name", "mine", "--secret", SECRET],
+        tmp_path,
+    )
+    try:
+        assert wait_for_info(url, process)["name"] == "mine"
+        assert run_check(url, secret=SECRET).ok
+        unsigned = run_check(url)
+        assert not unsigned.ok
+        assert "401" in unsigned.failures[0].detail
+    finally:
+        stop(process)
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        ("bots_sdk.examples.greedy:nothing", "no function 'nothing'"),
+        ("no_such_module_here:choose", "No module named"),
+    ],
+)
+def test_serve_a_missing_bot_fails_clearly(target, message):
+    result = subprocess.run(
+        [sys.executable, "-m", "bots_sdk", "serve", target],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+INSTALLED_SMOKE = """
+import json, sys
+from bots_sdk import run_check, serve_in_thread
+from bots_sdk.examples import expert
+import bots_sdk.engine, bots_sdk.protocol
+with serve_in_thread(expert.choose) as handle:
+    report = run_check(handle.url)
+print(json.dumps({
+    "ok": report.ok,
+    "django": sorted(name for name in sys.modules if name.split(".")[0] == "django"),
+    "games": "games" in sys.modules,
+    "engine": bots_sdk.engine.__file__,
+}))
+"""
+
+
+@pytest.mark.slow
+def test_pip_install_into_a_fresh_venv(tmp_path):
+    """The SDK installs on its own (engine and protocol copied in) and needs no Django."""
+    repo = tmp_path / "repo"
+    shutil.copytree(
+        ROOT / "bots_sdk",
+        repo / "bots_sdk",
+        symlinks=True,
+        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
+    )
+    # The SDK's engine/ and protocol.py are symlinks into ../games, as in the repository.
+    (repo / "games").symlink_to(ROOT / "games", target_is_directory=True)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    install = subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", str(repo / "bots_sdk")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert install.returncode == 0, install.stdout + install.stderr
+
+    # Run from an empty directory so nothing from the repository can be imported.
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    smoke = subprocess.run(
+        [python, "-c", INSTALLED_SMOKE],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert smoke.returncode == 0, smoke.stderr
+    facts = json.loads(smoke.stdout)
+    assert facts == {"ok": True, "django": [], "games": False, "engine": facts["engine"]}
+    engine = Path(facts["engine"])
+    assert "site-packages" in engine.parts
+    assert not engine.parent.is_symlink()  # a real copy of the engine, not a link back
+
+    help_text = subprocess.run(
+        [str(venv / "bin" / "escoba-bot"), "--help"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "serve" in help_text.stdout
+
+
+def test_the_readme_bot_passes_the_check(tmp_path):
+    """The quickstart's `mybot.py` is real code: it serves and passes `check`."""
+    readme = (ROOT / "bots_sdk" / "README.md").read_text()
+    snippet = readme.split("```python\n# mybot.py\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "mybot.py").write_text(snippet)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = start(["serve", "mybot:choose", "--port", str(port)], tmp_path)
+    try:
+        assert wait_for_info(url, process)["name"] == "mybot"
+        report = run_check(url)
+        assert report.ok, report.to_text()
+    finally:
+        stop(process)

@@ -1,0 +1,82 @@
+"""Schemathesis against our own OpenAPI schema, signed in as two different users.
+
+Every operation of the schema gets generated requests (valid and invalid bodies, query strings
+and path ids); each answer must not be a 5xx and must match the status codes, content type and
+body schema the schema documents. Not checked: that every schema-valid body is accepted, since
+rules the schema cannot state (a password too like the username, a bot URL that does not answer)
+rightly refuse some of them with a 400. The two users each own a bot and a league, so owner-only and
+creator-only paths are taken as well as refused. Registration and URL changes would call bot
+URLs: the ``loopback_only`` guard makes any URL but loopback unreachable.
+"""
+
+import pytest
+import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from hypothesis import HealthCheck, given, settings
+from rest_framework.authtoken.models import Token
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from tournaments.services.leagues import league_create
+
+MAX_EXAMPLES = 15
+
+
+@pytest.fixture
+def api_schema(db):
+    """The schema, served by our WSGI application as in production.
+
+    Django closes the database connection at the end of each request; inside a test that is the
+    connection holding the test's transaction, so, as Django's own test client does, the
+    requests here keep it open.
+    """
+    from config.wsgi import application
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield schemathesis.openapi.from_wsgi("/api/schema/", application)
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def tokens(user, other_user, make_bot) -> dict[str, str]:
+    for owner in (user, other_user):
+        bot = make_bot("greedy", owner=owner)
+        league_create(creator=owner, name=f"{owner.username}'s", bot_ids=[bot.id])
+    return {u.username: Token.objects.get_or_create(user=u)[0].key for u in (user, other_user)}
+
+
+@pytest.fixture(autouse=True)
+def _no_throttling(settings):
+    """Throttling has its own tests; here it would only turn the fuzzer's requests into 429s."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}
+
+
+def test_api_answers_follow_the_schema_and_never_fail(api_schema, tokens, loopback_only):
+    failures: dict[str, str] = {}
+    operations = [result.ok() for result in api_schema.get_all_operations()]
+    assert len(operations) > 20, "the schema lost its operations"
+
+    for operation in operations:
+
+        @given(case=operation.as_strategy())
+        @settings(
+            max_examples=MAX_EXAMPLES,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            derandomize=True,
+            database=None,
+        )
+        def check(case) -> None:
+            for token in tokens.values():
+                case.call_and_validate(
+                    headers={"Authorization": f"Token {token}"},
+                    excluded_checks=[positive_data_acceptance],
+                )
+
+        try:
+            check()
+        except (Exception, BaseExceptionGroup) as error:  # report every operation's failure
+            failures[operation.label] = str(error)[:2000]
+    assert not failures, "\n\n".join(f"{label}:\n{text}" for label, text in failures.items())

@@ -1,0 +1,81 @@
+"""The hostile URL table (tests/bots/test_addresses.py) at the level of a whole league.
+
+A bot's URL is checked when it registers, but a row can change behind the API's back (an admin,
+a restored backup, a DNS name that later points inside). So the policy holds at every call: a
+league of bots at hostile URLs, under the production policy (no private addresses), plays every
+game to its end, each seat faulting with ``address`` until it forfeits, and not one connection
+is attempted.
+"""
+
+import socket
+
+import pytest
+
+from tests.bots.test_addresses import HOSTILE_URLS
+from tournaments.models import Game, Seat
+from tournaments.services import matches
+from tournaments.services.leagues import league_create, league_start
+
+pytestmark = pytest.mark.django_db
+
+LEAGUE_SIZE = 10
+
+
+@pytest.fixture
+def production_policy(settings, monkeypatch):
+    """Private addresses refused, and a fresh game loop whose caller reads that setting."""
+    settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS = False
+    loop = matches._GameLoop()
+    monkeypatch.setattr(matches, "_games_loop", loop)
+    yield
+    loop._close()
+
+
+@pytest.fixture
+def connections(monkeypatch) -> list:
+    """Every connection attempted from now on, whatever its address (none is made)."""
+    attempts: list = []
+
+    def refuse(self, address):
+        attempts.append(address)
+        raise ConnectionRefusedError("tests: no connection may be attempted here")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: attempts.append(host) or [])
+    return attempts
+
+
+@pytest.mark.parametrize(
+    "first", range(0, len(HOSTILE_URLS), LEAGUE_SIZE), ids=lambda n: f"urls{n}"
+)
+def test_league_of_hostile_urls_finishes_without_a_connection(
+    user, make_bot, production_policy, connections, first
+):
+    urls = HOSTILE_URLS[first : first + LEAGUE_SIZE]
+    if len(urls) < 2:
+        urls = [*urls, HOSTILE_URLS[0]]
+    bots = []
+    for number, url in enumerate(urls):
+        bot = make_bot("greedy", name=f"hostile-{first + number}")
+        bot.url = url  # behind the API's back: registration would have refused it
+        bot.save(update_fields=["url"])
+        bots.append(bot)
+    league = league_create(
+        creator=user, name="hostile urls", bot_ids=[b.id for b in bots], max_faults=2
+    )
+    league_start(league_id=league.id, user=user, enqueue=False)
+
+    for match_id in league.matches.values_list("id", flat=True):
+        matches.match_play(match_id=match_id)
+
+    league.refresh_from_db()
+    assert league.status == "finished"
+    games = Game.objects.filter(league=league)
+    assert {game.status for game in games} == {"finished"}
+    for game in games:
+        kinds = {fault["kind"] for fault in game.record["faults"]}
+        assert kinds == {"address"}, (game.seating, kinds)
+        assert game.forfeit is not None
+    assert not Seat.objects.filter(game__league=league, moves__gt=0, faults=0).exists()
+    assert connections == []

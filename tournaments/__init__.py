@@ -1,0 +1,1 @@
+"""The Django app of Escoba Arena: accounts, bots, leagues, ratings, API and pages."""

@@ -1,0 +1,134 @@
+"""Admin pages for leagues, matches, games and ratings; bots are in ``admin_bots``.
+
+Results and ratings are written only by the match service (one transaction per game), so the
+admin shows them read-only; leagues can be paused, resumed or cancelled through the services.
+"""
+
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from tournaments import admin_bots  # noqa: F401  (registers Bot and BotCheck)
+from tournaments.models import Game, League, LeagueEntry, Match, Rating, RatingChange, Seat
+from tournaments.services.leagues import league_cancel, league_pause, league_resume, league_start
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class LeagueEntryInline(admin.TabularInline):
+    model = LeagueEntry
+    fields = ["bot", "created_at"]
+    readonly_fields = ["created_at"]
+    raw_id_fields = ["bot"]
+    extra = 0
+
+
+def _run_as_creator(service, verb: str):
+    def action(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
+        for league in queryset:
+            try:
+                service(league_id=league.id, user=league.creator)
+            except ValidationError as error:
+                modeladmin.message_user(request, f"{league}: {error.messages[0]}", messages.ERROR)
+            else:
+                modeladmin.message_user(request, f"{league}: {verb}.")
+
+    action.short_description = f"{verb.capitalize()} the selected leagues"
+    action.__name__ = f"{verb}_leagues"
+    return action
+
+
+@admin.register(League)
+class LeagueAdmin(admin.ModelAdmin):
+    list_display = ["name", "creator", "status", "pool", "players", "rated", "ladder", "created_at"]
+    list_filter = ["status", "pool", "rated", "ladder"]
+    search_fields = ["name", "creator__username"]
+    list_select_related = ["creator"]
+    readonly_fields = ["status", "seed", "ruleset", "pool", "started_at", "finished_at"]
+    raw_id_fields = ["creator"]
+    inlines = [LeagueEntryInline]
+    actions = [
+        _run_as_creator(league_start, "started"),
+        _run_as_creator(league_pause, "paused"),
+        _run_as_creator(league_resume, "resumed"),
+        _run_as_creator(league_cancel, "cancelled"),
+    ]
+
+
+@admin.display(description="replay")
+def replay_link(game: Game) -> str:
+    """A link to the game's page in the browser replay viewer."""
+    return format_html('<a href="{}">replay</a>', reverse("game_replay", args=[game.pk]))
+
+
+class GameInline(admin.TabularInline):
+    model = Game
+    fields = [
+        "number", "status", "seating", "winner", "totals", "reason", "moves", "faults", replay_link,
+    ]  # fmt: skip
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = True
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        return super().get_queryset(request).defer("log", "record")
+
+
+@admin.register(Match)
+class MatchAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "round", "status", "attempts", "started_at", "finished_at"]
+    list_filter = ["status"]
+    search_fields = ["league__name"]
+    list_select_related = ["league"]
+    inlines = [GameInline]
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    fields = ["seat", "team", "bot", "moves", "faults", "latency_mean_ms", "latency_max_ms"]
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+
+
+@admin.register(Game)
+class GameAdmin(ReadOnlyAdmin):
+    list_display = [
+        "__str__", "status", "winner", "totals", "reason", "moves", "faults", "rated", replay_link,
+    ]  # fmt: skip
+    readonly_fields = [replay_link]
+    list_filter = ["status", "reason", "rated"]
+    search_fields = ["league__name"]
+    list_select_related = ["match__league"]
+    inlines = [SeatInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        return super().get_queryset(request).defer("log")
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin):
+    list_display = ["bot", "pool", "rating", "games", "updated_at"]
+    list_filter = ["pool"]
+    search_fields = ["bot__name"]
+    list_select_related = ["bot"]
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(ReadOnlyAdmin):
+    list_display = ["game", "bot", "pool", "before", "delta", "after", "created_at"]
+    list_filter = ["pool"]
+    search_fields = ["bot__name"]
+    list_select_related = ["bot", "game"]

@@ -1,0 +1,1 @@
+"""The REST API: one module per resource, routed from ``tournaments.api.urls``."""

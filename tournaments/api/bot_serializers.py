@@ -1,0 +1,93 @@
+"""What the bots API accepts and shows. Input serializers check types and sizes only; the rules
+(name format, unique names, a URL that answers `escoba/1`) live in `tournaments.services.bots`."""
+
+from typing import Any
+
+from rest_framework import serializers
+
+from tournaments.models import Bot, BotCheck, Rating
+
+NAME_MAX = 40
+URL_MAX = 500
+DESCRIPTION_MAX = 500
+
+
+class BotCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=NAME_MAX)
+    url = serializers.CharField(max_length=URL_MAX, help_text="The bot's base URL U.")
+    description = serializers.CharField(
+        max_length=DESCRIPTION_MAX, required=False, allow_blank=True, default=""
+    )
+
+
+class BotUpdateSerializer(serializers.Serializer):
+    """Every field optional; a new `url` is verified again before it is saved."""
+
+    name = serializers.CharField(max_length=NAME_MAX, required=False)
+    url = serializers.CharField(max_length=URL_MAX, required=False)
+    description = serializers.CharField(
+        max_length=DESCRIPTION_MAX, required=False, allow_blank=True
+    )
+
+
+class RatingSerializer(serializers.ModelSerializer):
+    rating = serializers.FloatField()
+
+    class Meta:
+        model = Rating
+        fields = ["pool", "rating", "games"]
+
+
+class BotSerializer(serializers.ModelSerializer):
+    """A bot as anyone may see it; its owner also sees the fields in `OWNER_FIELDS`.
+
+    The secret is never part of this view: see `BotWithSecretSerializer`.
+    """
+
+    OWNER_FIELDS = (
+        "url", "check_failures", "last_checked_at", "last_latency_ms", "last_check_report",
+        "protocol_name", "protocol_author", "protocol_version", "updated_at",
+    )  # fmt: skip
+
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    ratings = RatingSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Bot
+        fields = [
+            "id", "name", "owner", "description", "status", "health", "ratings", "created_at",
+            "url", "check_failures", "last_checked_at", "last_latency_ms", "last_check_report",
+            "protocol_name", "protocol_author", "protocol_version", "updated_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def to_representation(self, instance: Bot) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        request = self.context.get("request")
+        if request is None or instance.owner_id != request.user.pk:
+            for field in self.OWNER_FIELDS:
+                data.pop(field, None)
+        return data
+
+
+class BotWithSecretSerializer(BotSerializer):
+    """The owner's view plus the signing secret: only in answers to creation and rotation."""
+
+    class Meta(BotSerializer.Meta):
+        fields = [*BotSerializer.Meta.fields, "secret"]
+        read_only_fields = fields
+
+
+class BotCheckSerializer(serializers.ModelSerializer):
+    """One check run, with the bot's current health and count of consecutive failures."""
+
+    health = serializers.CharField(source="bot.health", read_only=True)
+    check_failures = serializers.IntegerField(source="bot.check_failures", read_only=True)
+
+    class Meta:
+        model = BotCheck
+        fields = [
+            "id", "trigger", "passed", "latency_ms", "report", "created_at", "health",
+            "check_failures",
+        ]  # fmt: skip
+        read_only_fields = fields

@@ -1,0 +1,97 @@
+"""One error body for the whole API.
+
+Every error answer of the API has the same JSON shape, so clients need one code path::
+
+    {"detail": "Some fields are invalid; see errors.",   # a sentence for people
+     "code": "invalid",                                   # a stable machine code
+     "errors": {"password": ["This password is too short. ..."]}}   # per field, may be {}
+
+Field errors of nested input use dotted paths (``"seats.0.name"``); errors that belong to no
+field are under ``"non_field_errors"``. Services raise Django's ``ValidationError``; the handler
+turns it into a 400 with this body, so services need not know about DRF.
+"""
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+from rest_framework.serializers import as_serializer_error
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from tournaments import messages
+
+NON_FIELD = "non_field_errors"
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The error body, for the OpenAPI schema."""
+
+    detail = serializers.CharField()
+    code = serializers.CharField()
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+def flatten_errors(data: Any, prefix: str = "") -> dict[str, list[str]]:
+    """Turn DRF's nested error structure into ``{dotted.field: [messages]}``."""
+    if isinstance(data, dict):
+        result: dict[str, list[str]] = {}
+        for key, value in data.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            for field, errors in flatten_errors(value, name).items():
+                result.setdefault(field, []).extend(errors)
+        return result
+    if isinstance(data, list) and any(isinstance(item, dict | list) for item in data):
+        result = {}
+        for index, item in enumerate(data):
+            name = f"{prefix}.{index}" if prefix else str(index)
+            for field, errors in flatten_errors(item, name).items():
+                result.setdefault(field, []).extend(errors)
+        return result
+    items = data if isinstance(data, list) else [data]
+    return {prefix or NON_FIELD: [str(item) for item in items]} if items else {}
+
+
+def error_body(detail: str, code: str, errors: dict[str, list[str]] | None = None) -> dict:
+    return {"detail": detail, "code": code, "errors": errors or {}}
+
+
+def exception_handler(exc: Exception, context: dict) -> Response | None:
+    """DRF's ``EXCEPTION_HANDLER``: DRF's own handling, then our body shape."""
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(detail=as_serializer_error(exc))
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        errors = flatten_errors(exc.detail)
+        response.data = error_body(messages.VALIDATION_FAILED, "invalid", errors)
+    elif isinstance(exc, exceptions.APIException):
+        codes = exc.get_codes()
+        code = codes if isinstance(codes, str) else exc.default_code
+        response.data = error_body(str(exc.detail), code)
+    else:
+        # Django's Http404 and PermissionDenied, which DRF maps to 404 and 403.
+        code = "not_found" if response.status_code == status.HTTP_404_NOT_FOUND else "forbidden"
+        response.data = error_body(str(response.data.get("detail", "")), code)
+    return response
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler404``: the API's body under /api/, Django's page elsewhere."""
+    if _is_api(request):
+        return JsonResponse(error_body(messages.NOT_FOUND, "not_found"), status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """``handler500``: the API's body under /api/, Django's page elsewhere."""
+    if _is_api(request):
+        return JsonResponse(error_body(messages.SERVER_ERROR, "server_error"), status=500)
+    return defaults.server_error(request)

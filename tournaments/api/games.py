@@ -1,0 +1,81 @@
+"""`/api/games/`: each game's seats, result, faults and latencies, and its full log.
+
+The log answer is the engine's `escoba-log/1` document as stored, beside the runner's per-play
+latency and faults and the game's duplicate set (the games dealt the same cards).
+"""
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import permissions, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.routers import SimpleRouter
+
+from tournaments.api.league_serializers import GameLogSerializer, GameSerializer, duplicate_info
+from tournaments.api.leagues import ERRORS, ID_PATTERN, id_param
+from tournaments.models import Game
+
+ERROR_NO_LOG = "This game has no log: it has not finished."
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List games",
+        parameters=[
+            OpenApiParameter("league", int, description="Only this league's games."),
+            OpenApiParameter("match", int, description="Only this match's games."),
+        ],
+        responses={200: GameSerializer(many=True), **ERRORS},
+    ),
+    retrieve=extend_schema(
+        summary="One game: seats with bots, result, faults, latencies",
+        responses={200: GameSerializer, **ERRORS},
+    ),
+)
+class GameViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = (
+        Game.objects.defer("log")
+        .select_related("match")
+        .prefetch_related("seats__bot", "match__games")
+        .order_by("id")
+    )
+    serializer_class = GameSerializer
+    permission_classes = [permissions.AllowAny]
+    lookup_value_regex = ID_PATTERN
+
+    def get_queryset(self) -> QuerySet[Game]:
+        queryset = super().get_queryset()
+        if self.action == "list":
+            for name in ("league", "match"):
+                value = id_param(self.request, name)
+                if value is not None:
+                    queryset = queryset.filter(**{f"{name}_id": value})
+        return queryset
+
+    @extend_schema(
+        summary="The game's escoba-log/1 document with per-play latency and faults",
+        responses={200: GameLogSerializer, **ERRORS},
+    )
+    @action(detail=True, methods=["get"])
+    def log(self, request: Request, pk: str) -> Response:
+        game = Game.objects.select_related("match").filter(pk=pk).first()
+        if game is None:
+            raise NotFound()
+        if game.log is None:
+            raise NotFound(ERROR_NO_LOG)
+        record = game.record or {}
+        return Response(
+            {
+                "game": game.id,
+                "duplicate": duplicate_info(game),
+                "log": game.log,
+                "meta": record.get("meta", []),
+                "faults": record.get("faults", []),
+            }
+        )
+
+
+router = SimpleRouter()
+router.register("games", GameViewSet, basename="game")

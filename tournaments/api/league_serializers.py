@@ -1,0 +1,281 @@
+"""Serializers of leagues, matches, games and rankings: input checks and output shapes only."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games.faults import DEFAULT_MAX_FAULTS
+from tournaments.models import Game, League, Match, Rating, RatingChange, Seat
+
+ERROR_RULESET_SHAPE = 'Give a preset name, or {"name": preset, "options": {...}}.'
+
+
+class BotRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class RulesetInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=40, default="classic")
+    options = serializers.DictField(required=False, default=dict)
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            data = {"name": data}
+        if not isinstance(data, dict):
+            raise serializers.ValidationError(ERROR_RULESET_SHAPE)
+        return super().to_internal_value(data)
+
+
+class LeagueCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    ruleset = RulesetInputSerializer(required=False, help_text="A preset name and its options.")
+    players = serializers.ChoiceField(
+        choices=[2, 3, 4], default=2, help_text="Seats per table; 4 means two partnerships."
+    )
+    games_per_pairing = serializers.IntegerField(
+        min_value=1,
+        max_value=60,
+        required=False,
+        help_text="A multiple of 2 (of 3 for 3-player leagues); default one duplicate set.",
+    )
+    move_timeout_ms = serializers.IntegerField(default=1000)
+    max_faults = serializers.IntegerField(
+        default=DEFAULT_MAX_FAULTS, help_text="A seat forfeits on its fault number max_faults + 1."
+    )
+    rated = serializers.BooleanField(default=True)
+    bots = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        max_length=200,
+        default=list,
+        help_text="Ids of the bots to enter (any active, healthy bots).",
+    )
+
+
+class EntryCreateSerializer(serializers.Serializer):
+    bot = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
+
+
+class LeagueSerializer(serializers.ModelSerializer):
+    creator = serializers.CharField(source="creator.username")
+    bots = serializers.SerializerMethodField()
+
+    class Meta:
+        model = League
+        fields = [
+            "id",
+            "name",
+            "creator",
+            "status",
+            "ruleset",
+            "pool",
+            "players",
+            "games_per_pairing",
+            "move_timeout_ms",
+            "max_faults",
+            "rated",
+            "ladder",
+            "bots",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+    @extend_schema_field(BotRefSerializer(many=True))
+    def get_bots(self, league: League) -> list[dict]:
+        return [{"id": bot.id, "name": bot.name} for bot in league.bots.all()]
+
+
+class ProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField(help_text="Games finished or aborted.")
+    total = serializers.IntegerField()
+    aborted = serializers.IntegerField(help_text="Games stopped at the match time limit.")
+    faults = serializers.IntegerField(help_text="Bot faults in the finished games.")
+
+
+class StandingSerializer(serializers.Serializer):
+    bot_id = serializers.IntegerField()
+    bot = serializers.CharField()
+    points = serializers.FloatField(help_text="1 per game won, ½ per draw.")
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    points_for = serializers.IntegerField(help_text="Game points made.")
+    points_against = serializers.IntegerField(help_text="Game points the opponents made.")
+    faults = serializers.IntegerField()
+    sets_won = serializers.IntegerField(help_text="Duplicate sets won (same deals, seats swapped).")
+    sets_drawn = serializers.IntegerField()
+    sets_lost = serializers.IntegerField()
+    rating = serializers.DecimalField(
+        max_digits=8, decimal_places=2, allow_null=True, help_text="Current Elo in the pool."
+    )
+    elo = serializers.FloatField(allow_null=True, help_text="Performance Elo in this league.")
+    elo_low = serializers.FloatField(allow_null=True, help_text="95% interval, low end.")
+    elo_high = serializers.FloatField(allow_null=True, help_text="95% interval, high end.")
+
+
+class LeagueDetailSerializer(LeagueSerializer):
+    """A league with its progress and standings, which the view computes and passes in context."""
+
+    progress = serializers.SerializerMethodField()
+    standings = serializers.SerializerMethodField()
+
+    class Meta(LeagueSerializer.Meta):
+        fields = [*LeagueSerializer.Meta.fields, "progress", "standings"]
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, league: League) -> dict:
+        return self.context["progress"]
+
+    @extend_schema_field(StandingSerializer(many=True))
+    def get_standings(self, league: League) -> list[dict]:
+        return StandingSerializer(self.context["standings"], many=True).data
+
+
+class CrosstableCellSerializer(serializers.Serializer):
+    score = serializers.FloatField()
+    games = serializers.IntegerField()
+
+
+class CrosstableRowSerializer(serializers.Serializer):
+    bot = serializers.IntegerField()
+    cells = CrosstableCellSerializer(many=True, allow_null=True)
+
+
+class CrosstableSerializer(serializers.Serializer):
+    bots = BotRefSerializer(many=True)
+    rows = CrosstableRowSerializer(many=True, help_text="rows[i].cells[j]: bot i against bot j.")
+
+
+class GameBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Game
+        fields = ["id", "number", "status", "seating", "winner", "totals", "reason"]
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    bots = BotRefSerializer(many=True, read_only=True)
+    games = GameBriefSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "league",
+            "number",
+            "round",
+            "seed",
+            "status",
+            "attempts",
+            "bots",
+            "games",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class SeatSerializer(serializers.ModelSerializer):
+    bot = BotRefSerializer(read_only=True)
+
+    class Meta:
+        model = Seat
+        fields = ["seat", "team", "bot", "moves", "faults", "latency_mean_ms", "latency_max_ms"]
+
+
+class ResultSerializer(serializers.Serializer):
+    winner = serializers.IntegerField(allow_null=True, help_text="Winning team; null: no winner.")
+    totals = serializers.ListField(child=serializers.IntegerField(), help_text="Points by team.")
+    reason = serializers.CharField()
+    forfeit_seat = serializers.IntegerField(allow_null=True)
+
+
+class DuplicateSerializer(serializers.Serializer):
+    match = serializers.IntegerField(help_text="The duplicate set: games dealt the same cards.")
+    number = serializers.IntegerField(help_text="This game's place in the set.")
+    of = serializers.IntegerField(help_text="Games in the set.")
+    seed = serializers.IntegerField()
+    games = serializers.ListField(child=serializers.IntegerField(), help_text="Ids of the set.")
+
+
+class GameSerializer(serializers.ModelSerializer):
+    seats = SeatSerializer(many=True, read_only=True)
+    result = serializers.SerializerMethodField()
+    duplicate = serializers.SerializerMethodField()
+    faults = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Game
+        fields = [
+            "id",
+            "league",
+            "match",
+            "status",
+            "seats",
+            "result",
+            "moves",
+            "faults",
+            "duplicate",
+            "started_at",
+            "finished_at",
+        ]
+
+    @extend_schema_field(ResultSerializer(allow_null=True))
+    def get_result(self, game: Game) -> dict | None:
+        if game.status != Game.Status.FINISHED:
+            return None
+        return {
+            "winner": game.winner,
+            "totals": game.totals,
+            "reason": game.reason,
+            "forfeit_seat": game.forfeit,
+        }
+
+    @extend_schema_field(DuplicateSerializer)
+    def get_duplicate(self, game: Game) -> dict:
+        return duplicate_info(game)
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_faults(self, game: Game) -> list[dict]:
+        """Every fault: seat, 1-based round and play, kind and detail."""
+        return (game.record or {}).get("faults", [])
+
+
+def duplicate_info(game: Game) -> dict:
+    siblings = sorted(game.match.games.all(), key=lambda g: g.number)
+    return {
+        "match": game.match_id,
+        "number": game.number,
+        "of": len(siblings),
+        "seed": game.seed,
+        "games": [g.id for g in siblings],
+    }
+
+
+class GameLogSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    duplicate = DuplicateSerializer()
+    log = serializers.DictField(help_text="The engine's escoba-log/1 document.")
+    meta = serializers.ListField(
+        child=serializers.ListField(child=serializers.DictField()),
+        help_text="meta[r][p] belongs to log.rounds[r].plays[p]: latency_ms, fault, detail.",
+    )
+    faults = serializers.ListField(child=serializers.DictField())
+
+
+class RankingSerializer(serializers.ModelSerializer):
+    rank = serializers.IntegerField()
+    bot = BotRefSerializer()
+    rating = serializers.DecimalField(max_digits=8, decimal_places=2)
+
+    class Meta:
+        model = Rating
+        fields = ["rank", "bot", "pool", "rating", "games", "updated_at"]
+
+
+class RatingChangeSerializer(serializers.ModelSerializer):
+    league = serializers.IntegerField(source="game.league_id")
+    at = serializers.DateTimeField(source="created_at")
+
+    class Meta:
+        model = RatingChange
+        fields = ["id", "game", "league", "pool", "before", "delta", "after", "k", "at"]

@@ -1,0 +1,227 @@
+"""`/api/leagues/` and `/api/matches/`: create, enter, run and follow leagues.
+
+Anyone may read. Signed-in users create leagues; only a league's creator starts, pauses,
+resumes or cancels it (403 otherwise), and a bot's owner enrols it into an open league. Every
+write goes through ``tournaments.services.leagues``; its ``ValidationError`` becomes a 400 with
+a message per field (see ``tournaments.api.errors``).
+"""
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.routers import SimpleRouter
+
+from tournaments.api.errors import ErrorSerializer
+from tournaments.api.league_serializers import (
+    CrosstableSerializer,
+    EntryCreateSerializer,
+    LeagueCreateSerializer,
+    LeagueDetailSerializer,
+    LeagueSerializer,
+    MatchSerializer,
+)
+from tournaments.models import Bot, League, Match
+from tournaments.selectors import league_crosstable, league_progress, league_standings
+from tournaments.services.leagues import (
+    league_cancel,
+    league_create,
+    league_enrol,
+    league_pause,
+    league_resume,
+    league_start,
+)
+
+# Ids are positive 64-bit integers; anything else is simply not found (404, never a crash).
+ID_PATTERN = "[1-9][0-9]{0,17}"
+ERROR_BAD_ID = "A positive integer id is required."
+ERROR_UNKNOWN_BOT = "No bot with this id."
+
+ERRORS = {
+    400: ErrorSerializer,
+    401: ErrorSerializer,
+    403: ErrorSerializer,
+    404: ErrorSerializer,
+    429: ErrorSerializer,
+}
+
+
+def id_param(request: Request, name: str) -> int | None:
+    """An optional integer query parameter; a bad one is a 400 naming it, not a 500."""
+    value = request.query_params.get(name)
+    if value in (None, ""):
+        return None
+    if not value.isdigit() or not 0 < int(value) < 2**63:
+        raise ValidationError({name: [ERROR_BAD_ID]})
+    return int(value)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List leagues, newest first",
+        parameters=[OpenApiParameter("status", str, enum=League.Status.values)],
+        responses={200: LeagueSerializer(many=True), **ERRORS},
+    ),
+)
+class LeagueViewSet(viewsets.GenericViewSet):
+    queryset = League.objects.select_related("creator").prefetch_related("bots")
+    serializer_class = LeagueSerializer
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+    lookup_value_regex = ID_PATTERN
+
+    def get_queryset(self) -> QuerySet[League]:
+        queryset = super().get_queryset()
+        wanted = self.request.query_params.get("status")
+        if self.action == "list" and wanted:
+            if wanted not in League.Status.values:
+                raise ValidationError({"status": [f"One of {', '.join(League.Status.values)}."]})
+            queryset = queryset.filter(status=wanted)
+        return queryset
+
+    def list(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def _detail(self, league: League, code: int = status.HTTP_200_OK) -> Response:
+        context = {
+            **self.get_serializer_context(),
+            "progress": league_progress(league),
+            "standings": league_standings(league),
+        }
+        return Response(LeagueDetailSerializer(league, context=context).data, status=code)
+
+    @extend_schema(
+        summary="A league: status, progress and standings",
+        responses={200: LeagueDetailSerializer, **ERRORS},
+    )
+    def retrieve(self, request: Request, pk: str) -> Response:
+        return self._detail(self.get_object())
+
+    @extend_schema(
+        summary="Create an open league (the creator may enter any active, healthy bots)",
+        request=LeagueCreateSerializer,
+        responses={201: LeagueDetailSerializer, **ERRORS},
+    )
+    def create(self, request: Request) -> Response:
+        serializer = LeagueCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        ruleset = data.get("ruleset") or {"name": "classic", "options": {}}
+        league = league_create(
+            creator=request.user,
+            name=data["name"],
+            ruleset_name=ruleset["name"],
+            ruleset_options=ruleset["options"],
+            players=data["players"],
+            games_per_pairing=data.get("games_per_pairing"),
+            move_timeout_ms=data["move_timeout_ms"],
+            max_faults=data["max_faults"],
+            rated=data["rated"],
+            bot_ids=data["bots"],
+        )
+        return self._detail(league, status.HTTP_201_CREATED)
+
+    def _transition(self, service, code: int = status.HTTP_200_OK) -> Response:
+        league = self.get_object()
+        return self._detail(service(league_id=league.id, user=self.request.user), code)
+
+    @extend_schema(
+        summary="Start: schedule every match and hand them to the workers",
+        request=None,
+        responses={202: LeagueDetailSerializer, **ERRORS},
+    )
+    @action(detail=True, methods=["post"])
+    def start(self, request: Request, pk: str) -> Response:
+        return self._transition(league_start, status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        summary="Pause: no new match begins; games in play finish",
+        request=None,
+        responses={200: LeagueDetailSerializer, **ERRORS},
+    )
+    @action(detail=True, methods=["post"])
+    def pause(self, request: Request, pk: str) -> Response:
+        return self._transition(league_pause)
+
+    @extend_schema(
+        summary="Resume a paused league",
+        request=None,
+        responses={200: LeagueDetailSerializer, **ERRORS},
+    )
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: str) -> Response:
+        return self._transition(league_resume)
+
+    @extend_schema(
+        summary="Cancel: matches not begun are dropped; finished games keep their ratings",
+        request=None,
+        responses={200: LeagueDetailSerializer, **ERRORS},
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str) -> Response:
+        return self._transition(league_cancel)
+
+    @extend_schema(
+        summary="Enrol one of your own bots into an open league",
+        request=EntryCreateSerializer,
+        responses={201: LeagueDetailSerializer, **ERRORS},
+    )
+    @action(detail=True, methods=["post"])
+    def entries(self, request: Request, pk: str) -> Response:
+        league = self.get_object()
+        serializer = EntryCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        bot_id = serializer.validated_data["bot"]
+        if not Bot.objects.filter(pk=bot_id).exists():
+            raise ValidationError({"bot": [ERROR_UNKNOWN_BOT]})
+        league_enrol(league_id=league.id, bot_id=bot_id, user=request.user)
+        league.refresh_from_db()
+        return self._detail(league, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Crosstable: each bot's score against each other bot",
+        responses={200: CrosstableSerializer, **ERRORS},
+    )
+    @action(detail=True, methods=["get"])
+    def crosstable(self, request: Request, pk: str) -> Response:
+        return Response(league_crosstable(self.get_object()))
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List matches (duplicate sets), in schedule order",
+        parameters=[
+            OpenApiParameter("league", int, description="Only this league's matches."),
+            OpenApiParameter("status", str, enum=Match.Status.values),
+        ],
+        responses={200: MatchSerializer(many=True), **ERRORS},
+    ),
+    retrieve=extend_schema(summary="One match", responses={200: MatchSerializer, **ERRORS}),
+)
+class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = Match.objects.prefetch_related("bots", "games").order_by("league_id", "number")
+    serializer_class = MatchSerializer
+    permission_classes = [permissions.AllowAny]
+    lookup_value_regex = ID_PATTERN
+
+    def get_queryset(self) -> QuerySet[Match]:
+        queryset = super().get_queryset()
+        if self.action != "list":
+            return queryset
+        league_id = id_param(self.request, "league")
+        if league_id is not None:
+            queryset = queryset.filter(league_id=league_id)
+        wanted = self.request.query_params.get("status")
+        if wanted:
+            if wanted not in Match.Status.values:
+                raise ValidationError({"status": [f"One of {', '.join(Match.Status.values)}."]})
+            queryset = queryset.filter(status=wanted)
+        return queryset
+
+
+router = SimpleRouter()
+router.register("leagues", LeagueViewSet, basename="league")
+router.register("matches", MatchViewSet, basename="match")

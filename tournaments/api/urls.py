@@ -1,0 +1,19 @@
+"""Routes under /api/. Each resource module adds its paths here."""
+
+from django.urls import include, path
+
+from tournaments.api import accounts, bots, games, health, leagues, rankings
+
+app_name = "api"
+
+urlpatterns = [
+    path("auth/register/", accounts.RegisterView.as_view(), name="register"),
+    path("auth/token/", accounts.TokenView.as_view(), name="token"),
+    path("auth/me/", accounts.MeView.as_view(), name="me"),
+    path("health/", health.HealthView.as_view(), name="health"),
+    path("", include(bots.router.urls)),
+    path("", include(leagues.router.urls)),
+    path("", include(games.router.urls)),
+    path("rankings/", rankings.RankingListView.as_view(), name="rankings"),
+    path("rankings/history/", rankings.RatingHistoryView.as_view(), name="rating-history"),
+]

@@ -1,0 +1,15 @@
+from .bots import Bot, BotCheck
+from .leagues import Game, League, LeagueEntry, Match, Seat
+from .ratings import Rating, RatingChange
+
+__all__ = [
+    "Bot",
+    "BotCheck",
+    "Game",
+    "League",
+    "LeagueEntry",
+    "Match",
+    "Rating",
+    "RatingChange",
+    "Seat",
+]

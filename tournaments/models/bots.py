@@ -1,0 +1,77 @@
+"""Registered bots: where each one answers, how it signs, and whether it is fit to play."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+
+
+class Bot(models.Model):
+    """A bot author's HTTP endpoint, registered under a unique name.
+
+    `secret` signs every call we make to the bot (Standard Webhooks). It is stored in clear
+    because we need it to sign; the API shows it only when it is created or rotated.
+    """
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "active"
+        PAUSED = "paused", "paused"
+
+    class Health(models.TextChoices):
+        UNKNOWN = "unknown", "unknown"
+        HEALTHY = "healthy", "healthy"
+        UNHEALTHY = "unhealthy", "unhealthy"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
+    )
+    name = models.CharField(max_length=40, unique=True)
+    url = models.CharField(max_length=500)
+    description = models.TextField(blank=True, max_length=500)
+    secret = models.CharField(max_length=64)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    health = models.CharField(max_length=10, choices=Health.choices, default=Health.UNKNOWN)
+    check_failures = models.PositiveIntegerField(
+        default=0, help_text="Consecutive failed protocol checks."
+    )
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    last_check_report = models.JSONField(null=True, blank=True)
+    last_latency_ms = models.FloatField(null=True, blank=True)
+    protocol_name = models.CharField(max_length=100, blank=True)
+    protocol_author = models.CharField(max_length=100, blank=True)
+    protocol_version = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            # "Greedy" and "greedy" would be the same bot to anyone reading a ranking.
+            models.UniqueConstraint(Lower("name"), name="bot_name_unique_ignoring_case"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BotCheck(models.Model):
+    """One run of the protocol check against a bot, kept so health changes can be explained."""
+
+    class Trigger(models.TextChoices):
+        OWNER = "owner", "owner"
+        ADMIN = "admin", "admin"
+        SCHEDULE = "schedule", "schedule"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="checks")
+    trigger = models.CharField(max_length=10, choices=Trigger.choices)
+    passed = models.BooleanField()
+    latency_ms = models.FloatField(null=True, blank=True)
+    report = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["bot", "-created_at"], name="botcheck_bot_recent")]
+
+    def __str__(self) -> str:
+        outcome = "passed" if self.passed else "failed"
+        return f"{self.bot} {outcome} at {self.created_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,168 @@
+"""Leagues, their entries, matches (duplicate sets), games and the seats bots took in them."""
+
+from django.conf import settings
+from django.db import models
+
+from .bots import Bot
+
+
+class League(models.Model):
+    """A round robin among entered bots under one ruleset and table size.
+
+    The league's ``seed`` fixes every deal of every match, so a league can be replayed and a
+    half-played match restarted with the very same cards.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", "open"
+        RUNNING = "running", "running"
+        PAUSED = "paused", "paused"
+        FINISHED = "finished", "finished"
+        CANCELLED = "cancelled", "cancelled"
+
+    name = models.CharField(max_length=100)
+    creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="leagues"
+    )
+    ruleset = models.JSONField(help_text="The resolved ruleset: name, version and every option.")
+    pool = models.CharField(max_length=50, help_text="Rating pool, e.g. classic/2p.")
+    players = models.PositiveSmallIntegerField(help_text="Seats per table; 4 = two partnerships.")
+    games_per_pairing = models.PositiveSmallIntegerField(default=2)
+    move_timeout_ms = models.PositiveIntegerField(default=1000)
+    max_faults = models.PositiveSmallIntegerField(
+        default=5, help_text="A seat forfeits a game on its fault number max_faults + 1."
+    )
+    rated = models.BooleanField(default=True)
+    ladder = models.BooleanField(default=False, help_text="Created by the standing ladder.")
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    bots = models.ManyToManyField(Bot, through="LeagueEntry", related_name="leagues")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status"])]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class LeagueEntry(models.Model):
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="league_entries")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "bot"], name="league_entry_unique_bot"),
+        ]
+        verbose_name_plural = "league entries"
+
+    def __str__(self) -> str:
+        return f"{self.bot} in {self.league}"
+
+
+class Match(models.Model):
+    """One duplicate set: the games of a pairing (or 3-bot table) that share ``seed``'s deals.
+
+    A match is the unit of work of a Celery task; its games are played together.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+        CANCELLED = "cancelled", "cancelled"
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="matches")
+    number = models.PositiveIntegerField()
+    round = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    bots = models.ManyToManyField(Bot, related_name="matches")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0, help_text="How many times play began.")
+    worker = models.CharField(
+        max_length=200, blank=True, help_text="Celery worker that last began playing it."
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["league", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "number"], name="match_unique_number"),
+        ]
+        indexes = [models.Index(fields=["league", "status"])]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"{self.league} match {self.number}"
+
+
+class Game(models.Model):
+    """One game of a match, its result and the engine's full log.
+
+    ``seating`` lists the bot ids by seat, fixed by the schedule; ``Seat`` rows are the same
+    facts in a form that can be filtered and aggregated.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        FINISHED = "finished", "finished"
+        # Ran past the match time limit: kept for the record, without a result or rating.
+        ABORTED = "aborted", "aborted"
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="games")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveSmallIntegerField(help_text="Position within the duplicate set.")
+    seed = models.BigIntegerField()
+    seating = models.JSONField(help_text="Bot id by seat.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    winner = models.SmallIntegerField(null=True, blank=True, help_text="Winning team, or null.")
+    totals = models.JSONField(null=True, blank=True, help_text="Game points by team.")
+    reason = models.CharField(max_length=40, blank=True)
+    forfeit = models.SmallIntegerField(null=True, blank=True, help_text="Seat that forfeited.")
+    moves = models.PositiveIntegerField(default=0)
+    faults = models.PositiveIntegerField(default=0)
+    log = models.JSONField(null=True, blank=True, help_text="The escoba-log/1 document.")
+    record = models.JSONField(
+        null=True, blank=True, help_text="Per-play latency and faults, from the runner."
+    )
+    rated = models.BooleanField(default=False)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="game_unique_number"),
+        ]
+        indexes = [models.Index(fields=["league", "status"])]
+
+    def __str__(self) -> str:
+        return f"game {self.pk} ({self.match})"
+
+
+class Seat(models.Model):
+    """A bot's place in one game, with how it behaved there."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    team = models.PositiveSmallIntegerField()
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="seats")
+    moves = models.PositiveIntegerField(default=0)
+    faults = models.PositiveIntegerField(default=0)
+    latency_mean_ms = models.FloatField(null=True, blank=True)
+    latency_max_ms = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} at seat {self.seat} of game {self.game_id}"

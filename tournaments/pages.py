@@ -1,0 +1,314 @@
+"""Server-rendered browser pages. Thin: they read through selectors and write through services."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from tournaments import selectors
+from tournaments.forms import BotForm, RankingFilterForm, SignupForm
+from tournaments.models import Bot, Game, League
+from tournaments.page_selectors import (
+    bot_fault_counts,
+    bot_head_to_head,
+    bot_latency_percentiles,
+    ranking_rows,
+)
+from tournaments.services.accounts import account_register
+from tournaments.services.bots import bot_check, bot_register
+from tournaments.templatetags.cards import french_labels
+
+DEFAULT_POOL = "classic/2p"
+RECENT_GAMES = 20
+
+BOT_REGISTERED = "Bot {name} is registered. Copy its signing secret now: it is shown only once."
+CHECK_PASSED = "The protocol check passed."
+CHECK_FAILED = "The protocol check failed; see the report."
+
+
+def _form_errors_from(form, error: ValidationError) -> None:
+    """Show a service's ``ValidationError`` on the form, field by field where it can."""
+    if hasattr(error, "error_dict"):
+        for field, errors in error.message_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, error.messages)
+
+
+def rankings(request: HttpRequest) -> HttpResponse:
+    pools = selectors.rating_pools() or [DEFAULT_POOL]
+    form = RankingFilterForm(request.GET or None, pools=pools)
+    pool, query = pools[0], ""
+    if form.is_valid():
+        pool = form.cleaned_data["pool"] or pool
+        query = form.cleaned_data["q"].strip()
+    rows = ranking_rows(pool=pool)
+    if query:
+        rows = [row for row in rows if query.lower() in row["name"].lower()]
+    context = {
+        "nav": "rankings",
+        "form": form,
+        "pool": pool,
+        "pools": pools,
+        "rows": rows,
+        "query": query,
+    }
+    return render(request, "tournaments/rankings.html", context)
+
+
+def league_list(request: HttpRequest) -> HttpResponse:
+    leagues = (
+        League.objects.select_related("creator")
+        .annotate(bot_count=Count("entries"))
+        .order_by("-created_at", "-id")[:100]
+    )
+    rows = [
+        {"league": league, "bots": league.bot_count, "progress": _progress(league)}
+        for league in leagues
+    ]
+    return render(request, "tournaments/league_list.html", {"nav": "leagues", "rows": rows})
+
+
+def _progress(league: League) -> dict:
+    progress = selectors.league_progress(league)
+    progress["percent"] = 100 * progress["done"] / progress["total"] if progress["total"] else 0
+    return progress
+
+
+def _standings(league: League) -> list[dict]:
+    rows = selectors.league_standings(league)
+    for row in rows:
+        has_interval = row["elo_low"] is not None and row["elo_high"] is not None
+        row["elo_interval"] = (row["elo_high"] - row["elo_low"]) / 2 if has_interval else None
+    return rows
+
+
+def _crosstable(league: League) -> dict:
+    """The selector's crosstable with names, labels and win/loss colouring for the template."""
+    table = selectors.league_crosstable(league)
+    bots = table["bots"]
+    rows = []
+    for bot, row in zip(bots, table["rows"], strict=True):
+        cells = []
+        for opponent, cell in zip(bots, row["cells"], strict=True):
+            if cell is None:
+                cells.append({"self": True})
+                continue
+            score, games = cell["score"], cell["games"]
+            outcome = "win" if score * 2 > games else "loss" if score * 2 < games else "even"
+            cells.append(
+                {
+                    "opponent": opponent,
+                    "games": games,
+                    "label": f"{score:g}/{games}",
+                    "class": f"cell-{outcome}",
+                }
+            )
+        rows.append({"bot": bot, "cells": cells})
+    return {"bots": bots, "rows": rows}
+
+
+def _league_live_context(league: League) -> dict:
+    return {
+        "league": league,
+        "progress": _progress(league),
+        "standings": _standings(league),
+        "recent_games": (
+            Game.objects.filter(league=league, status=Game.Status.FINISHED)
+            .prefetch_related("seats__bot")
+            .order_by("-finished_at", "-id")[:RECENT_GAMES]
+        ),
+        "crosstable": _crosstable(league),
+        "faulty_games": (
+            Game.objects.filter(league=league, faults__gt=0)
+            .prefetch_related("seats__bot")
+            .order_by("-id")[:RECENT_GAMES]
+        ),
+    }
+
+
+def league_detail(request: HttpRequest, league_id: int) -> HttpResponse:
+    league = get_object_or_404(League.objects.select_related("creator"), pk=league_id)
+    context = {**_league_live_context(league), "nav": "leagues"}
+    return render(request, "tournaments/league_detail.html", context)
+
+
+def league_live(request: HttpRequest, league_id: int) -> HttpResponse:
+    """The part of the league page that changes while games finish; the page polls it."""
+    league = get_object_or_404(League, pk=league_id)
+    return render(request, "tournaments/partials/league_live.html", _league_live_context(league))
+
+
+def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
+    """The games between two bots of a league: where a crosstable cell leads."""
+    league = get_object_or_404(League, pk=league_id)
+    ids = [value for value in (request.GET.get("a"), request.GET.get("b")) if value]
+    if not all(value.isdigit() for value in ids):
+        raise Http404
+    bots = Bot.objects.filter(pk__in=ids)
+    games = Game.objects.filter(league=league).prefetch_related("seats__bot")
+    for bot in bots:
+        games = games.filter(seats__bot=bot)
+    games = games.distinct().order_by("match__number", "number")
+    context = {"nav": "leagues", "league": league, "bots": bots, "games": games}
+    return render(request, "tournaments/league_games.html", context)
+
+
+def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+    pools = [rating.pool for rating in bot.ratings.all()]
+    pool = request.GET.get("pool") if request.GET.get("pool") in pools else None
+    pool = pool or (pools[0] if pools else DEFAULT_POOL)
+    history = list(selectors.bot_rating_history(bot, pool))
+    recent = (
+        Game.objects.filter(seats__bot=bot, status=Game.Status.FINISHED)
+        .prefetch_related("seats__bot")
+        .select_related("league")
+        .distinct()
+        .order_by("-finished_at", "-id")[:RECENT_GAMES]
+    )
+    context = {
+        "bot": bot,
+        "pool": pool,
+        "pools": pools,
+        "ratings": bot.ratings.order_by("pool"),
+        "chart_ratings": [history[0].before, *(change.after for change in history)]
+        if history
+        else [],
+        "latency": bot_latency_percentiles(bot=bot),
+        "faults": bot_fault_counts(bot=bot),
+        "head_to_head": bot_head_to_head(bot=bot),
+        "recent_games": recent,
+        "is_owner": request.user.is_authenticated and bot.owner_id == request.user.pk,
+    }
+    return render(request, "tournaments/bot_detail.html", context)
+
+
+def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(
+        Game.objects.select_related("league", "match").prefetch_related("seats__bot"), pk=game_id
+    )
+    seats = list(game.seats.all())
+    names = {seat.seat: seat.bot.name for seat in seats}
+    log = _log_document(game) if game.log else None
+    seat_count = len(log["seats"]) if log else len(seats)
+    seat_names = [names.get(seat, f"seat {seat}") for seat in range(seat_count)]
+    # A bot fields both seats of its partnership: a team is named by its distinct bots.
+    teams = [
+        list({s.bot_id: s.bot for s in seats if s.team == team}.values())
+        for team in sorted({seat.team for seat in seats})
+    ]
+    team_names = [" & ".join(bot.name for bot in bots) for bots in teams]
+    first_table: list[str] = []
+    if log:
+        # The first deal is rendered on the server too, so the page shows cards before (or
+        # without) its script; the viewer then redraws every step the same way.
+        first = log["rounds"][0]
+        lucky = set(first["lucky_deal"]["cards"]) if first["lucky_deal"] else set()
+        first_table = [card for card in first["table"] if card not in lucky]
+        for seat in seats:
+            seat.first_hand = first["deals"][0][seat.seat]
+    half = (len(seats) + 1) // 2
+    context = {
+        "game": game,
+        "seats": seats,
+        "teams": teams,
+        # Seats run clockwise round the table, so partners (0 and 2, 1 and 3) sit opposite.
+        "top_seats": seats[:half],
+        "bottom_seats": seats[half:][::-1],
+        "partnerships": len(teams) < len(seats),
+        "team_names": team_names,
+        "outcome": _outcome(game, team_names),
+        "ruleset_id": f"{game.league.ruleset.get('name')}@{game.league.ruleset.get('version')}",
+        "log": log,
+        "first_table": first_table,
+        "seat_names": seat_names,
+        "french_labels": french_labels(),
+        "log_url": reverse("api:game-log", args=[game.pk]),
+        "same_deals": [g.pk for g in game.match.games.order_by("number") if g.pk != game.pk],
+    }
+    return render(request, "tournaments/game_replay.html", context)
+
+
+def _log_document(game: Game) -> dict:
+    """The log as the game log API serves it: the engine's document plus the runner's per-play
+    latency and faults (``meta[round][play]``) and the list of faults."""
+    record = game.record or {}
+    return {**game.log, "meta": record.get("meta", []), "faults": record.get("faults", [])}
+
+
+def _outcome(game: Game, team_names: list[str]) -> str:
+    if game.status != Game.Status.FINISHED:
+        return "Not played yet"
+    if game.winner is None:
+        return "Draw"
+    winner = team_names[game.winner] if game.winner < len(team_names) else f"team {game.winner}"
+    forfeit = " (opponent forfeited)" if game.forfeit is not None else ""
+    return f"{winner} wins{forfeit}"
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            token = account_register(
+                username=form.cleaned_data["username"], password=form.cleaned_data["password"]
+            )
+        except ValidationError as error:
+            _form_errors_from(form, error)
+        else:
+            login(request, token.user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect("my_bots")
+    return render(request, "tournaments/auth/signup.html", {"nav": "signup", "form": form})
+
+
+class PageLoginView(LoginView):
+    template_name = "tournaments/auth/login.html"
+    next_page = "my_bots"
+    extra_context = {"nav": "login"}
+
+
+@never_cache
+@login_required
+def my_bots(request: HttpRequest) -> HttpResponse:
+    """The owner's bots and the registration form.
+
+    A new bot's secret is rendered in the answer to the POST itself, never stored for a later
+    page, so it is shown exactly once.
+    """
+    form = BotForm(request.POST or None)
+    new_bot = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            new_bot = bot_register(owner=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            _form_errors_from(form, error)
+        else:
+            messages.success(request, BOT_REGISTERED.format(name=new_bot.name))
+            form = BotForm()
+    bots = Bot.objects.filter(owner=request.user).prefetch_related("ratings").order_by("name")
+    context = {"nav": "my_bots", "form": form, "bots": bots, "new_bot": new_bot}
+    return render(request, "tournaments/my_bots.html", context)
+
+
+@login_required
+@require_POST
+def my_bot_check(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = get_object_or_404(Bot, pk=bot_id)
+    if bot.owner_id != request.user.pk:
+        raise PermissionDenied
+    check = bot_check(bot=bot)
+    if check.passed:
+        messages.success(request, CHECK_PASSED)
+    else:
+        messages.error(request, CHECK_FAILED)
+    return redirect(f"{reverse('my_bots')}?report={bot.pk}#bot-{bot.pk}")

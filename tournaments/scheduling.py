@@ -1,0 +1,168 @@
+"""Who plays whom, in which seats, with which deals: pure functions, no database.
+
+A league is cut into matches. A match is one duplicate set: the games of a pairing (or of a
+3-bot table) that reuse the same shuffles with the seats, and so the dealer, rotated. Whatever
+luck one bot had with a deal, its opponent gets the same deal in the other seat, so the luck of
+the cards cancels out within the match. ``games_per_pairing`` is a multiple of the set's length;
+each further set gets a fresh seed.
+
+Seatings are tuples of participants indexed by seat. In partnership leagues a bot fields both
+seats of its team (seats 0 and 2 are team 0, seats 1 and 3 team 1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T", bound=Hashable)
+
+TABLE_SIZES = (2, 3, 4)
+MAX_SEED = 2**63 - 1
+
+ERROR_TABLE_SIZE = "players must be 2, 3 or 4 (4 = two partnerships)."
+ERROR_TOO_FEW_BOTS = "A league needs at least {minimum} different bots for {players}-player games."
+ERROR_DUPLICATE_BOTS = "A bot may be entered only once."
+ERROR_GAMES_PER_PAIRING = (
+    "games_per_pairing must be a positive multiple of {length} for {players}-player games, "
+    "so that every bot meets every deal from every seat."
+)
+
+
+@dataclass(frozen=True)
+class ScheduledMatch:
+    """One duplicate set: ``games`` are seatings that all use the deals of ``seed``."""
+
+    number: int
+    round: int
+    participants: tuple
+    seed: int
+    games: tuple[tuple, ...]
+
+
+def set_length(players: int) -> int:
+    """How many games make one duplicate set: one per seat of the rotation."""
+    if players not in TABLE_SIZES:
+        raise ValueError(ERROR_TABLE_SIZE)
+    return 3 if players == 3 else 2
+
+
+def minimum_bots(players: int) -> int:
+    """Partnership leagues seat two bots (one per team); the others one bot per seat."""
+    return 2 if players == 4 else players
+
+
+def schedule_errors(*, bot_count: int, players: int, games_per_pairing: int) -> dict[str, str]:
+    """Field → message for every reason these settings cannot be scheduled (empty when fine)."""
+    if players not in TABLE_SIZES:
+        return {"players": ERROR_TABLE_SIZE}
+    errors = {}
+    length = set_length(players)
+    if games_per_pairing < 1 or games_per_pairing % length:
+        errors["games_per_pairing"] = ERROR_GAMES_PER_PAIRING.format(length=length, players=players)
+    if bot_count < minimum_bots(players):
+        errors["bots"] = ERROR_TOO_FEW_BOTS.format(minimum=minimum_bots(players), players=players)
+    return errors
+
+
+def circle_rounds(entrants: Sequence[T]) -> list[list[tuple[T, T]]]:
+    """A full round robin by the circle method: every entrant meets every other once.
+
+    The first entrant stays put while the others turn around it; with an odd number one slot is
+    a bye. Home and away alternate for the fixed entrant so no one always sits first.
+    """
+    slots: list[T | None] = list(entrants)
+    if len(slots) % 2:
+        slots.append(None)
+    count = len(slots)
+    rounds = []
+    for number in range(count - 1):
+        pairs = []
+        for i in range(count // 2):
+            a, b = slots[i], slots[count - 1 - i]
+            if a is None or b is None:
+                continue
+            if i == 0 and number % 2:
+                a, b = b, a
+            pairs.append((a, b))
+        rounds.append(pairs)
+        slots = [slots[0], slots[-1], *slots[1:-1]]
+    return rounds
+
+
+def table_rounds(entrants: Sequence[T], size: int = 3) -> list[list[tuple[T, ...]]]:
+    """Every ``size``-entrant table once, packed greedily into rounds where nobody plays twice."""
+    remaining = list(itertools.combinations(entrants, size))
+    rounds = []
+    while remaining:
+        busy: set[T] = set()
+        this_round, later = [], []
+        for table in remaining:
+            if busy.isdisjoint(table):
+                this_round.append(table)
+                busy.update(table)
+            else:
+                later.append(table)
+        rounds.append(this_round)
+        remaining = later
+    return rounds
+
+
+def duplicate_seatings(participants: Sequence[T], players: int, set_index: int = 0) -> list[tuple]:
+    """The seatings of one duplicate set, each using the same deals.
+
+    Two players swap seats. Three players rotate through all three seats; odd-numbered sets
+    reverse the order of play, so over two sets each bot also plays both before and after each
+    opponent. Partnerships swap which team (seats 0 and 2, or 1 and 3) each bot fields.
+    """
+    if players == 2:
+        a, b = participants
+        return [(a, b), (b, a)]
+    if players == 3:
+        order = list(participants)
+        if set_index % 2:
+            order = [order[0], order[2], order[1]]
+        return [tuple(order[i:] + order[:i]) for i in range(3)]
+    if players == 4:
+        a, b = participants
+        return [(a, b, a, b), (b, a, b, a)]
+    raise ValueError(ERROR_TABLE_SIZE)
+
+
+def match_seed(league_seed: int, number: int) -> int:
+    """A stable seed per match: the same league replays the same deals, different matches differ."""
+    digest = hashlib.blake2b(f"{league_seed}:{number}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & MAX_SEED
+
+
+def build_schedule(
+    entrants: Sequence[T], *, players: int, games_per_pairing: int, seed: int
+) -> list[ScheduledMatch]:
+    """Every match of a league, in play order: round by round, duplicate set by set."""
+    errors = schedule_errors(
+        bot_count=len(set(entrants)), players=players, games_per_pairing=games_per_pairing
+    )
+    if len(set(entrants)) != len(entrants):
+        errors["bots"] = ERROR_DUPLICATE_BOTS
+    if errors:
+        raise ValueError("; ".join(errors.values()))
+    rounds = table_rounds(entrants, 3) if players == 3 else circle_rounds(entrants)
+    sets = games_per_pairing // set_length(players)
+    matches = []
+    for round_number, tables in enumerate(rounds, start=1):
+        for set_index in range(sets):
+            for table in tables:
+                number = len(matches) + 1
+                matches.append(
+                    ScheduledMatch(
+                        number=number,
+                        round=round_number,
+                        participants=tuple(table),
+                        seed=match_seed(seed, number),
+                        games=tuple(duplicate_seatings(table, players, set_index)),
+                    )
+                )
+    return matches

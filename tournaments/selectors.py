@@ -1,0 +1,213 @@
+"""Reads that take more than one query: league standings, crosstable, progress, ratings.
+
+Standings are computed from the league's finished games on every read; a league has at most a few
+thousand games, and the figures can then never disagree with the games they come from.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet, Sum
+
+from tournaments.elo import pairwise_score, performance, standing_key
+from tournaments.models import Bot, Game, League, Rating, RatingChange
+from tournaments.services.ratings import game_participants
+
+
+def _team_of_seat(league: League) -> list[int]:
+    return [0, 1, 0, 1] if league.players == 4 else list(range(league.players))
+
+
+@dataclass
+class _GameFacts:
+    match_id: int
+    participants: list[tuple[int, int]]  # (bot id, team)
+    keys: list[tuple]
+    winner: int | None
+    totals: list[int]
+
+
+def _finished_games(league: League) -> list[_GameFacts]:
+    teams = _team_of_seat(league)
+    facts = []
+    games = league.games.filter(status=Game.Status.FINISHED).order_by("id")
+    for game in games.only("id", "match_id", "seating", "winner", "totals", "forfeit"):
+        participants = game_participants(game, teams)
+        forfeit_team = None if game.forfeit is None else teams[game.forfeit]
+        keys = [
+            standing_key(won=game.winner == t, forfeited=forfeit_team == t, total=game.totals[t])
+            for _, t in participants
+        ]
+        facts.append(_GameFacts(game.match_id, participants, keys, game.winner, game.totals))
+    return facts
+
+
+@dataclass
+class Standing:
+    bot_id: int
+    bot: str
+    points: float = 0.0
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points_for: int = 0
+    points_against: int = 0
+    faults: int = 0
+    sets_won: int = 0
+    sets_drawn: int = 0
+    sets_lost: int = 0
+    rating: Decimal | None = None
+    elo: float | None = None
+    elo_low: float | None = None
+    elo_high: float | None = None
+    pairwise: list[int] = field(default_factory=lambda: [0, 0, 0])  # wins, draws, losses
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("pairwise")
+        return data
+
+
+def _set_results(games: list[_GameFacts]) -> dict[int, dict[int, str]]:
+    """Each duplicate set's outcome per bot: "won", "drawn" or "lost".
+
+    Within a set every bot played the same deals, so the set goes to the bot with most games won,
+    then most game points; bots level at the top share it as a draw.
+    """
+    by_match: dict[int, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for game in games:
+        for bot_id, team in game.participants:
+            tally = by_match[game.match_id][bot_id]
+            tally[0] += 1 if game.winner == team else 0.5 if game.winner is None else 0
+            tally[1] += game.totals[team]
+    outcomes: dict[int, dict[int, str]] = {}
+    for match_id, tallies in by_match.items():
+        best = max(tuple(t) for t in tallies.values())
+        leaders = [bot for bot, t in tallies.items() if tuple(t) == best]
+        outcomes[match_id] = {
+            bot: ("won" if len(leaders) == 1 else "drawn") if bot in leaders else "lost"
+            for bot in tallies
+        }
+    return outcomes
+
+
+def league_standings(league: League) -> list[dict[str, Any]]:
+    """One row per entered bot, best first: points (1 a win, ½ a draw), then game points."""
+    bots = dict(league.bots.values_list("id", "name"))
+    rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots.items()}
+    games = _finished_games(league)
+    for game in games:
+        for (bot_id, team), key in zip(game.participants, game.keys, strict=True):
+            row = rows[bot_id]
+            row.games += 1
+            if game.winner is None:
+                row.draws += 1
+                row.points += 0.5
+            elif game.winner == team:
+                row.wins += 1
+                row.points += 1
+            else:
+                row.losses += 1
+            row.points_for += game.totals[team]
+            row.points_against += sum(game.totals) - game.totals[team]
+            for other, other_key in zip(game.participants, game.keys, strict=True):
+                if other[0] != bot_id:
+                    row.pairwise[{1.0: 0, 0.5: 1, 0.0: 2}[pairwise_score(key, other_key)]] += 1
+    for outcomes in _set_results(games).values():
+        for bot_id, outcome in outcomes.items():
+            setattr(rows[bot_id], f"sets_{outcome}", getattr(rows[bot_id], f"sets_{outcome}") + 1)
+    faults = (
+        league.games.filter(status=Game.Status.FINISHED)
+        .values("seats__bot_id")
+        .annotate(total=Sum("seats__faults"))
+    )
+    for item in faults:
+        if item["seats__bot_id"] in rows:
+            rows[item["seats__bot_id"]].faults = item["total"] or 0
+    ratings = dict(
+        Rating.objects.filter(pool=league.pool, bot_id__in=rows).values_list("bot_id", "rating")
+    )
+    for row in rows.values():
+        row.rating = ratings.get(row.bot_id)
+        estimate = performance(wins=row.pairwise[0], draws=row.pairwise[1], losses=row.pairwise[2])
+        if estimate is not None:
+            row.elo, row.elo_low, row.elo_high = estimate.elo, estimate.low, estimate.high
+    ordered = sorted(
+        rows.values(),
+        key=lambda r: (-r.points, -(r.points_for - r.points_against), -r.points_for, r.bot),
+    )
+    return [row.as_dict() for row in ordered]
+
+
+def league_crosstable(league: League) -> dict[str, Any]:
+    """Pairwise results: ``rows[i]["cells"][j]`` is bot i's score against bot j over its games.
+
+    In 3-bot games each pair of bots counts as meeting once per game (by standing), and in
+    partnership games the two bots of a table meet as opponents.
+    """
+    bots = list(league.bots.order_by("name").values_list("id", "name"))
+    cells: dict[int, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
+    for game in _finished_games(league):
+        for (bot_id, _), key in zip(game.participants, game.keys, strict=True):
+            for (other_id, _), other_key in zip(game.participants, game.keys, strict=True):
+                if other_id != bot_id:
+                    cell = cells[bot_id][other_id]
+                    cell[0] += pairwise_score(key, other_key)
+                    cell[1] += 1
+    return {
+        "bots": [{"id": bot_id, "name": name} for bot_id, name in bots],
+        "rows": [
+            {
+                "bot": bot_id,
+                "cells": [
+                    None
+                    if other_id == bot_id
+                    else {"score": cells[bot_id][other_id][0], "games": cells[bot_id][other_id][1]}
+                    for other_id, _ in bots
+                ],
+            }
+            for bot_id, _ in bots
+        ],
+    }
+
+
+def league_progress(league: League) -> dict[str, int]:
+    """Games done (finished or aborted) out of all scheduled, and bot faults so far."""
+    counts = league.games.aggregate(
+        total=Count("id"),
+        done=Count("id", filter=~Q(status=Game.Status.PENDING)),
+        aborted=Count("id", filter=Q(status=Game.Status.ABORTED)),
+        faults=Sum("faults"),
+    )
+    return {
+        "done": counts["done"],
+        "total": counts["total"],
+        "aborted": counts["aborted"],
+        "faults": counts["faults"] or 0,
+    }
+
+
+def rankings(pool: str) -> QuerySet[Rating]:
+    """The public ladder of a pool, best first; bots without a rated game in it are absent."""
+    return (
+        Rating.objects.filter(pool=pool, games__gt=0)
+        .select_related("bot")
+        .order_by("-rating", "bot__name")
+    )
+
+
+def rating_pools() -> list[str]:
+    return list(Rating.objects.order_by("pool").values_list("pool", flat=True).distinct())
+
+
+def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingChange]:
+    """Every rating change of a bot in application order, for charts."""
+    changes = RatingChange.objects.filter(bot=bot).select_related("game__league")
+    if pool:
+        changes = changes.filter(pool=pool)
+    return changes.order_by("id")

@@ -1,0 +1,1 @@
+"""Writes of the tournaments app, one module per area (HackSoft style ``<noun>_<verb>``)."""

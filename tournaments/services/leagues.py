@@ -1,0 +1,331 @@
+"""Creating leagues, enrolling bots, and moving a league through its life.
+
+open → running ⇄ paused → finished, and cancelled from any unfinished state. Starting a league
+writes its whole schedule (matches, games, seats) in one transaction and enqueues one task per
+match once that transaction commits; the league finishes when the last match does.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine import Ruleset, RulesetError
+from games.faults import DEFAULT_MAX_FAULTS
+from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
+from tournaments.scheduling import build_schedule, minimum_bots, schedule_errors, set_length
+from tournaments.services.bots import bots_schedulable
+
+ERROR_NOT_CREATOR = "Only the league's creator may do this."
+ERROR_NOT_BOT_OWNER = "You may enrol only your own bots."
+ERROR_NOT_OPEN = "Bots may be enrolled only while the league is open."
+ERROR_ALREADY_ENTERED = "This bot is already entered in the league."
+ERROR_BOT_NOT_ACTIVE = "Bot {name} is paused or unhealthy and cannot be entered."
+ERROR_UNKNOWN_BOTS = "Unknown bot ids: {ids}."
+ERROR_RULESET_PLAYERS = "Set the table size with 'players', not in the ruleset options."
+ERROR_TRANSITION = "A league that is {status} cannot be {action}."
+ERROR_MOVE_TIMEOUT = "move_timeout_ms must be between {low} and {high}."
+ERROR_MAX_FAULTS = "max_faults must be between {low} and {high}."
+
+MOVE_TIMEOUT_RANGE = (10, 60_000)
+MAX_FAULTS_RANGE = (0, 100)
+UNFINISHED = (League.Status.OPEN, League.Status.RUNNING, League.Status.PAUSED)
+
+
+def pool_name(ruleset: Ruleset, players: int) -> str:
+    """Rating pools split by rules and table size: an Elo from duels says little about trios."""
+    return f"{ruleset.name}/{players}p"
+
+
+def league_ruleset(league: League) -> Ruleset:
+    return Ruleset.from_dict(league.ruleset)
+
+
+def _resolve_ruleset(name: str, options: Mapping[str, Any] | None, players: int) -> Ruleset:
+    options = dict(options or {})
+    if "players" in options or "teams" in options:
+        raise ValidationError({"ruleset": [ERROR_RULESET_PLAYERS]})
+    options.update(players=players, teams=players == 4)
+    try:
+        return Ruleset.from_preset(name, options)
+    except RulesetError as error:
+        raise ValidationError({"ruleset": error.problems}) from None
+
+
+def _check_range(value: int, bounds: tuple[int, int], message: str) -> list[str]:
+    low, high = bounds
+    return [] if low <= value <= high else [message.format(low=low, high=high)]
+
+
+def _bots_for_entry(bot_ids: Iterable[int]) -> list[Bot]:
+    ids = list(dict.fromkeys(bot_ids))
+    bots = {bot.id: bot for bot in Bot.objects.filter(id__in=ids)}
+    missing = [str(i) for i in ids if i not in bots]
+    if missing:
+        raise ValidationError({"bots": [ERROR_UNKNOWN_BOTS.format(ids=", ".join(missing))]})
+    fit = set(bots_schedulable().filter(id__in=ids).values_list("id", flat=True))
+    paused = [bots[i].name for i in ids if i not in fit]
+    if paused:
+        raise ValidationError({"bots": [ERROR_BOT_NOT_ACTIVE.format(name=n) for n in paused]})
+    return [bots[i] for i in ids]
+
+
+@transaction.atomic
+def league_create(
+    *,
+    creator: Any,
+    name: str,
+    ruleset_name: str = "classic",
+    ruleset_options: Mapping[str, Any] | None = None,
+    players: int = 2,
+    games_per_pairing: int | None = None,
+    move_timeout_ms: int = 1000,
+    max_faults: int = DEFAULT_MAX_FAULTS,
+    rated: bool = True,
+    bot_ids: Iterable[int] = (),
+    ladder: bool = False,
+) -> League:
+    """Create an open league and enter ``bot_ids`` (any active bots: rankings are public).
+
+    ``games_per_pairing`` defaults to one duplicate set (2 games, or 3 for 3-bot tables).
+    Raises ``ValidationError`` with a message per field.
+    """
+    errors: dict[str, list[str]] = {}
+    games_per_pairing = games_per_pairing or (set_length(players) if players in (2, 3, 4) else 2)
+    for field, message in schedule_errors(
+        bot_count=minimum_bots(players) if players in (2, 3, 4) else 0,
+        players=players,
+        games_per_pairing=games_per_pairing,
+    ).items():
+        errors[field] = [message]
+    if timeout_errors := _check_range(move_timeout_ms, MOVE_TIMEOUT_RANGE, ERROR_MOVE_TIMEOUT):
+        errors["move_timeout_ms"] = timeout_errors
+    if fault_errors := _check_range(max_faults, MAX_FAULTS_RANGE, ERROR_MAX_FAULTS):
+        errors["max_faults"] = fault_errors
+    if errors:
+        raise ValidationError(errors)
+    ruleset = _resolve_ruleset(ruleset_name, ruleset_options, players)
+    bots = _bots_for_entry(bot_ids)
+    league = League.objects.create(
+        name=name,
+        creator=creator,
+        ruleset=ruleset.to_dict(),
+        pool=pool_name(ruleset, players),
+        players=players,
+        games_per_pairing=games_per_pairing,
+        move_timeout_ms=move_timeout_ms,
+        max_faults=max_faults,
+        rated=rated,
+        ladder=ladder,
+        seed=secrets.randbits(63),
+    )
+    LeagueEntry.objects.bulk_create(LeagueEntry(league=league, bot=bot) for bot in bots)
+    return league
+
+
+def _locked_league(league_id: int) -> League:
+    return League.objects.select_for_update().get(pk=league_id)
+
+
+def _require_creator(league: League, user: Any) -> None:
+    if league.creator_id != user.pk:
+        raise PermissionDenied(ERROR_NOT_CREATOR)
+
+
+def _require_status(league: League, allowed: Iterable[str], action: str) -> None:
+    if league.status not in allowed:
+        raise ValidationError(ERROR_TRANSITION.format(status=league.status, action=action))
+
+
+@transaction.atomic
+def league_enrol(*, league_id: int, bot_id: int, user: Any) -> LeagueEntry:
+    """An owner enters one of their own active bots into an open league."""
+    league = _locked_league(league_id)
+    bot = Bot.objects.get(pk=bot_id)
+    if bot.owner_id != user.pk:
+        raise PermissionDenied(ERROR_NOT_BOT_OWNER)
+    if league.status != League.Status.OPEN:
+        raise ValidationError({"league": [ERROR_NOT_OPEN]})
+    if not bots_schedulable().filter(pk=bot.pk).exists():
+        raise ValidationError({"bot": [ERROR_BOT_NOT_ACTIVE.format(name=bot.name)]})
+    if LeagueEntry.objects.filter(league=league, bot=bot).exists():
+        raise ValidationError({"bot": [ERROR_ALREADY_ENTERED]})
+    return LeagueEntry.objects.create(league=league, bot=bot)
+
+
+def _write_schedule(league: League) -> list[int]:
+    """Create every match, game and seat of the league; returns the match ids in play order."""
+    ruleset = league_ruleset(league)
+    bot_ids = list(league.entries.order_by("id").values_list("bot_id", flat=True))
+    errors = schedule_errors(
+        bot_count=len(bot_ids), players=league.players, games_per_pairing=league.games_per_pairing
+    )
+    if errors:
+        raise ValidationError({field: [message] for field, message in errors.items()})
+    schedule = build_schedule(
+        bot_ids,
+        players=league.players,
+        games_per_pairing=league.games_per_pairing,
+        seed=league.seed,
+    )
+    matches = Match.objects.bulk_create(
+        Match(league=league, number=m.number, round=m.round, seed=m.seed) for m in schedule
+    )
+    Match.bots.through.objects.bulk_create(
+        Match.bots.through(match_id=match.id, bot_id=bot_id)
+        for match, planned in zip(matches, schedule, strict=True)
+        for bot_id in planned.participants
+    )
+    games = Game.objects.bulk_create(
+        Game(league=league, match=match, number=n, seed=match.seed, seating=list(seating))
+        for match, planned in zip(matches, schedule, strict=True)
+        for n, seating in enumerate(planned.games, start=1)
+    )
+    Seat.objects.bulk_create(
+        Seat(game=game, seat=seat, team=ruleset.team_of(seat), bot_id=bot_id)
+        for game in games
+        for seat, bot_id in enumerate(game.seating)
+    )
+    return [match.id for match in matches]
+
+
+def _enqueue_on_commit(match_ids: list[int]) -> None:
+    from tournaments.tasks import enqueue_matches
+
+    transaction.on_commit(lambda: enqueue_matches(match_ids))
+
+
+@transaction.atomic
+def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = True) -> League:
+    """Schedule every match and hand them to the workers. ``user`` None: the system (ladder).
+
+    ``enqueue=False`` leaves the matches for the caller to play (``league_run --inline``).
+    """
+    league = _locked_league(league_id)
+    if user is not None:
+        _require_creator(league, user)
+    _require_status(league, [League.Status.OPEN], "started")
+    match_ids = _write_schedule(league)
+    league.status = League.Status.RUNNING
+    league.started_at = timezone.now()
+    league.save(update_fields=["status", "started_at"])
+    if enqueue:
+        _enqueue_on_commit(match_ids)
+    return league
+
+
+@transaction.atomic
+def league_pause(*, league_id: int, user: Any) -> League:
+    """Stop handing out matches; games already being played finish and count."""
+    league = _locked_league(league_id)
+    _require_creator(league, user)
+    _require_status(league, [League.Status.RUNNING], "paused")
+    league.status = League.Status.PAUSED
+    league.save(update_fields=["status"])
+    return league
+
+
+@transaction.atomic
+def league_resume(*, league_id: int, user: Any) -> League:
+    """Enqueue again every match a pause left waiting."""
+    league = _locked_league(league_id)
+    _require_creator(league, user)
+    _require_status(league, [League.Status.PAUSED], "resumed")
+    league.status = League.Status.RUNNING
+    league.save(update_fields=["status"])
+    pending = list(
+        league.matches.filter(status=Match.Status.PENDING)
+        .order_by("number")
+        .values_list("id", flat=True)
+    )
+    _enqueue_on_commit(pending)
+    transaction.on_commit(lambda: league_finish_if_done(league_id=league.id))
+    return league
+
+
+@transaction.atomic
+def league_cancel(*, league_id: int, user: Any) -> League:
+    """Drop the matches not yet begun; finished games (and their ratings) stay."""
+    league = _locked_league(league_id)
+    _require_creator(league, user)
+    _require_status(league, UNFINISHED, "cancelled")
+    league.status = League.Status.CANCELLED
+    league.finished_at = timezone.now()
+    league.save(update_fields=["status", "finished_at"])
+    league.matches.filter(status=Match.Status.PENDING).update(status=Match.Status.CANCELLED)
+    return league
+
+
+@transaction.atomic
+def league_finish_if_done(*, league_id: int) -> bool:
+    """Mark a running league finished once no match is left to play. Safe to call any time.
+
+    This check runs after every match, under the league's row lock, so the last of several
+    matches finishing together is the one that sees none left; no chord result is needed.
+    """
+    league = _locked_league(league_id)
+    if league.status != League.Status.RUNNING:
+        return False
+    if league.matches.filter(status__in=[Match.Status.PENDING, Match.Status.RUNNING]).exists():
+        return False
+    league.status = League.Status.FINISHED
+    league.finished_at = timezone.now()
+    league.save(update_fields=["status", "finished_at"])
+    return True
+
+
+LADDER_USERNAME = "ladder"
+DEFAULT_LADDER_POOLS = ("classic/2p",)
+
+
+def ladder_pools() -> list[str]:
+    """Pools the standing ladder serves (setting ``ESCOBA_LADDER_POOLS``, e.g. classic/2p)."""
+    return list(getattr(settings, "ESCOBA_LADDER_POOLS", DEFAULT_LADDER_POOLS))
+
+
+def system_user(username: str) -> Any:
+    """An account owning what the system makes (ladder leagues, demo bots); it cannot log in."""
+    user, created = get_user_model().objects.get_or_create(
+        username=username, defaults={"is_active": False}
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def ladder_start() -> list[League]:
+    """Start a rated league among all schedulable bots (active, not unhealthy) of each pool.
+
+    A pool whose previous ladder league is still being played is skipped, so a slow league never
+    piles up behind itself; so is a pool without enough healthy bots.
+    """
+    started = []
+    for pool in ladder_pools():
+        ruleset_name, _, size = pool.partition("/")
+        players = int(size.rstrip("p"))
+        if League.objects.filter(
+            ladder=True, pool=pool, status__in=[League.Status.OPEN, League.Status.RUNNING]
+        ).exists():
+            continue
+        bot_ids = list(bots_schedulable().order_by("id").values_list("id", flat=True))
+        if len(bot_ids) < minimum_bots(players):
+            continue
+        with transaction.atomic():
+            league = league_create(
+                creator=system_user(LADDER_USERNAME),
+                name=f"Ladder {pool} {timezone.now():%Y-%m-%d %H:%M}",
+                ruleset_name=ruleset_name,
+                players=players,
+                bot_ids=bot_ids,
+                ladder=True,
+            )
+            started.append(league_start(league_id=league.id))
+    return started

@@ -1,0 +1,308 @@
+"""Playing a match: load and lock it, play its unfinished games, store each result as it comes.
+
+Games are I/O bound on bots, so every worker process keeps one asyncio event loop in a background
+thread, with one shared ``games.caller.Caller`` (keep-alive connections per bot, shared by every
+game in the process). A match task, running in a worker thread, hands its games to that loop and
+stores each finished game from its own thread, where the Django ORM may be used. With
+``--pool threads --concurrency N`` a worker has N matches, 2N games, in flight at once.
+
+Restarts: nothing of a game is written until it is over, and then its result, seats and rating
+changes are written in one transaction that first locks the game row and returns if the game is
+already finished. So a match whose worker died restarts by replaying its unfinished games from
+their seeds, finished games stay as they were, and no game is stored or rated twice even when two
+deliveries of the same task overlap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import logging
+import os
+import threading
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games.caller import Caller
+from games.engine import Ruleset
+from games.runner import BotEndpoint, GameRecord, play_game
+from tournaments.models import Bot, Game, League, Match, Seat
+from tournaments.services.leagues import league_finish_if_done
+from tournaments.services.ratings import rating_apply_game
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MATCH_TIME_LIMIT_S = 300
+
+
+def match_time_limit() -> float:
+    """Seconds a match may take before its unfinished games are aborted (setting
+    ``ESCOBA_MATCH_TIME_LIMIT_S``); the task's own Celery limits sit just above it."""
+    return float(getattr(settings, "ESCOBA_MATCH_TIME_LIMIT_S", DEFAULT_MATCH_TIME_LIMIT_S))
+
+
+@dataclass(frozen=True)
+class GamePlan:
+    game_id: int
+    seed: int
+    bots: list[BotEndpoint]
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    match_id: int
+    league_id: int
+    ruleset: Ruleset
+    timeout_ms: int
+    max_faults: int
+    games: list[GamePlan]
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    status: str
+    played: int = 0
+    stored: int = 0
+    aborted: int = 0
+
+
+class _GameLoop:
+    """The worker process's event loop thread and its shared caller, started on first use.
+
+    The pid check makes a forked pool child start its own loop rather than use its parent's.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._caller: Caller | None = None
+
+    def _ensure(self) -> tuple[asyncio.AbstractEventLoop, Caller]:
+        with self._lock:
+            if self._pid != os.getpid() or self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="escoba-games", daemon=True)
+                thread.start()
+                self._loop, self._pid = loop, os.getpid()
+                self._caller = Caller(allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS)
+                atexit.register(self._close)
+            return self._loop, self._caller
+
+    def _close(self) -> None:
+        """Close the bots' keep-alive connections at exit, so none is left dangling."""
+        if self._loop is None or self._caller is None or self._pid != os.getpid():
+            return
+        closing = asyncio.run_coroutine_threadsafe(self._caller.aclose(), self._loop)
+        try:
+            closing.result(timeout=2)
+        except Exception:  # exiting anyway: a bot that will not close must not block it
+            logger.debug("closing the bot connections failed", exc_info=True)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+
+    def submit(self, plan: MatchPlan, game: GamePlan) -> concurrent.futures.Future:
+        loop, caller = self._ensure()
+        coroutine = play_game(
+            ruleset=plan.ruleset,
+            seed=game.seed,
+            bots=game.bots,
+            game_id=game.game_id,
+            match_id=plan.match_id,
+            timeout_ms=plan.timeout_ms,
+            caller=caller,
+            max_faults=plan.max_faults,
+        )
+        return asyncio.run_coroutine_threadsafe(coroutine, loop)
+
+
+_games_loop = _GameLoop()
+
+
+@transaction.atomic
+def match_begin(*, match_id: int, worker: str = "") -> MatchPlan | None:
+    """Lock the match and say which games to play, or None when there is nothing to do.
+
+    A finished or cancelled match, or one whose league is not running (paused: resuming enqueues
+    it again), is left alone. Otherwise the match is marked running and its unfinished games,
+    all of them pending because nothing of a game is stored before its end, are planned afresh.
+    """
+    match = Match.objects.select_for_update(of=("self",)).select_related("league").get(pk=match_id)
+    league = match.league
+    if match.status in (Match.Status.FINISHED, Match.Status.CANCELLED):
+        return None
+    if league.status == League.Status.CANCELLED:
+        match.status = Match.Status.CANCELLED
+        match.save(update_fields=["status"])
+        return None
+    if league.status != League.Status.RUNNING:
+        return None
+    match.status = Match.Status.RUNNING
+    match.attempts += 1
+    match.started_at = timezone.now()
+    match.worker = worker
+    match.save(update_fields=["status", "attempts", "started_at", "worker"])
+    games = list(match.games.filter(status=Game.Status.PENDING).order_by("number"))
+    bot_ids = {bot_id for game in games for bot_id in game.seating}
+    bots = {
+        bot.id: BotEndpoint(url=bot.url, secret=bot.secret, name=bot.name)
+        for bot in Bot.objects.filter(id__in=bot_ids)
+    }
+    Game.objects.filter(id__in=[g.id for g in games]).update(started_at=match.started_at)
+    return MatchPlan(
+        match_id=match.id,
+        league_id=league.id,
+        ruleset=Ruleset.from_dict(league.ruleset),
+        timeout_ms=league.move_timeout_ms,
+        max_faults=league.max_faults,
+        games=[
+            GamePlan(game_id=g.id, seed=g.seed, bots=[bots[b] for b in g.seating]) for g in games
+        ],
+    )
+
+
+def _seat_stats(record: GameRecord) -> dict[int, dict[str, Any]]:
+    """Moves, faults and latency per seat, from the log's plays and the runner's meta."""
+    latencies: dict[int, list[float]] = defaultdict(list)
+    moves: Counter[int] = Counter()
+    for round_log, round_meta in zip(record.log["rounds"], record.meta, strict=False):
+        for play, meta in zip(round_log["plays"], round_meta, strict=False):
+            moves[play["seat"]] += 1
+            if meta.get("latency_ms") is not None:
+                latencies[play["seat"]].append(meta["latency_ms"])
+    faults = Counter(fault["seat"] for fault in record.faults)
+    stats = {}
+    for seat in set(moves) | set(faults):
+        seat_latencies = latencies.get(seat, [])
+        stats[seat] = {
+            "moves": moves[seat],
+            "faults": faults[seat],
+            "latency_mean_ms": sum(seat_latencies) / len(seat_latencies)
+            if seat_latencies
+            else None,
+            "latency_max_ms": max(seat_latencies) if seat_latencies else None,
+        }
+    return stats
+
+
+@transaction.atomic
+def game_finish(*, game_id: int, record: GameRecord) -> bool:
+    """Store a finished game, its seats' figures and its rating changes in one transaction.
+
+    Returns False, changing nothing, when the game was already stored (a second delivery of the
+    same task); this check under the row lock is what makes "rated once" hold.
+    """
+    game = Game.objects.select_for_update(of=("self",)).select_related("league").get(pk=game_id)
+    if game.status != Game.Status.PENDING:
+        return False
+    result = record.log["result"]
+    game.status = Game.Status.FINISHED
+    game.winner = result["winner"]
+    game.totals = result["totals"]
+    game.reason = result["reason"]
+    game.forfeit = result["forfeit_seat"]
+    game.moves = sum(len(round_meta) for round_meta in record.meta)
+    game.faults = len(record.faults)
+    game.log = record.log
+    game.record = {"meta": record.meta, "faults": record.faults}
+    game.finished_at = timezone.now()
+    game.save()
+    stats = _seat_stats(record)
+    seats = list(game.seats.all())
+    for seat in seats:
+        for name, value in stats.get(seat.seat, {}).items():
+            setattr(seat, name, value)
+    Seat.objects.bulk_update(seats, ["moves", "faults", "latency_mean_ms", "latency_max_ms"])
+    rating_apply_game(game=game)
+    return True
+
+
+@transaction.atomic
+def game_abort(*, game_id: int, reason: str) -> bool:
+    """Close a game that ran past the match's time limit: no result, not rated."""
+    game = Game.objects.select_for_update().get(pk=game_id)
+    if game.status != Game.Status.PENDING:
+        return False
+    game.status = Game.Status.ABORTED
+    game.reason = reason
+    game.finished_at = timezone.now()
+    game.save(update_fields=["status", "reason", "finished_at"])
+    return True
+
+
+@transaction.atomic
+def match_finish(*, match_id: int) -> bool:
+    """Mark the match finished once none of its games is pending."""
+    match = Match.objects.select_for_update().get(pk=match_id)
+    if match.status != Match.Status.RUNNING:
+        return False
+    if match.games.filter(status=Game.Status.PENDING).exists():
+        return False
+    match.status = Match.Status.FINISHED
+    match.finished_at = timezone.now()
+    match.save(update_fields=["status", "finished_at"])
+    return True
+
+
+def match_play(*, match_id: int, worker: str = "") -> MatchOutcome:
+    """Play a match to the end (see the module docstring); safe to call again at any time.
+
+    A game the runner could not finish (a defect of ours: bots cannot make it raise) or that ran
+    past the time limit is aborted, so one broken game cannot hold up its league. A database
+    error while storing propagates (the task retries it); games still in flight are cancelled.
+    """
+    plan = match_begin(match_id=match_id, worker=worker)
+    if plan is None:
+        return MatchOutcome(status="skipped")
+    futures = {_games_loop.submit(plan, game): game for game in plan.games}
+    stored = aborted = 0
+    try:
+        for future in concurrent.futures.as_completed(futures, timeout=match_time_limit()):
+            game = futures[future]
+            try:
+                record = future.result()
+            except Exception:
+                logger.exception("game %s of match %s failed", game.game_id, match_id)
+                aborted += game_abort(game_id=game.game_id, reason="error")
+                continue
+            stored += game_finish(game_id=game.game_id, record=record)
+    except concurrent.futures.TimeoutError:
+        for future, game in futures.items():
+            if not future.done():
+                future.cancel()
+                aborted += game_abort(game_id=game.game_id, reason="time_limit")
+        logger.warning("match %s: %s games aborted at the time limit", match_id, aborted)
+    finally:
+        for future in futures:
+            future.cancel()
+    match_finish(match_id=match_id)
+    league_finish_if_done(league_id=plan.league_id)
+    return MatchOutcome(status="played", played=len(plan.games), stored=stored, aborted=aborted)
+
+
+def matches_recover(*, worker: str) -> list[int]:
+    """Enqueue again the matches a worker was playing when it died; call when it starts again.
+
+    A worker that starts under a name has no task running yet, so every running match stamped
+    with that name was cut off. The broker would redeliver them too, but only after its
+    visibility timeout; this brings them back at once (a late redelivery is then skipped).
+    """
+    from tournaments.tasks import enqueue_matches
+
+    with transaction.atomic():
+        ids = list(
+            Match.objects.filter(
+                status=Match.Status.RUNNING, worker=worker, league__status=League.Status.RUNNING
+            )
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        transaction.on_commit(lambda: enqueue_matches(ids))
+    if ids:
+        logger.warning("worker %s restarted: playing %s cut-off matches again", worker, len(ids))
+    return ids

@@ -1,0 +1,98 @@
+"""Celery tasks of leagues: thin, ids in, idempotent; the work is in ``tournaments.services``.
+
+``leagues.play_match`` is one task per match (one duplicate set of games), never per move or per
+game: a task costs milliseconds of CPU, a game hundreds of bot calls. It is acknowledged only
+after it ran (``acks_late``) and requeued if its worker dies, which is safe because playing a
+match is idempotent (``services.matches``). Only our own infrastructure failing, the database or
+Redis, is retried, with backoff; bot faults never raise.
+
+Run workers with ``--pool threads --concurrency 32`` (or more): a match spends its time waiting
+for bots, and every match of a worker shares one event loop (``services.matches``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import redis.exceptions
+from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
+from django.db import OperationalError
+from kombu.exceptions import OperationalError as BrokerError
+
+from tournaments.models import BotCheck
+from tournaments.services.bots import bot_check, bots_due_for_check
+from tournaments.services.leagues import ladder_start
+from tournaments.services.matches import DEFAULT_MATCH_TIME_LIMIT_S, match_play, matches_recover
+
+INFRASTRUCTURE_ERRORS = (OperationalError, BrokerError, redis.exceptions.ConnectionError)
+# A scheduled run checks at most this many bots; the rest are due again at the next run.
+CHECKS_PER_RUN = 50
+
+
+@shared_task(
+    name="leagues.play_match",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=5,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    # Above the match's own time limit, which aborts slow games cleanly first. (Celery enforces
+    # these in prefork pools only; in a threads pool the match's own limit is what holds.)
+    soft_time_limit=DEFAULT_MATCH_TIME_LIMIT_S + 30,
+    time_limit=DEFAULT_MATCH_TIME_LIMIT_S + 60,
+)
+def play_match(self, match_id: int) -> dict:
+    outcome = match_play(match_id=match_id, worker=self.request.hostname or "")
+    return {"match": match_id, **outcome.__dict__}
+
+
+def enqueue_matches(match_ids: Iterable[int]) -> None:
+    """Send one ``play_match`` per id, in schedule order. Call it from ``transaction.on_commit``."""
+    for match_id in match_ids:
+        play_match.delay(match_id)
+
+
+@shared_task(name="leagues.recover_matches", autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=5)
+def recover_matches(worker: str) -> list[int]:
+    return matches_recover(worker=worker)
+
+
+@worker_ready.connect
+def _recover_after_restart(sender, **kwargs) -> None:
+    """A worker starting under a name re-enqueues the matches it was playing when it died."""
+    recover_matches.delay(sender.hostname)
+
+
+@shared_task(
+    name="leagues.run_ladder",
+    acks_late=True,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=3,
+    retry_backoff=True,
+)
+def run_ladder() -> list[int]:
+    """The standing ladder (beat): a rated league among the fit bots of each pool."""
+    return [league.id for league in ladder_start()]
+
+
+@shared_task(
+    name="bots.check_due",
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=3,
+    retry_backoff=True,
+    soft_time_limit=240,
+    time_limit=300,
+)
+def check_due_bots() -> list[int]:
+    """Beat: run the protocol check on every bot not checked for a while (health follows)."""
+    every_s = settings.ESCOBA_BOT_CHECK_INTERVAL_S or 3600
+    checked = []
+    for bot in bots_due_for_check(every_s=every_s)[:CHECKS_PER_RUN]:
+        bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE)
+        checked.append(bot.id)
+    return checked

@@ -1,0 +1,53 @@
+"""The {% card %} tag: one card face, the same markup the replay viewer's script builds.
+
+Both decks are in the markup; the page's ``deck-french`` class decides which one shows, so
+switching decks needs no round trip.
+"""
+
+from django import template
+from django.utils.html import format_html
+
+from games.engine import ALL_CARDS, Card, french_label
+
+register = template.Library()
+
+SUIT_NAMES = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
+FACE_NAMES = {8: "sota", 9: "caballo", 10: "rey"}
+
+
+def card_name(card: Card) -> str:
+    """The card's Spanish name for screen readers and tooltips: ``"sota (8) of copas"``."""
+    suit = SUIT_NAMES[card.suit]
+    face = FACE_NAMES.get(card.value)
+    return f"{face} ({card.value}) of {suit}" if face else f"{card.value} of {suit}"
+
+
+@register.simple_tag
+def card(text: str, extra_class: str = "") -> str:
+    """Render the card written ``text`` ("7o") as a small accessible face."""
+    value = Card.from_str(text)
+    french = french_label(value)
+    name = card_name(value)
+    classes = f"card s-{value.suit} {extra_class}".strip()
+    return format_html(
+        '<span class="{}" data-card="{}" role="img" aria-label="{}, {}" title="{} · {}">'
+        '<span class="rank spanish-rank" aria-hidden="true">{}</span>'
+        '<svg class="pip" aria-hidden="true"><use href="#suit-{}"></use></svg>'
+        '<span class="french" aria-hidden="true">{}</span>'
+        '<span class="name" aria-hidden="true">{}</span></span>',
+        classes,
+        text,
+        name,
+        french,
+        name,
+        french,
+        value.value,
+        value.suit,
+        french,
+        FACE_NAMES.get(value.value, SUIT_NAMES[value.suit]),
+    )
+
+
+def french_labels() -> dict[str, str]:
+    """Every card's French label, so the viewer's script shares the engine's one mapping."""
+    return {str(c): french_label(c) for c in ALL_CARDS}
