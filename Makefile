@@ -6,14 +6,26 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test lint venv clean
+.PHONY: run test test-postgres lint venv clean
 
 run: $(INSTALLED)
 	$(BIN)/python -m scripts.run
 
+# The whole suite: everything on SQLite, then what PostgreSQL proves (concurrent rating commits,
+# and the reliability and query-count suites again) against a private PostgreSQL cluster.
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest tests
+	$(MAKE) test-postgres
+
+# Needs the PostgreSQL server binaries (Debian: postgresql-15); .ci/run installs them.
+test-postgres: $(INSTALLED)
+	@test -x /usr/lib/postgresql/15/bin/initdb || { echo "test-postgres: PostgreSQL 15 server binaries are missing (apt-get install postgresql-15)"; exit 1; }
+	export "$$(scripts/postgres.sh start)" && \
+	status=0 && \
+	$(BIN)/python -m pytest -m postgres tests && \
+	$(BIN)/python -m pytest -m "not postgres" tests/reliability tests/performance || status=$$?; \
+	scripts/postgres.sh stop; exit $$status
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .

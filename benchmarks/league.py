@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -145,6 +146,15 @@ async def floor(urls: list[str], moves: int, streams: int) -> float:
         return time.perf_counter() - started
 
 
+def worker_command(number: int, concurrency: int) -> list[str]:
+    return [
+        sys.executable, "-m", "celery", "-A", "config.celery_app", "worker",
+        "--pool", "threads", "--concurrency", str(concurrency),
+        "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+        "--without-heartbeat", "--hostname", f"bench{number}@localhost",
+    ]  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> None:
     from scripts.private_redis import PrivateRedis
 
@@ -169,17 +179,17 @@ def run(args: argparse.Namespace) -> None:
             )  # fmt: skip
             bots, urls = start_bots(env, args.delay_ms)
             children += bots
-            worker = subprocess.Popen(
-                [
-                    sys.executable, "-m", "celery", "-A", "config.celery_app", "worker",
-                    "--pool", "threads", "--concurrency", str(args.concurrency),
-                    "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
-                    "--without-heartbeat", "--hostname", "bench@localhost",
-                ],
-                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-            )  # fmt: skip
-            children.append(worker)
-            measure(args, urls, worker, bots)
+            workers = [
+                subprocess.Popen(
+                    worker_command(number, args.concurrency),
+                    cwd=ROOT,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                )
+                for number in range(args.workers)
+            ]
+            children += workers
+            measure(args, urls, workers, bots)
         finally:
             for child in reversed(children):
                 child.terminate()
@@ -188,6 +198,7 @@ def run(args: argparse.Namespace) -> None:
                     child.wait(10)
                 except subprocess.TimeoutExpired:
                     child.kill()
+            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def cpu_seconds(processes: list[subprocess.Popen]) -> float:
@@ -200,23 +211,24 @@ def cpu_seconds(processes: list[subprocess.Popen]) -> float:
 def measure(
     args: argparse.Namespace,
     urls: dict[str, str],
-    worker: subprocess.Popen,
+    workers: list[subprocess.Popen],
     bot_processes: list[subprocess.Popen],
 ) -> None:
     import django
 
     django.setup()
-    from django.db.models import Max, Min, Sum
+    from django.db.models import F, Max, Min, Sum
 
     from config.celery_app import app
-    from tournaments.models import Game, League
+    from tournaments.models import Game, League, Seat
     from tournaments.services.bots import bot_register
     from tournaments.services.leagues import league_create, league_start, system_user
 
+    names = [f"bench{number}@localhost" for number in range(len(workers))]
     deadline = time.monotonic() + 60
-    while not app.control.ping(destination=["bench@localhost"], timeout=0.5):
-        if time.monotonic() > deadline or worker.poll() is not None:
-            raise SystemExit("the worker did not start")
+    while len(app.control.ping(destination=names, timeout=0.5)) < len(names):
+        if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
+            raise SystemExit("the workers did not start")
     owner = system_user("bench")
     bots = [bot_register(owner=owner, name=name, url=url) for name, url in urls.items()]
     league = league_create(
@@ -226,7 +238,8 @@ def measure(
         games_per_pairing=args.games_per_pairing,
         move_timeout_ms=2000,
     )
-    cpu_before = cpu_seconds([worker])
+    load_before = os.getloadavg()[0]
+    cpu_before = cpu_seconds(workers)
     bots_cpu_before = cpu_seconds(bot_processes)
     started = time.perf_counter()
     league_start(league_id=league.id)
@@ -235,8 +248,9 @@ def measure(
             raise SystemExit("the league did not finish in time")
         time.sleep(0.05)
     wall = time.perf_counter() - started
-    worker_cpu = cpu_seconds([worker]) - cpu_before
+    worker_cpu = cpu_seconds(workers) - cpu_before
     bots_cpu = cpu_seconds(bot_processes) - bots_cpu_before
+    load_after = os.getloadavg()[0]
 
     games = Game.objects.filter(league=league)
     figures = games.aggregate(moves=Sum("moves"), first=Min("started_at"), last=Max("finished_at"))
@@ -246,26 +260,40 @@ def measure(
         for g in games.only("moves", "started_at", "finished_at")
     )
     durations = sorted((g.finished_at - g.started_at).total_seconds() for g in games)
+    # The bots' round trip as the caller timed it, against the time a game spent per move.
+    seats = Seat.objects.filter(game__league=league, latency_mean_ms__isnull=False)
+    round_trip = seats.aggregate(t=Sum(F("latency_mean_ms") * F("moves")))["t"] / moves
+    per_move = sum(durations) / moves * 1000
+    floor_cpu_before = time.process_time(), cpu_seconds(bot_processes)
     floor_seconds = asyncio.run(floor(list(urls.values()), moves, streams=count))
+    floor_client_cpu = time.process_time() - floor_cpu_before[0]
+    floor_bots_cpu = cpu_seconds(bot_processes) - floor_cpu_before[1]
     faults = games.aggregate(f=Sum("faults"))["f"]
 
     say(f"bots: {', '.join(urls)} (delay {args.delay_ms} ms per move)")
-    say(f"league: {count} games, {moves} moves, {faults} faults, {wall:.2f} s")
+    say(f"league: {count} games, {moves} moves, {faults} faults, {wall:.2f} s, "
+        f"{len(workers)} worker(s) x {args.concurrency} threads")  # fmt: skip
     say(f"  {count / wall:.2f} games/s, {moves / wall:.0f} moves/s over the whole league")
     say(f"  {in_flight:.0f} moves/s while every game was in flight")
     say(f"  game durations: min {durations[0]:.2f} s, median {durations[len(durations) // 2]:.2f}"
         f" s, max {durations[-1]:.2f} s")  # fmt: skip
+    say(f"  per move: {per_move:.1f} ms of game time, of which the bot round trip "
+        f"{round_trip:.1f} ms (caller's timing)")  # fmt: skip
     say(f"  worker CPU: {worker_cpu:.2f} s ({worker_cpu / moves * 1000:.2f} ms per move)")
     say(f"  bots CPU: {bots_cpu:.2f} s ({bots_cpu / moves * 1000:.2f} ms per move)")
     say(f"floor: {moves} plain keep-alive POST /move, {count} in flight: {floor_seconds:.2f} s, "
         f"{moves / floor_seconds:.0f} moves/s")  # fmt: skip
+    say(f"  floor CPU per move: client {floor_client_cpu / moves * 1000:.2f} ms, bots "
+        f"{floor_bots_cpu / moves * 1000:.2f} ms")  # fmt: skip
     say(f"league / floor: {(moves / wall) / (moves / floor_seconds):.2f}")
+    say(f"load average (1 min): {load_before:.1f} at the start, {load_after:.1f} at the end")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--delay-ms", type=int, default=0, help="Bot think time per move.")
-    parser.add_argument("--concurrency", type=int, default=32, help="Worker threads.")
+    parser.add_argument("--concurrency", type=int, default=32, help="Threads per worker.")
+    parser.add_argument("--workers", type=int, default=1, help="Worker processes.")
     parser.add_argument(
         "--games-per-pairing", type=int, default=2, help="2: 56 games; 8: 224 games."
     )

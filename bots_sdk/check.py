@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import ssl
 import statistics
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -29,6 +31,7 @@ from .protocol import (
     move_request,
     parse_info_reply,
     parse_move_reply,
+    round_lucky_deal,
     start_notice,
 )
 
@@ -145,7 +148,8 @@ class CheckReport:
         return [r for r in self.results if r.status == FAIL]
 
     def add(self, name: str, status: str, detail: str, latency_ms: float | None = None) -> None:
-        self.results.append(CheckResult(name, status, detail, latency_ms))
+        latency = None if latency_ms is None else round(latency_ms, 3)
+        self.results.append(CheckResult(name, status, detail, latency))
 
     def move_latencies(self) -> list[float]:
         return [
@@ -188,6 +192,11 @@ class CheckReport:
 class _Client:
     """One keep-alive connection to the bot, signing each request when a secret is given.
 
+    Each request has one total deadline (`timeout_s`: connecting, sending, the headers and the
+    body together), as the arena's own caller has: a socket timeout alone is per read, so a bot
+    dripping a byte at a time would hold a check open for ever. At the deadline a timer shuts
+    the socket down, which wakes the blocked read.
+
     `connect_host`, when set, is the address actually dialled (already checked by the caller),
     while the URL's host name is kept for the Host header and TLS; this is how the registry
     avoids resolving a bot's name twice.
@@ -212,33 +221,32 @@ class _Client:
         self.connect_host = connect_host or self.host
         self.connection: http.client.HTTPConnection | None = None
 
-    def _connect(self) -> http.client.HTTPConnection:
+    def _connect(self, timeout_s: float) -> http.client.HTTPConnection:
         if self.scheme == "https":
             connection: http.client.HTTPConnection = _PinnedHTTPS(
                 self.connect_host,
                 self.port,
-                timeout=self.timeout_s,
+                timeout=timeout_s,
                 server_hostname=self.host,
             )
         else:
             connection = http.client.HTTPConnection(
                 self.connect_host,
                 self.port,
-                timeout=self.timeout_s,
+                timeout=timeout_s,
             )
+        connection.connect()
         return connection
 
-    def request(
-        self, method: str, route: str, body: Any = None, signature: str | None = None
-    ) -> tuple[int, bytes, float]:
-        """Send one request; returns (status, body, milliseconds). Raises OSError/HTTPException."""
-        data = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
+    def _headers(self, data: bytes, signature: str | None) -> dict[str, str]:
         headers = {
             "Host": self.netloc,
             "Content-Type": "application/json",
             "Accept": "application/json",
         }
         if self.webhook is not None:
+            # A fresh id for every attempt: a bot that refuses replayed ids must not refuse
+            # our retry on a new connection.
             msg_id = f"msg_{uuid.uuid4().hex}"
             now = datetime.now(tz=UTC)
             headers["webhook-id"] = msg_id
@@ -246,35 +254,88 @@ class _Client:
             headers["webhook-signature"] = signature or self.webhook.sign(
                 msg_id, now, data.decode()
             )
+        return headers
+
+    def request(
+        self, method: str, route: str, body: Any = None, signature: str | None = None
+    ) -> tuple[int, bytes, float]:
+        """Send one request; returns (status, body, milliseconds).
+
+        Raises `TimeoutError` when no complete answer came within `timeout_s`, and `OSError` or
+        `http.client.HTTPException` when the exchange failed otherwise.
+        """
+        data = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
+        started = time.perf_counter()
+        deadline = started + self.timeout_s
         for attempt in (1, 2):
-            if self.connection is None:
-                self.connection = self._connect()
-            started = time.perf_counter()
             try:
-                self.connection.request(
-                    method,
-                    self.base + route or "/",
-                    body=data if method == "POST" else None,
-                    headers=headers,
-                )
-                response = self.connection.getresponse()
-                payload = response.read(MAX_REPLY_BYTES + 1)
+                status, payload = self._exchange(method, route, data, signature, deadline)
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
                 # A kept-alive connection the bot closed meanwhile: retry once on a fresh one.
                 self.close()
-                if attempt == 2:
+                if attempt == 2 or time.perf_counter() >= deadline:
                     raise
                 continue
+            except TimeoutError:
+                # The socket's own timeout (connecting, or a read) may beat the timer to it.
+                self.close()
+                raise self._too_slow() from None
             except BaseException:
                 self.close()
                 raise
-            elapsed = (time.perf_counter() - started) * 1000
-            if len(payload) > MAX_REPLY_BYTES:
-                self.close()
-            elif response.will_close:
-                self.close()
-            return response.status, payload, elapsed
+            return status, payload, (time.perf_counter() - started) * 1000
         raise AssertionError("unreachable")
+
+    def _exchange(
+        self, method: str, route: str, data: bytes, signature: str | None, deadline: float
+    ) -> tuple[int, bytes]:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            raise self._too_slow()
+        if self.connection is None:
+            self.connection = self._connect(remaining)
+            remaining = deadline - time.perf_counter()
+        connection = self.connection
+        # Held here: once an answer says it will close, http.client lets go of the socket.
+        sock = connection.sock
+        sock.settimeout(max(remaining, 0.001))
+        expired = threading.Event()
+
+        def cut_off() -> None:
+            expired.set()
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+        timer = threading.Timer(max(remaining, 0.0), cut_off)
+        timer.daemon = True
+        timer.start()
+        try:
+            connection.request(
+                method,
+                self.base + route or "/",
+                body=data if method == "POST" else None,
+                headers=self._headers(data, signature),
+            )
+            response = connection.getresponse()
+            payload = response.read(MAX_REPLY_BYTES + 1)
+        except (OSError, http.client.HTTPException):
+            if expired.is_set():
+                raise self._too_slow() from None
+            raise
+        finally:
+            timer.cancel()
+        if expired.is_set():
+            # The answer was complete just as the deadline passed; the socket is gone anyway.
+            self.close()
+            raise self._too_slow()
+        if len(payload) > MAX_REPLY_BYTES or response.will_close:
+            self.close()
+        return response.status, payload
+
+    def _too_slow(self) -> TimeoutError:
+        return TimeoutError(f"no complete answer within {self.timeout_s * 1000:.0f} ms")
 
     def close(self) -> None:
         if self.connection is not None:
@@ -306,6 +367,9 @@ def _decode(payload: bytes) -> Any:
 def _check_info(client: _Client, report: CheckReport) -> bool:
     try:
         status, payload, elapsed = client.request("GET", "")
+    except TimeoutError as exc:
+        report.add("info", FAIL, str(exc))
+        return False
     except (OSError, http.client.HTTPException) as exc:
         report.add("info", FAIL, f"unreachable: {type(exc).__name__}: {exc}")
         return False
@@ -333,6 +397,7 @@ def _request_for(position: Position, game: Game, timeout_ms: int) -> dict[str, A
         seat_names=names,
         latency_ms=None,
         time_bank_ms=timeout_ms,
+        lucky_deal=round_lucky_deal(game),
     )
 
 
@@ -342,8 +407,8 @@ def _check_move(client: _Client, report: CheckReport, position: Position, timeou
     body = _request_for(position, game, timeout_ms)
     try:
         status, payload, elapsed = client.request("POST", "/move", body)
-    except TimeoutError:
-        report.add(name, FAIL, f"no answer within {client.timeout_s:.1f} s")
+    except TimeoutError as exc:
+        report.add(name, FAIL, str(exc))
         return
     except (OSError, http.client.HTTPException) as exc:
         report.add(name, FAIL, f"request failed: {type(exc).__name__}: {exc}")
@@ -433,7 +498,7 @@ def run_check(
     """Check the bot at `url`; never raises for anything the bot does, the report says it."""
     report = CheckReport(url=url, timeout_ms=timeout_ms)
     try:
-        client = _Client(url, secret, timeout_s=timeout_ms / 1000 + 1, connect_host=connect_host)
+        client = _Client(url, secret, timeout_s=timeout_ms / 1000, connect_host=connect_host)
     except (ValueError, TypeError) as exc:
         report.add("url", FAIL, str(exc))
         return report

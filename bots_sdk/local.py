@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .bot import Bot, Choose, as_bot, to_move
 from .engine import Game, Result, Ruleset
-from .protocol import move_request
+from .protocol import move_request, round_lucky_deal
 from .state import BotState
 
 TIMEOUT_MS = 1000
@@ -31,8 +31,11 @@ def play_game(
     names = [player.name for player in players]
     game = Game.new(ruleset, seed=seed)
     game_id = game_id or f"local-{seed}"
+    lucky_round, lucky = 0, None
     while not game.is_over:
         seat = game.current_seat
+        if game.round != lucky_round:
+            lucky_round, lucky = game.round, round_lucky_deal(game)
         body = move_request(
             game.view(seat),
             game_id=game_id,
@@ -41,6 +44,7 @@ def play_game(
             seat_names=names,
             latency_ms=None,
             time_bank_ms=TIMEOUT_MS,
+            lucky_deal=lucky,
         )
         game.apply(to_move(players[seat].choose(BotState.from_request(body))))
     return game.result

@@ -15,6 +15,7 @@ import logging
 import socket
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +31,36 @@ logger = logging.getLogger("bots_sdk.server")
 MAX_BODY_BYTES = 1024 * 1024
 IDLE_TIMEOUT_S = 120
 NOTIFICATIONS = ("/start", "/end")
+# Standard Webhooks refuses timestamps more than 5 minutes off; ids are remembered that long.
+REPLAY_WINDOW_S = 5 * 60 + 30
+
+
+class ReplayGuard:
+    """The `webhook-id`s accepted in the last `window_s` seconds: a second use is a replay.
+
+    A signature alone proves a call was ours, not that it is new: anyone who saw one request
+    could send it again within the timestamp tolerance. Ids are forgotten oldest first, so
+    memory stays at one entry per call of the last few minutes.
+    """
+
+    def __init__(self, window_s: float = REPLAY_WINDOW_S) -> None:
+        self.window_s = window_s
+        self._seen: dict[str, float] = {}  # insertion order is arrival order
+        self._lock = threading.Lock()
+
+    def first_use(self, msg_id: str) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            cutoff = now - self.window_s
+            while self._seen:
+                oldest = next(iter(self._seen))
+                if self._seen[oldest] > cutoff:
+                    break
+                del self._seen[oldest]
+            if msg_id in self._seen:
+                return False
+            self._seen[msg_id] = now
+            return True
 
 
 class BotServer(ThreadingHTTPServer):
@@ -46,6 +77,7 @@ class BotServer(ThreadingHTTPServer):
             self.webhook = Webhook(secret) if secret else None
         except Exception:
             raise ValueError("the secret is not a Standard Webhooks secret (whsec_...)") from None
+        self.replays = ReplayGuard()
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
         if ":" in address[0]:
@@ -171,6 +203,9 @@ class _Handler(BaseHTTPRequestHandler):
             # Malformed headers raise ValueError or binascii.Error, not only the library's own
             # error; every one of them means the call cannot be proven to be the arena's.
             self._send(HTTPStatus.UNAUTHORIZED, {"error": f"bad signature: {exc}"})
+            return False
+        if not self.server.replays.first_use(headers["webhook-id"]):
+            self._send(HTTPStatus.UNAUTHORIZED, {"error": "replayed: this webhook-id was seen"})
             return False
         return True
 

@@ -69,17 +69,17 @@ class BotState(MoveRequest):
         return (*self.table, move.card)
 
     def seen_cards(self) -> frozenset[Card]:
-        """Cards known to be out of the unseen pool: own hand, the table, this round's plays."""
+        """Cards known to be out of the unseen pool: own hand, the table, this round's plays
+        and the cards the dealer took in the round's lucky deal."""
         seen = set(self.hand) | set(self.table)
         for play in self.history:
             seen.add(play.card)
             seen.update(play.capture)
+        if self.lucky_deal is not None:
+            seen.update(self.lucky_deal.cards)
         return frozenset(seen)
 
     def unseen_cards(self) -> list[Card]:
-        """Cards that may still be in another hand or in the deck, in the engine's card order.
-
-        Cards the dealer took in a lucky deal are not in the history, so they count as unseen.
-        """
+        """Cards that may still be in another hand or in the deck, in the engine's card order."""
         seen = self.seen_cards()
         return [card for card in ALL_CARDS if card not in seen]

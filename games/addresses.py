@@ -178,7 +178,7 @@ def check_ip(address: str | IPAddress, *, allow_private: bool = False) -> IPAddr
         raise AddressError(f"{address!r} is not an IP address") from error
     problem = ip_problem(ip, allow_private=allow_private)
     if problem:
-        raise AddressError(f"address not allowed: {ip} is {problem}")
+        raise AddressError(f"{ip} is {problem}")
     return ip
 
 
@@ -278,13 +278,13 @@ def _normalise_host(raw: str) -> tuple[str, IPAddress | None]:
 
 def _check_name(host: str, *, allow_private: bool) -> None:
     if host in METADATA_NAMES:
-        raise AddressError(f"address not allowed: {host} is a cloud metadata name")
+        raise AddressError(f"{host} is a cloud metadata name")
     if allow_private:
         return
     if "." not in host:
-        raise AddressError(f"address not allowed: {host} is not a public DNS name")
+        raise AddressError(f"{host} is not a public DNS name")
     if any(host == suffix or host.endswith("." + suffix) for suffix in PRIVATE_SUFFIXES):
-        raise AddressError(f"address not allowed: {host} is a local or internal name")
+        raise AddressError(f"{host} is a local or internal name")
 
 
 async def system_resolve(host: str, port: int) -> list[str]:
@@ -317,7 +317,7 @@ async def resolve_checked(
         problem = ip_problem(ip, allow_private=allow_private)
         if problem:
             raise AddressError(
-                f"address not allowed: {target.host} resolves to {ip}, which is {problem}"
+                f"{target.host} resolves to {ip}, which is {problem}"
             )
         if ip not in checked:
             checked.append(ip)

@@ -108,7 +108,7 @@ class PinnedResolver(AbstractResolver):
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
     ) -> list[ResolveResult]:
         if host.rstrip(".") != self._target.host:
-            raise AddressError(f"address not allowed: {host} is not this bot's host")
+            raise AddressError(f"{host} is not this bot's host")
         addresses = await resolve_checked(
             self._target, allow_private=self._allow_private, resolve=self._resolve
         )

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .engine import ALL_CARDS, Card, EscobaError, GameView, Move, Play, Result, Ruleset
+from .engine import ALL_CARDS, Card, EscobaError, Game, GameView, Move, Play, Result, Ruleset
 
 PROTOCOL = "escoba/1"
 
@@ -75,6 +75,12 @@ _YOU = {
     "properties": {"seat": _COUNT, "team": _COUNT},
 }
 _PROTOCOL_FIELD = {"type": "string", "const": PROTOCOL}
+# The round's lucky deal, as `escoba-log/1` records it: the dealer took the whole first table.
+_LUCKY_DEAL = {
+    "type": ["object", "null"],
+    "required": ["seat", "cards", "escobas"],
+    "properties": {"seat": _COUNT, "cards": _CARDS, "escobas": {"type": "integer", "minimum": 1}},
+}
 
 
 def _schema(name: str, title: str, body: dict[str, Any], cards: bool = False) -> dict[str, Any]:
@@ -129,6 +135,7 @@ MOVE_REQUEST_SCHEMA = _schema("move-request", "escoba/1 move request (POST U/mov
         "legal_moves": {"type": "array", "items": _MOVE},
         "latency_ms": {"type": ["number", "null"], "minimum": 0},
         "time_bank_ms": _COUNT,
+        "lucky_deal": _LUCKY_DEAL,
     },
 }, cards=True)
 
@@ -387,6 +394,18 @@ def _play(play: Play) -> dict[str, Any]:
     }
 
 
+def round_lucky_deal(game: Game) -> dict[str, Any] | None:
+    """The lucky deal of the round being played ({seat, cards, escobas}), or None.
+
+    The cards the dealer took in a lucky deal are public but are not plays, so a seat's view
+    does not show them; they come from the game's log, which costs about half a millisecond:
+    call this once per round, not once per move.
+    """
+    if game.is_over:
+        return None
+    return game.log()["rounds"][-1]["lucky_deal"]
+
+
 def move_request(
     view: GameView,
     *,
@@ -396,10 +415,12 @@ def move_request(
     seat_names: Sequence[str],
     latency_ms: float | None,
     time_bank_ms: int,
+    lucky_deal: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The body of `POST U/move` for the seat that `view` belongs to.
 
     Everything comes from the seat's own view, so the body cannot leak another seat's hand.
+    `lucky_deal` is `round_lucky_deal(game)` for the view's round (None when there was none).
     """
     return {
         "protocol": PROTOCOL,
@@ -425,6 +446,11 @@ def move_request(
         "legal_moves": [move.to_wire() for move in view.legal_moves],
         "latency_ms": None if latency_ms is None else round(float(latency_ms), 2),
         "time_bank_ms": int(time_bank_ms),
+        "lucky_deal": None if lucky_deal is None else {
+            "seat": lucky_deal["seat"],
+            "cards": [str(card) for card in lucky_deal["cards"]],
+            "escobas": lucky_deal["escobas"],
+        },
     }
 
 
@@ -524,6 +550,15 @@ class SeatInfo:
 
 
 @dataclass(frozen=True)
+class LuckyDeal:
+    """The round began with the table worth 15 or 30: the dealer took it, scoring escobas."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    escobas: int
+
+
+@dataclass(frozen=True)
 class MoveRequest:
     """A move request as typed data, for bots (the SDK) and for tests."""
 
@@ -544,6 +579,7 @@ class MoveRequest:
     legal_moves: tuple[Move, ...]
     latency_ms: float | None
     time_bank_ms: int
+    lucky_deal: LuckyDeal | None = None
 
 
 _SEAT_KEYS = ("seat", "team", "name", "hand_size", "captured", "escobas")
@@ -565,6 +601,12 @@ def parse_move_request(obj: Any) -> MoveRequest:
             for play in obj["history"]
         )
         legal_moves = tuple(Move.from_wire(move) for move in obj["legal_moves"])
+        lucky = obj.get("lucky_deal")
+        lucky_deal = None if lucky is None else LuckyDeal(
+            seat=lucky["seat"],
+            cards=tuple(Card.from_str(card) for card in lucky["cards"]),
+            escobas=lucky["escobas"],
+        )
     except EscobaError as error:
         raise ProtocolError(f"body: {error}") from error
     game, you = obj["game"], obj["you"]
@@ -586,4 +628,5 @@ def parse_move_request(obj: Any) -> MoveRequest:
         legal_moves=legal_moves,
         latency_ms=obj["latency_ms"],
         time_bank_ms=obj["time_bank_ms"],
+        lucky_deal=lucky_deal,
     )

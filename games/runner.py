@@ -19,7 +19,7 @@ from typing import Any
 from .caller import Caller, run_sync
 from .engine import Game, IllegalMoveError, Ruleset
 from .faults import DEFAULT_MAX_FAULTS, Fault, FaultKind, fallback_move, forfeits
-from .protocol import end_notice, move_request, start_notice
+from .protocol import end_notice, move_request, round_lucky_deal, start_notice
 
 
 @dataclass(frozen=True)
@@ -83,12 +83,15 @@ async def play_game(
     faults: list[dict[str, Any]] = []
     fault_counts = [0] * len(bots)
     latencies: list[float | None] = [None] * len(bots)
+    lucky_round, lucky = 0, None
     while not game.is_over:
         seat = game.current_seat
         assert seat is not None
         view = game.view(seat)
+        if view.round != lucky_round:
+            lucky_round, lucky = view.round, round_lucky_deal(game)
         body = move_request(view, seat_names=names, latency_ms=latencies[seat],
-                            time_bank_ms=timeout_ms, **ids)
+                            time_bank_ms=timeout_ms, lucky_deal=lucky, **ids)
         reply = await clients[seat].move(body, timeout_ms)
         latencies[seat] = reply.latency_ms
         fault = reply.fault

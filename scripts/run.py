@@ -10,6 +10,7 @@ Environment: ``ESCOBA_HOST`` / ``ESCOBA_PORT`` for the web server (127.0.0.1:800
 (README.md). Process logs go to ``data/logs/``.
 """
 
+import importlib
 import json
 import os
 import secrets
@@ -53,6 +54,10 @@ class Supervisor:
     urls: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        # Links handed to bots (a game's log, in the end notice) point at this server.
+        self.env.setdefault("ESCOBA_PUBLIC_URL", self.base_url)
 
     @property
     def base_url(self) -> str:
@@ -244,6 +249,29 @@ DEMO_BOTS = {
     "random7": "bots_sdk.examples.variants:random_7",
     "random42": "bots_sdk.examples.variants:random_42",
 }
+# The example bots answer in about a millisecond, which would play the whole demo league in ten
+# seconds: a newcomer would only ever see it finished. Thinking this long per move (the
+# environment variable of the same name; 0: full speed) keeps it in progress for about two
+# minutes, its standings filling in as games finish, at little CPU.
+ESCOBA_DEMO_THINK_MS = 200
+DEMO_GAMES_PER_PAIRING = 4
+
+
+def _demo_bot(target: str) -> Callable:
+    """The example bot ``target``, thinking ``ESCOBA_DEMO_THINK_MS`` before every move."""
+
+    def choose(state):
+        module_name, _, attribute = target.partition(":")
+        think_ms = int(os.environ.get("ESCOBA_DEMO_THINK_MS", ESCOBA_DEMO_THINK_MS))
+        time.sleep(think_ms / 1000)
+        return getattr(importlib.import_module(module_name), attribute)(state)
+
+    return choose
+
+
+# Targets for `python -m bots_sdk serve scripts.run:demo_<name>`.
+for _name, _target in DEMO_BOTS.items():
+    globals()[f"demo_{_name}"] = _demo_bot(_target)
 
 
 def start_demo_league(supervisor: Supervisor) -> None:
@@ -256,12 +284,15 @@ def start_demo_league(supervisor: Supervisor) -> None:
         return
     say(f"starting {len(DEMO_BOTS)} example bots")
     urls = []
-    for name, target in DEMO_BOTS.items():
+    for name in DEMO_BOTS:
         port = free_port()
         supervisor.spawn(
             f"bot-{name}",
-            python_command("-m", "bots_sdk", "serve", target, "--port", str(port), "--name", name),
-        )
+            python_command(
+                "-m", "bots_sdk", "serve", f"scripts.run:demo_{name}",
+                "--port", str(port), "--name", name,
+            ),
+        )  # fmt: skip
         urls.append(f"http://127.0.0.1:{port}")
     for url in urls:
         wait_for_http(supervisor, url, timeout=30)
@@ -272,9 +303,13 @@ def start_demo_league(supervisor: Supervisor) -> None:
         env=supervisor.env,
         check=True,
     )
-    league = ["league_run", "--detach", "--name", "Demo league", "--bots", ",".join(DEMO_BOTS)]
+    league = [
+        "league_run", "--detach", "--name", "Demo league", "--bots", ",".join(DEMO_BOTS),
+        "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING),
+    ]  # fmt: skip
     subprocess.run(python_command(*manage, *league), cwd=ROOT, env=supervisor.env, check=True)
-    supervisor.urls["leagues"] = f"{supervisor.base_url}/api/leagues/"
+    supervisor.urls["leagues"] = f"{supervisor.base_url}/leagues/"
+    supervisor.urls["leagues API"] = f"{supervisor.base_url}/api/leagues/"
 
 
 STEPS: list[Callable[[Supervisor], None]] = [

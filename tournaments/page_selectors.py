@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from django.db.models import Count, F, Q, Window
+from django.db.models.functions import RowNumber
+
 from tournaments import selectors
 from tournaments.elo import performance
-from tournaments.models import Bot, Game, RatingChange, Seat
+from tournaments.models import Bot, Game, League, RatingChange, Seat
 
 RECENT_GAMES = 100
 PERCENTILES = (50, 90, 99)
@@ -41,13 +44,16 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
         counted.add((bot_id, game_id))
         results[bot_id][0 if winner == team else 1 if winner is None else 2] += 1
     trends: dict[int, float] = defaultdict(float)
-    for bot_id in bot_ids:
-        deltas = (
-            RatingChange.objects.filter(bot_id=bot_id, pool=pool)
-            .order_by("-id")
-            .values_list("delta", flat=True)[:TREND_GAMES]
-        )
-        trends[bot_id] = float(sum(deltas))
+    # One query for every bot's last changes: number each bot's changes newest first, keep the
+    # first TREND_GAMES of each.
+    recent_changes = (
+        RatingChange.objects.filter(bot_id__in=bot_ids, pool=pool)
+        .annotate(newness=Window(RowNumber(), partition_by=[F("bot_id")], order_by=F("id").desc()))
+        .filter(newness__lte=TREND_GAMES)
+        .values_list("bot_id", "delta")
+    )
+    for bot_id, delta in recent_changes:
+        trends[bot_id] += float(delta)
     rows = []
     for rank, rating in enumerate(ratings, start=1):
         wins, draws, losses = results[rating.bot_id]
@@ -69,18 +75,45 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     return rows
 
 
+def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
+    """Each league's games done out of scheduled, in one query for a whole page of leagues.
+
+    The same figures as ``selectors.league_progress`` (done = finished or aborted), plus the
+    bar's percentage.
+    """
+    counts = (
+        Game.objects.filter(league__in=leagues)
+        .values("league_id")
+        .annotate(total=Count("id"), done=Count("id", filter=~Q(status=Game.Status.PENDING)))
+    )
+    progress = {league.pk: {"done": 0, "total": 0, "percent": 0} for league in leagues}
+    for row in counts:
+        done, total = row["done"], row["total"]
+        progress[row["league_id"]] = {
+            "done": done,
+            "total": total,
+            "percent": 100 * done / total if total else 0,
+        }
+    return progress
+
+
 def nearest_rank_percentile(sorted_values: list[float], percent: int) -> float:
     """The nearest-rank percentile: always one of the measured values, never an interpolation."""
     rank = max(1, -(-percent * len(sorted_values) // 100))
     return sorted_values[rank - 1]
 
 
-def _recent_seats(bot: Bot) -> list[Seat]:
-    return list(
+def _recent_seats(bot: Bot, *, with_log: bool) -> list[Seat]:
+    """The bot's seats in its recent finished games, with each game's runner record (and its
+    log, which is the larger of the two, only ``with_log``)."""
+    seats = (
         Seat.objects.filter(bot=bot, game__status=Game.Status.FINISHED)
         .select_related("game")
-        .order_by("-game__finished_at", "-game_id")[:RECENT_GAMES]
+        .order_by("-game__finished_at", "-game_id")
     )
+    if not with_log:
+        seats = seats.defer("game__log")
+    return list(seats[:RECENT_GAMES])
 
 
 def _plays_of(game: Game, seat: int) -> list[dict[str, Any]]:
@@ -100,7 +133,7 @@ def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
     """Move latency percentiles over the bot's recent games: ``[{"label", "ms"}]``, [] if none."""
     latencies = sorted(
         float(row["latency_ms"])
-        for seat in _recent_seats(bot)
+        for seat in _recent_seats(bot, with_log=True)
         for row in _plays_of(seat.game, seat.seat)
         if row.get("latency_ms") is not None
     )
@@ -114,13 +147,45 @@ def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
 def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
     """Faults by kind over the bot's recent games, most frequent first: ``[{"kind", "count"}]``."""
     counts: Counter[str] = Counter()
-    for seat in _recent_seats(bot):
+    for seat in _recent_seats(bot, with_log=False):
         if not seat.faults:
             continue
         for fault in (seat.game.record or {}).get("faults") or []:
             if fault.get("seat") == seat.seat:
                 counts[str(fault.get("kind", "unknown"))] += 1
     return [{"kind": kind, "count": count} for kind, count in counts.most_common()]
+
+
+def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
+    """The league's most recent seats with faults: who, how many of which kind, and where the
+    first one happened (a replay step), newest game first."""
+    seats = (
+        Seat.objects.filter(game__league=league, faults__gt=0)
+        .select_related("bot", "game")
+        .defer("game__log")
+        .order_by("-game_id", "seat")[:limit]
+    )
+    rows = []
+    for seat in seats:
+        faults = [
+            fault
+            for fault in (seat.game.record or {}).get("faults") or []
+            if fault.get("seat") == seat.seat
+        ]
+        kinds = Counter(str(fault.get("kind", "unknown")) for fault in faults)
+        first = faults[0] if faults else None
+        rows.append(
+            {
+                "game_id": seat.game_id,
+                "bot_id": seat.bot_id,
+                "bot": seat.bot.name,
+                "count": seat.faults,
+                "kinds": kinds.most_common(),
+                "step": f"r{first['round']}p{first['play']}" if first else "",
+                "forfeit": seat.game.forfeit == seat.seat,
+            }
+        )
+    return rows
 
 
 def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:

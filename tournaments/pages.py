@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -21,6 +23,8 @@ from tournaments.page_selectors import (
     bot_fault_counts,
     bot_head_to_head,
     bot_latency_percentiles,
+    league_fault_rows,
+    league_progress_by_id,
     ranking_rows,
 )
 from tournaments.services.accounts import account_register
@@ -28,6 +32,9 @@ from tournaments.services.bots import bot_check, bot_register
 from tournaments.templatetags.cards import french_labels
 
 DEFAULT_POOL = "classic/2p"
+# A row id in a URL: at most 18 digits, so an absurd id is a 404 rather than an integer overflow
+# (a 500) in the database driver.
+ROW_ID = "[0-9]{1,18}"
 RECENT_GAMES = 20
 
 BOT_REGISTERED = "Bot {name} is registered. Copy its signing secret now: it is shown only once."
@@ -66,13 +73,12 @@ def rankings(request: HttpRequest) -> HttpResponse:
 
 
 def league_list(request: HttpRequest) -> HttpResponse:
-    leagues = (
-        League.objects.select_related("creator")
-        .annotate(bot_count=Count("entries"))
-        .order_by("-created_at", "-id")[:100]
+    leagues = list(
+        League.objects.annotate(bot_count=Count("entries")).order_by("-created_at", "-id")[:100]
     )
+    progress = league_progress_by_id(leagues)
     rows = [
-        {"league": league, "bots": league.bot_count, "progress": _progress(league)}
+        {"league": league, "bots": league.bot_count, "progress": progress[league.pk]}
         for league in leagues
     ]
     return render(request, "tournaments/league_list.html", {"nav": "leagues", "rows": rows})
@@ -124,15 +130,12 @@ def _league_live_context(league: League) -> dict:
         "standings": _standings(league),
         "recent_games": (
             Game.objects.filter(league=league, status=Game.Status.FINISHED)
+            .defer("log", "record")
             .prefetch_related("seats__bot")
             .order_by("-finished_at", "-id")[:RECENT_GAMES]
         ),
         "crosstable": _crosstable(league),
-        "faulty_games": (
-            Game.objects.filter(league=league, faults__gt=0)
-            .prefetch_related("seats__bot")
-            .order_by("-id")[:RECENT_GAMES]
-        ),
+        "fault_rows": league_fault_rows(league=league, limit=RECENT_GAMES),
     }
 
 
@@ -149,13 +152,20 @@ def league_live(request: HttpRequest, league_id: int) -> HttpResponse:
 
 
 def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
-    """The games between two bots of a league: where a crosstable cell leads."""
+    """A league's games, or those between bots ``a`` and ``b`` (where a crosstable cell leads)."""
     league = get_object_or_404(League, pk=league_id)
     ids = [value for value in (request.GET.get("a"), request.GET.get("b")) if value]
-    if not all(value.isdigit() for value in ids):
+    if not all(re.fullmatch(ROW_ID, value) for value in ids):
         raise Http404
-    bots = Bot.objects.filter(pk__in=ids)
-    games = Game.objects.filter(league=league).prefetch_related("seats__bot")
+    bots = list(Bot.objects.filter(pk__in=ids).order_by("name"))
+    if len(bots) != len(set(ids)):
+        raise Http404
+    games = (
+        Game.objects.filter(league=league)
+        .defer("log", "record")
+        .select_related("match")
+        .prefetch_related("seats__bot")
+    )
     for bot in bots:
         games = games.filter(seats__bot=bot)
     games = games.distinct().order_by("match__number", "number")
@@ -171,6 +181,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     history = list(selectors.bot_rating_history(bot, pool))
     recent = (
         Game.objects.filter(seats__bot=bot, status=Game.Status.FINISHED)
+        .defer("log", "record")
         .prefetch_related("seats__bot")
         .select_related("league")
         .distinct()
@@ -247,6 +258,8 @@ def _log_document(game: Game) -> dict:
 
 
 def _outcome(game: Game, team_names: list[str]) -> str:
+    if game.status == Game.Status.ABORTED:
+        return f"Aborted ({game.reason})" if game.reason else "Aborted"
     if game.status != Game.Status.FINISHED:
         return "Not played yet"
     if game.winner is None:

@@ -35,7 +35,9 @@ def _finished_games(league: League) -> list[_GameFacts]:
     teams = _team_of_seat(league)
     facts = []
     games = league.games.filter(status=Game.Status.FINISHED).order_by("id")
-    for game in games.only("id", "match_id", "seating", "winner", "totals", "forfeit"):
+    # league_id too: the related manager sets game.league from it, one query per game without it
+    fields = ("id", "league_id", "match_id", "seating", "winner", "totals", "forfeit")
+    for game in games.only(*fields):
         participants = game_participants(game, teams)
         forfeit_team = None if game.forfeit is None else teams[game.forfeit]
         keys = [
@@ -207,7 +209,12 @@ def rating_pools() -> list[str]:
 
 def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingChange]:
     """Every rating change of a bot in application order, for charts."""
-    changes = RatingChange.objects.filter(bot=bot).select_related("game__league")
+    # The game's log and runner record are tens of KB each; a chart needs neither.
+    changes = (
+        RatingChange.objects.filter(bot=bot)
+        .select_related("game__league")
+        .defer("game__log", "game__record")
+    )
     if pool:
         changes = changes.filter(pool=pool)
     return changes.order_by("id")

@@ -12,6 +12,7 @@ for bots, and every match of a worker shares one event loop (``services.matches`
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable
 
 import redis.exceptions
@@ -19,12 +20,19 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 from django.db import OperationalError
+from django.utils import timezone
+from kombu.exceptions import ChannelError
 from kombu.exceptions import OperationalError as BrokerError
 
 from tournaments.models import BotCheck
 from tournaments.services.bots import bot_check, bots_due_for_check
 from tournaments.services.leagues import ladder_start
-from tournaments.services.matches import DEFAULT_MATCH_TIME_LIMIT_S, match_play, matches_recover
+from tournaments.services.matches import (
+    DEFAULT_MATCH_TIME_LIMIT_S,
+    match_play,
+    matches_recover,
+    matches_sweep,
+)
 
 INFRASTRUCTURE_ERRORS = (OperationalError, BrokerError, redis.exceptions.ConnectionError)
 # A scheduled run checks at most this many bots; the rest are due again at the next run.
@@ -47,7 +55,9 @@ CHECKS_PER_RUN = 50
     time_limit=DEFAULT_MATCH_TIME_LIMIT_S + 60,
 )
 def play_match(self, match_id: int) -> dict:
-    outcome = match_play(match_id=match_id, worker=self.request.hostname or "")
+    outcome = match_play(
+        match_id=match_id, worker=self.request.hostname or "", claim=self.request.id or ""
+    )
     return {"match": match_id, **outcome.__dict__}
 
 
@@ -58,14 +68,35 @@ def enqueue_matches(match_ids: Iterable[int]) -> None:
 
 
 @shared_task(name="leagues.recover_matches", autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=5)
-def recover_matches(worker: str) -> list[int]:
-    return matches_recover(worker=worker)
+def recover_matches(worker: str, since: str | None = None) -> list[int]:
+    """``since``: ISO time the worker started; matches it began after that are its own."""
+    started = datetime.datetime.fromisoformat(since) if since else None
+    return matches_recover(worker=worker, since=started)
 
 
 @worker_ready.connect
 def _recover_after_restart(sender, **kwargs) -> None:
-    """A worker starting under a name re-enqueues the matches it was playing when it died."""
-    recover_matches.delay(sender.hostname)
+    """A starting worker re-enqueues what a dead worker (itself, or any other) left behind."""
+    recover_matches.delay(sender.hostname, timezone.now().isoformat())
+
+
+def queued_tasks() -> int:
+    """How many task messages wait in the broker's default queue (not those being run)."""
+    from config.celery_app import app
+
+    with app.connection_for_read() as connection:
+        try:
+            return connection.default_channel.queue_declare(
+                queue=app.conf.task_default_queue, passive=True
+            ).message_count
+        except ChannelError:  # the queue does not exist (yet, or any more): nothing waits
+            return 0
+
+
+@shared_task(name="leagues.sweep", autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
+def sweep_matches() -> list[int]:
+    """Beat: re-send the pending matches of running leagues that went quiet (a lost queue)."""
+    return matches_sweep()
 
 
 @shared_task(

@@ -97,7 +97,8 @@ def _last_capturer(state: BotState) -> int | None:
     for play in reversed(state.history):
         if play.capture:
             return play.seat
-    return None
+    # A lucky deal is the round's first capture: the dealer took the table.
+    return state.lucky_deal.seat if state.lucky_deal is not None else None
 
 
 def score_move(state: BotState, move: Move, weights: Weights, chances: dict[int, float]) -> float:

@@ -22,6 +22,9 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
 # Bots on loopback or private addresses may register and be called (see games/addresses.py).
 ESCOBA_ALLOW_PRIVATE_BOT_URLS = env_bool("ESCOBA_ALLOW_PRIVATE_BOT_URLS", default=False)
 
+# The service's public address, for links we hand out (the game log link in a bot's end notice).
+ESCOBA_PUBLIC_URL = env("ESCOBA_PUBLIC_URL", "http://127.0.0.1:8000")
+
 # Bots: how registration and health checks treat them (tournaments/services/bots.py).
 ESCOBA_BOT_VERIFY_TIMEOUT_MS = env_int("ESCOBA_BOT_VERIFY_TIMEOUT_MS", 3000)
 ESCOBA_BOT_CHECK_TIMEOUT_MS = env_int("ESCOBA_BOT_CHECK_TIMEOUT_MS", 1000)
@@ -37,6 +40,9 @@ ESCOBA_MATCH_TIME_LIMIT_S = env_int("ESCOBA_MATCH_TIME_LIMIT_S", 300)
 # pool below; 0 turns it off.
 ESCOBA_LADDER_INTERVAL_S = env_int("ESCOBA_LADDER_INTERVAL_S", 0)
 ESCOBA_LADDER_POOLS = env_list("ESCOBA_LADDER_POOLS", default=["classic/2p"])
+# Seconds between sweeps that re-send the matches of running leagues gone quiet (a Redis that
+# lost its queue); 0 turns them off.
+ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -140,8 +146,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "tournaments.api.throttling.AnonRateThrottle",
+        "tournaments.api.throttling.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("ESCOBA_THROTTLE_ANON", "120/minute"),
@@ -206,6 +212,11 @@ if ESCOBA_LADDER_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["leagues-ladder"] = {
         "task": "leagues.run_ladder",
         "schedule": ESCOBA_LADDER_INTERVAL_S,
+    }
+if ESCOBA_SWEEP_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["leagues-sweep"] = {
+        "task": "leagues.sweep",
+        "schedule": ESCOBA_SWEEP_INTERVAL_S,
     }
 if ESCOBA_BOT_CHECK_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["bots-check"] = {

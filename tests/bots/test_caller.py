@@ -246,3 +246,37 @@ def test_sync_helper_works_inside_a_running_loop(servers):
         return check_bot_info(url, None, 1000, allow_private=True)
 
     assert asyncio.run(from_async_code()).ok
+
+
+def test_connections_are_kept_per_bot_and_never_shared(hostile):
+    """Two bots behind one host and port still get a connection each; one bot reuses its own."""
+    base, bots = hostile
+    before = bots.connections
+
+    async def main():
+        async with Caller(allow_private=True) as caller:
+            first = caller.client(f"{base}/good/", None)
+            second = caller.client(f"{base}/good/b/", None)
+            assert caller.client(f"{base}/good/", None) is first  # the same bot in another seat
+            replies = []
+            for _ in range(3):
+                replies.append(await first.move(sample_request(), 1000))
+                replies.append(await second.move(sample_request(), 1000))
+            return replies
+
+    replies = asyncio.run(main())
+    assert all(reply.fault is None for reply in replies)
+    assert bots.connections - before == 2
+
+
+def test_proxy_settings_in_the_environment_are_ignored(servers, monkeypatch):
+    bot, proxy = SimpleBot(), SimpleBot()
+    url = f"http://127.0.0.1:{servers.start_app(bot.app())}/"
+    proxy_url = f"http://127.0.0.1:{servers.start_app(proxy.app())}"
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.setenv(name, proxy_url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    [reply], _ = call(url)
+    assert reply.fault is None
+    assert len(bot.moves_seen()) == 1 and proxy.seen == []

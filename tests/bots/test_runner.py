@@ -68,6 +68,20 @@ def test_full_game_between_loopback_bots_replays(servers):
     assert orjson.loads(orjson.dumps(record.to_dict())) == record.to_dict()
 
 
+def test_move_requests_carry_the_rounds_lucky_deal(servers):
+    first, second = SimpleBot(), SimpleBot()
+    ruleset = Ruleset.from_preset("classic", {})
+    # Seed 10 opens with a lucky deal for the dealer, seat 0.
+    record = run(ruleset, [endpoint(servers, first, "one"), endpoint(servers, second, "two")],
+                 seed=10)
+    lucky_by_round = [game_round["lucky_deal"] for game_round in record.log["rounds"]]
+    assert lucky_by_round[0] == {"seat": 0, "cards": ["1c", "2e", "3e", "9o"], "escobas": 1}
+    requests = [seen.body for bot in (first, second) for seen in bot.moves_seen()]
+    assert requests
+    for request in requests:
+        assert request["lucky_deal"] == lucky_by_round[request["round"] - 1]
+
+
 def test_one_bot_fields_both_seats_of_a_team_and_sees_only_its_seats_hand(servers):
     team_bot, other = SimpleBot(), SimpleBot()
     a, b = endpoint(servers, team_bot, "pair"), endpoint(servers, other, "rival")

@@ -27,6 +27,7 @@ from games.protocol import (
     parse_info_reply,
     parse_move_reply,
     parse_move_request,
+    round_lucky_deal,
     start_notice,
 )
 
@@ -37,6 +38,8 @@ SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schemas"
 SCENARIOS = [
     ("move_request_2p_first_move.json", {}, 7, 0, None),
     ("move_request_4p_teams_mid_round.json", {"players": 4, "teams": True}, 11, 5, 12.5),
+    # Seed 10 opens with a table of 1c 2e 3e 9o, worth 15: the dealer (seat 0) takes it.
+    ("move_request_2p_lucky_deal.json", {}, 10, 2, 3.0),
 ]
 
 
@@ -58,6 +61,7 @@ def request_for(options: dict, seed: int, plays: int, latency_ms: float | None) 
         seat_names=[f"bot{seat}" for seat in range(players)],
         latency_ms=latency_ms,
         time_bank_ms=1000,
+        lucky_deal=round_lucky_deal(game),
     )
 
 
@@ -99,6 +103,30 @@ def test_move_request_round_trips_through_the_parser():
     assert list(parsed.history) == view.history
     assert parsed.latency_ms == 12.5
     assert [seat.name for seat in parsed.seats] == ["bot0", "bot1", "bot2", "bot3"]
+
+
+def test_the_lucky_deal_is_in_the_request_and_its_cards_are_seen():
+    body = request_for({}, 10, 2, None)
+    assert body["lucky_deal"] == {"seat": 0, "cards": ["1c", "2e", "3e", "9o"], "escobas": 1}
+    assert all(card not in body["table"] for card in body["lucky_deal"]["cards"])
+    parsed = parse_move_request(body)
+    assert parsed.lucky_deal.seat == 0 and parsed.lucky_deal.escobas == 1
+    assert [str(card) for card in parsed.lucky_deal.cards] == ["1c", "2e", "3e", "9o"]
+    # Without a lucky deal the field is null; a request without it at all still parses.
+    assert request_for({}, 7, 0, None)["lucky_deal"] is None
+    plain = request_for({}, 7, 0, None)
+    del plain["lucky_deal"]
+    assert parse_move_request(plain).lucky_deal is None
+    with pytest.raises(ProtocolError, match=r"lucky_deal.cards\[0\]"):
+        parse_move_request({**body, "lucky_deal": {"seat": 0, "cards": ["0o"], "escobas": 1}})
+
+
+def test_round_lucky_deal_follows_the_round():
+    game = game_after({}, 10, 0)
+    assert round_lucky_deal(game)["cards"] == ["1c", "2e", "3e", "9o"]
+    while game.round == 1:
+        game.apply(game.legal_moves()[0])
+    assert round_lucky_deal(game) == game.log()["rounds"][-1]["lucky_deal"]
 
 
 def test_parse_move_request_names_the_bad_field():

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from tests.browser.data import stored_game
 from tournaments.forms import PASSWORDS_DIFFER
 from tournaments.models import Bot
 from tournaments.templatetags.cards import card, french_labels
@@ -95,3 +96,31 @@ def test_registering_an_unreachable_bot_shows_why_on_the_url_field(client, user)
     assert form.errors.get("url"), form.errors
     assert not Bot.objects.filter(name="ghost").exists()
     assert b"whsec_" not in response.content
+
+
+def test_absurd_ids_are_404s_not_overflows(client, user):
+    game = stored_game(user, ruleset={"name": "classic", "version": 1, "options": {}}, seed=3)
+    huge = "9" * 25
+    for page in ("bots", "games", "leagues"):
+        path = f"/{page}/{huge}/"
+        assert client.get(path).status_code == 404, path
+    games = reverse("league_games", args=[game.league_id])
+    for query in (f"?a={huge}", "?a=²", "?a=١", "?a=999999", f"?a={game.seating[0]}&b=999999"):
+        assert client.get(games + query).status_code == 404, query
+
+
+def test_league_games_without_a_pair_lists_every_game(client, user):
+    game = stored_game(user, ruleset={"name": "classic", "version": 1, "options": {}}, seed=3)
+    response = client.get(reverse("league_games", args=[game.league_id]))
+    assert response.status_code == 200
+    assert "<h1>All games</h1>" in response.content.decode()
+    assert list(response.context["games"]) == [game]
+
+
+def test_an_aborted_game_says_so_instead_of_a_replay(client, user):
+    game = stored_game(user, ruleset={"name": "classic", "version": 1, "options": {}}, seed=3)
+    html = client.get(reverse("game_replay", args=[game.pk])).content.decode()
+    assert "Aborted (match time limit)" in html
+    assert "stopped before it finished (match time limit)" in html
+    assert "not been played yet" not in html
+    assert "data-replay" not in html

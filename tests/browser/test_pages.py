@@ -2,12 +2,14 @@
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import expect
 
 from games.engine import Game as EngineGame
 from games.engine import Move, Ruleset
+from tests.browser.data import stored_game
 from tournaments.models import Game, Rating
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
@@ -199,36 +201,127 @@ def test_replay_page_shows_the_first_deal_without_its_script(league_world, clien
         assert sorted(re.findall(r'data-card="(\w+)"', box)) == sorted(hand)
 
 
+# Which row of the breakdown carries the "sevens" point, by the ruleset's ``sevens`` option.
+SEVENS_ROW = {"setenta": "setenta", "most": "sevens", "primera": "primera", "per_suit": "sevens"}
+SCORE_CELLS = """() => Object.fromEntries(
+  [...document.querySelectorAll("[data-part=score-table] tr[data-category]")].flatMap((tr) => [
+    [`${tr.dataset.category}/label`, tr.querySelector("th").innerText],
+    ...[...tr.querySelectorAll("td[data-team]")].map((td) => [
+      `${tr.dataset.category}/${td.dataset.team}/${td.dataset.field || ""}`, td.innerText]),
+  ]))"""
+
+
+def _points(text: str | None) -> int:
+    return int(text.lstrip("+")) if text else 0
+
+
+def _check_score_breakdown(page, url: str, log: dict) -> list[dict[str, str]]:
+    """Every round's breakdown as the viewer shows it equals the log's score, point for point.
+
+    A doubled category (a bonus) may be shown as the category's point plus a bonus row's.
+    Returns the cells of every round, for checks particular to a ruleset.
+    """
+    sevens_row = SEVENS_ROW.get(log["ruleset"]["options"]["sevens"])
+    shown_rounds = []
+    for r, round_log in enumerate(log["rounds"], start=1):
+        page.goto(f"{url}#r{r}end")
+        expect(page.locator("[data-part=score-title]")).to_have_text(f"Round {r} score")
+        cells = page.evaluate(SCORE_CELLS)
+        shown_rounds.append(cells)
+        for team, score in enumerate(round_log["score"]):
+            for key in ("cards", "oros", "sevens", "escobas"):
+                assert cells[f"{key}/{team}/value"] == str(score[key]), (r, team, key)
+            seven = "yes" if score["seven_of_oros"] else "no"
+            assert cells[f"seven_of_oros/{team}/value"] == seven
+            for key, points in score["points"].items():
+                row = sevens_row if key == "sevens" else key
+                if row is None:
+                    assert points == 0, (r, team, key)
+                    continue
+                shown = _points(cells[f"{row}/{team}/points"])
+                shown += _points(cells.get(f"bonus-{key}/{team}/points"))
+                assert shown == points, (r, team, key)
+            assert cells[f"total/{team}/"] == str(score["total"])
+            assert cells[f"game/{team}/"].endswith(f"→ {round_log['totals'][team]}")
+    return shown_rounds
+
+
 def test_replay_score_breakdown_equals_the_log(league_world, live_server, page, screenshot):
     league_world()
     game = Game.objects.filter(status=Game.Status.FINISHED).order_by("pk").first()
-    page.goto(f"{live_server.url}/games/{game.pk}/")
-    for r, round_log in enumerate(game.log["rounds"], start=1):
-        page.goto(f"{live_server.url}/games/{game.pk}/#r{r}end")
-        expect(page.locator("[data-part=score-title]")).to_have_text(f"Round {r} score")
-        table = page.locator("[data-part=score-table] table")
-        for team, score in enumerate(round_log["score"]):
-            for key in ("cards", "oros", "sevens", "primera", "escobas"):
-                cell = table.locator(
-                    f"tr[data-category={key}] td[data-team='{team}'][data-field=value]"
-                )
-                assert cell.inner_text() == str(score[key]), (r, team, key)
-            seven = table.locator(
-                f"tr[data-category=seven_of_oros] td[data-team='{team}'][data-field=value]"
-            )
-            assert seven.inner_text() == ("yes" if score["seven_of_oros"] else "no")
-            for key, points in score["points"].items():
-                cell = table.locator(
-                    f"tr[data-category={key}] td[data-team='{team}'][data-field=points]"
-                )
-                assert cell.inner_text() == f"+{points}", (r, team, key)
-            total = table.locator(f"tr[data-category=total] td[data-team='{team}']")
-            assert total.inner_text() == str(score["total"])
-            game_total = table.locator(f"tr[data-category=game] td[data-team='{team}']")
-            assert game_total.inner_text().endswith(f"→ {round_log['totals'][team]}")
-        if r == 1:
-            page.locator("[data-part=score]").scroll_into_view_if_needed()
-            screenshot(page, "replay-score", phone=False)
+    url = f"{live_server.url}/games/{game.pk}/"
+    page.goto(url)
+    shown = _check_score_breakdown(page, url, game.log)
+    assert all(cells["setenta/label"].startswith("Setenta") for cells in shown)
+    best = re.compile(r"^((10|[1-9])[oceb]|–)( ((10|[1-9])[oceb]|–)){3}$")
+    assert all(best.match(cells[f"setenta/{t}/value"]) for cells in shown for t in (0, 1))
+    page.goto(f"{url}#r1end")
+    page.locator("[data-part=score]").scroll_into_view_if_needed()
+    screenshot(page, "replay-score", phone=False)
+
+
+def _keeper_or_giver(game: EngineGame) -> Move:
+    """Seat 0 takes all the oros and sevens it can, seat 1 gives them away: bonus material."""
+    moves = game.legal_moves()
+
+    def prize(move: Move) -> int:
+        cards = (move.card, *move.capture) if move.capture else ()
+        return sum(1 for card in cards if card.suit == "o" or card.value == 7)
+
+    if game.current_seat == 0:
+        return max(moves, key=lambda move: (prize(move), len(move.capture)))
+    return min(moves, key=lambda move: (prize(move), len(move.capture)))
+
+
+def _scripted_log(preset: str, wanted: Callable[[dict], bool]) -> dict:
+    """The log of the first scripted game under ``preset`` in which ``wanted(score)`` holds."""
+    for seed in range(500):
+        game = EngineGame.new(Ruleset.from_preset(preset, {"target": 15}), seed=seed)
+        while not game.is_over:
+            game.apply(_keeper_or_giver(game))
+        log = game.log()
+        if any(wanted(score) for round_log in log["rounds"] for score in round_log["score"]):
+            return log
+    raise AssertionError(f"no scripted {preset} game scores as wanted")
+
+
+def _scripted_breakdown(page, live_server, owner, preset: str, wanted: Callable[[dict], bool]):
+    """Store the first scripted ``preset`` game where ``wanted(score)`` holds, check its every
+    score breakdown against its log; return its replay URL and the cells of every round."""
+    log = _scripted_log(preset, wanted)
+    game = stored_game(owner, ruleset=log["ruleset"], seed=log["seed"], log=log)
+    url = f"{live_server.url}/games/{game.pk}/"
+    page.goto(url)
+    return url, _check_score_breakdown(page, url, log)
+
+
+def test_replay_shows_the_bonuses_of_the_bonus_rules(
+    live_server, page, screenshot, transactional_db, django_user_model
+):
+    owner = django_user_model.objects.create_user(username="rules", password=PASSWORD)
+    url, shown = _scripted_breakdown(
+        page, live_server, owner, "bonus", lambda score: score["points"]["sevens"] == 2
+    )
+    bonus_rounds = [cells for cells in shown if "bonus-sevens/label" in cells]
+    assert bonus_rounds, "the all-four-sevens bonus is not shown"
+    assert bonus_rounds[0]["bonus-sevens/label"] == "Bonus: all four sevens"
+    assert all(cells["sevens/label"] == "Most sevens" for cells in shown)
+    page.goto(f"{url}#r{shown.index(bonus_rounds[0]) + 1}end")
+    page.locator("[data-part=score]").scroll_into_view_if_needed()
+    screenshot(page, "replay-score-bonus", phone=False)
+
+
+def test_replay_names_the_del15_categories(live_server, page, transactional_db, django_user_model):
+    owner = django_user_model.objects.create_user(username="rules", password=PASSWORD)
+    _, shown = _scripted_breakdown(
+        page, live_server, owner, "del15", lambda score: score["points"]["sevens"] == 1
+    )
+    for cells in shown:
+        assert cells["cards/label"] == "Cards (more than 20)"
+        assert cells["oros/label"] == "Oros (more than 5)"
+        assert cells["primera/label"].startswith("Primera")
+        assert "setenta/label" not in cells
+    assert any(cells[f"primera/{t}/points"] == "+1" for cells in shown for t in (0, 1))
 
 
 def test_replay_shows_faults_and_latency_on_their_play(league_world, live_server, page):
@@ -325,6 +418,19 @@ def test_bot_profile_shows_its_elo_history(league_world, live_server, page, scre
     rated_games = Rating.objects.get(bot=bot, pool=world.league.pool).games
     assert int(chart.get_attribute("data-points")) == rated_games + 1
     expect(page.get_by_role("cell", name="p50")).to_be_visible()
+
+    records: dict[str, list[int]] = {}  # opponent: games, wins, draws, losses
+    for game in Game.objects.filter(seats__bot=bot, status=Game.Status.FINISHED):
+        mine = game.seats.get(bot=bot).team
+        other = game.seats.exclude(bot=bot).get()
+        record = records.setdefault(other.bot.name, [0, 0, 0, 0])
+        record[0] += 1
+        record[1 if game.winner == mine else 2 if game.winner is None else 3] += 1
+    rows = page.locator("[data-testid=head-to-head] tbody tr")
+    expect(rows).to_have_count(len(records))
+    for name, record in records.items():
+        cells = page.locator(f"[data-testid=head-to-head] tr[data-opponent='{name}'] td")
+        expect(cells).to_have_text([name, *(str(n) for n in record)])
     screenshot(page, "bot")
 
 
@@ -370,3 +476,18 @@ def test_pages_have_landmarks_labels_and_names(league_world, live_server, page, 
     page.get_by_role("button", name="Log in").click()
     expect(page).to_have_url(re.compile(r"/my/bots/$"))
     assert page.evaluate(ACCESSIBILITY_PROBLEMS) == [], "/my/bots/"
+
+
+def test_league_page_lists_faults_by_kind_with_a_link_to_the_first(league_world, client):
+    world = league_world(flaky_every=25)
+    flaky = world.bots[0]
+    html = client.get(f"/leagues/{world.league.pk}/").content.decode()
+    table = html.split('data-testid="faults"', 1)[1].split("</table>", 1)[0]
+    for game in Game.objects.filter(league=world.league, faults__gt=0):
+        faults = game.record["faults"]
+        first = faults[0]
+        assert f'href="/games/{game.pk}/#r{first["round"]}p{first["play"]}"' in table
+        kinds = Counter(fault["kind"] for fault in faults)
+        for kind, count in kinds.items():
+            assert f'<span data-fault-kind="{kind}">{kind} ×{count}</span>' in table
+    assert f'href="/bots/{flaky.pk}/"' in table

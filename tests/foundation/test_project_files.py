@@ -142,6 +142,7 @@ def test_ci_entry_installs_what_it_needs_and_runs_make_test():
     assert "set -euo pipefail" in script
     assert "apt-get update" in script
     assert "command -v chromium" in script
+    assert "postgresql-15" in script
     assert script.rstrip().endswith("make test")
 
 

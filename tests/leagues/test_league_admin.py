@@ -42,3 +42,36 @@ def test_admin_pages_render_and_pause_a_league(admin_client, user, make_bot, mon
     assert response.status_code == 302
     league.refresh_from_db()
     assert league.status == League.Status.PAUSED
+
+
+def test_admin_starts_pauses_resumes_and_cancels_leagues(admin_client, user, make_bot, monkeypatch):
+    enqueued: list[int] = []
+    monkeypatch.setattr(league_services, "_enqueue_on_commit", enqueued.extend)
+    bots = [make_bot("greedy"), make_bot("random"), make_bot("expert")]
+    league = league_create(creator=user, name="admin", bot_ids=[b.id for b in bots])
+    other = league_create(creator=user, name="other", bot_ids=[b.id for b in bots])
+
+    def act(action: str, *leagues: League) -> str:
+        response = admin_client.post(
+            "/admin/tournaments/league/",
+            {"action": action, "_selected_action": [x.id for x in leagues]},
+            follow=True,
+        )
+        assert response.status_code == 200
+        return response.content.decode()
+
+    act("started_leagues", league)
+    assert League.objects.get(pk=league.pk).status == League.Status.RUNNING
+    assert len(enqueued) == 3  # one task per match, as from the API
+    act("paused_leagues", league)
+    assert League.objects.get(pk=league.pk).status == League.Status.PAUSED
+    enqueued.clear()
+    act("resumed_leagues", league)
+    assert League.objects.get(pk=league.pk).status == League.Status.RUNNING
+    assert len(enqueued) == 3  # the matches the pause held back go out again
+    # one action on two leagues: each gets its own answer, a refusal does not stop the other
+    page = act("resumed_leagues", league, other)
+    assert "cannot be resumed" in page
+    act("cancelled_leagues", league, other)
+    assert set(League.objects.values_list("status", flat=True)) == {League.Status.CANCELLED}
+    assert not league.matches.exclude(status="cancelled").exists()

@@ -1,5 +1,7 @@
 """The league, match, game and ranking endpoints: shapes, permissions, 400s that name the field."""
 
+import re
+
 import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -167,3 +169,57 @@ def test_schema_generates(api_client):
     schema = SchemaGenerator().get_schema(request=None, public=True)
     assert "/api/leagues/{id}/start/" in schema["paths"]
     assert "/api/games/{id}/log/" in schema["paths"]
+
+
+def test_reads_cost_the_same_queries_however_many_games_and_load_no_logs(
+    user_client, api_client, make_bot
+):
+    """One query per bot or per game (an N+1) would grow with the league; a list or a rating
+    history that loads each game's log (tens of KB) to show a number would be slow."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def league_of(count: int) -> int:
+        bots = [make_bot(name) for name in ["greedy", "random", "expert", "random7"][:count]]
+        league_id = user_client.post(
+            "/api/leagues/", {"name": f"{count}", "bots": [b.id for b in bots]}, format="json"
+        ).json()["id"]
+        assert user_client.post(f"/api/leagues/{league_id}/start/").status_code == 202
+        return league_id
+
+    def reads(league_id: int) -> dict[str, list[str]]:
+        bot_id = League.objects.get(pk=league_id).bots.order_by("id").first().id
+        paths = {
+            "league": f"/api/leagues/{league_id}/",
+            "crosstable": f"/api/leagues/{league_id}/crosstable/",
+            "matches": f"/api/matches/?league={league_id}",
+            "games": f"/api/games/?league={league_id}",
+            "history": f"/api/rankings/history/?bot={bot_id}",
+        }
+        sql = {}
+        for name, path in paths.items():
+            with CaptureQueriesContext(connection) as queries:
+                assert api_client.get(path).status_code == 200
+            sql[name] = [query["sql"] for query in queries]
+        return sql
+
+    small, big = reads(league_of(2)), reads(league_of(4))  # 2 games, then 12
+
+    for name in small:
+        assert len(big[name]) == len(small[name]), name
+        for column in ("log", "record"):  # read whole; one key of it (JSON_EXTRACT) is fine
+            whole = re.compile(rf'"tournaments_game"\."{column}"(?!, \')')
+            assert not [q for q in big[name] if whole.search(q)], (name, column)
+
+
+def test_game_list_and_detail_show_the_same_faults(played_league, api_client):
+    game = Game.objects.filter(league=played_league).order_by("id").first()
+    fault = {"seat": 1, "round": 2, "play": 3, "kind": "timeout", "detail": "no answer in 1000 ms"}
+    Game.objects.filter(pk=game.pk).update(record={**game.record, "faults": [fault]})
+
+    listed = api_client.get(f"/api/games/?league={played_league.id}").json()["results"]
+    detail = api_client.get(f"/api/games/{game.id}/").json()
+
+    assert detail["faults"] == [fault]
+    assert {g["id"]: g["faults"] for g in listed}[game.id] == [fault]
+    assert all(g["faults"] == [] for g in listed if g["id"] != game.id)

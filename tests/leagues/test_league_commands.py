@@ -21,9 +21,8 @@ def run(*args) -> str:
 
 def test_league_run_inline_plays_and_prints_standings(make_bot):
     bots = [make_bot("greedy"), make_bot("random")]
-    output = run(
-        "league_run", "--inline", "--bots", ",".join(b.name for b in bots), "--name", "cli"
-    )
+    names = ",".join(b.name.upper() for b in bots)  # bot names are unique ignoring case
+    output = run("league_run", "--inline", "--bots", names, "--name", "cli")
     league = League.objects.get(name="cli")
     assert league.status == League.Status.FINISHED
     assert "standings" in output and bots[0].name[:4] in output

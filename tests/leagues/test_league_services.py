@@ -4,10 +4,12 @@ Celery runs eagerly here (test settings), so starting a league plays it inside t
 start transaction commits.
 """
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils import timezone
 
 from tournaments.models import Game, League, Match, Rating, RatingChange, Seat
 from tournaments.selectors import (
@@ -29,7 +31,7 @@ from tournaments.services.leagues import (
     league_resume,
     league_start,
 )
-from tournaments.services.matches import match_play
+from tournaments.services.matches import LEASE_S, match_play
 from tournaments.services.ratings import ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -163,8 +165,12 @@ def test_half_played_match_replays_only_unfinished_games(user, make_bot, monkeyp
     # as if the worker died after storing game 1: game 2 pending, match still running
     Game.objects.filter(match=match, number=2).update(status=Game.Status.PENDING, rated=False)
     RatingChange.objects.filter(game__match=match, game__number=2).delete()
-    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, claim="dead-run")
     League.objects.filter(pk=league.pk).update(status=League.Status.RUNNING)
+    # while its run's lease looks alive, another delivery leaves the match alone
+    assert match_play(match_id=match.id).status == "skipped"
+    stale = timezone.now() - timedelta(seconds=LEASE_S + 1)
+    Match.objects.filter(pk=match.pk).update(heartbeat_at=stale)
 
     outcome = match_play(match_id=match.id)
 
@@ -270,10 +276,10 @@ def test_play_match_retries_infrastructure_errors_only(monkeypatch):
 
     from tournaments import tasks
 
-    def locked(*, match_id, worker):
+    def locked(*, match_id, worker, claim):
         raise OperationalError("database is locked")
 
-    def broken(*, match_id, worker):
+    def broken(*, match_id, worker, claim):
         raise ValueError("a defect, not the infrastructure")
 
     monkeypatch.setattr(tasks, "match_play", locked)

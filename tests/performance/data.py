@@ -28,6 +28,8 @@ BOTS_PER_LEAGUE = 10
 
 @dataclass
 class Filled:
+    """Ids of what ``fill_database`` made, and how many games."""
+
     leagues: list[int]
     bots: list[int]
     games: int
@@ -83,7 +85,7 @@ def _finish_league(league: League, logs: list[dict], rng: random.Random) -> int:
         result = log["result"]
         plays = [play for round_log in log["rounds"] for play in round_log["plays"]]
         game.status = Game.Status.FINISHED
-        game.seed = log["seed"] if "seed" in log else game.seed
+        game.seed = log.get("seed", game.seed)
         game.winner, game.totals = result["winner"], result["totals"]
         game.reason, game.forfeit = result["reason"], result["forfeit_seat"]
         game.moves, game.faults = len(plays), 0

@@ -13,6 +13,7 @@ from standardwebhooks.webhooks import Webhook
 
 from bots_sdk import Bot, Move, serve_in_thread
 from bots_sdk.examples import greedy
+from bots_sdk.server import ReplayGuard
 
 SECRET = "whsec_" + "c2RrLXRlc3Qtc2VjcmV0LWZvci1zaWduaW5n"
 
@@ -231,6 +232,26 @@ def test_a_bad_signature_is_a_401(signed_server, connect, sample_request, tamper
     # The connection survives a refused call.
     good = json.dumps(sample_request).encode()
     assert client.call("POST", "/move", raw=good, headers=signed_headers(good))[0] == 200
+
+
+def test_a_replayed_request_is_a_401(signed_server, connect, sample_request):
+    """A captured request sent again, signature and all, within the 5 minutes tolerance."""
+    body = json.dumps(sample_request).encode()
+    headers = signed_headers(body)
+    client = connect(signed_server.url)
+    assert client.call("POST", "/move", raw=body, headers=headers)[0] == 200
+    status, reply = connect(signed_server.url).call("POST", "/move", raw=body, headers=headers)
+    assert status == 401 and reply["error"].startswith("replayed")
+    assert client.call("POST", "/move", raw=body, headers=signed_headers(body))[0] == 200
+
+
+def test_the_replay_guard_forgets_ids_after_its_window():
+    guard = ReplayGuard(window_s=0.05)
+    assert guard.first_use("msg_1") and not guard.first_use("msg_1")
+    time.sleep(0.06)
+    assert guard.first_use("msg_2")
+    assert guard.first_use("msg_1")  # forgotten: the signature's own timestamp check takes over
+    assert len(guard._seen) == 2
 
 
 def test_stop_closes_idle_kept_alive_connections(connect, sample_request):

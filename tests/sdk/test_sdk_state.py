@@ -8,7 +8,7 @@ import pytest
 
 from bots_sdk import Bot, BotError, BotState, Card, Move, ProtocolError, bot
 from bots_sdk.engine import ALL_CARDS, Game, Ruleset
-from bots_sdk.protocol import move_request
+from bots_sdk.protocol import move_request, round_lucky_deal
 
 
 def test_fields_are_engine_values(sample_request):
@@ -131,3 +131,28 @@ def test_no_legal_moves_is_a_protocol_error(sample_request):
     sample_request["legal_moves"] = []
     with pytest.raises(ProtocolError, match="legal_moves"):
         Bot(lambda state: "3c").move(sample_request)
+
+
+def test_unseen_cards_are_exactly_the_other_hands_and_the_deck():
+    """Card counting is exact, lucky deals included: seed 10 opens with one (1c 2e 3e 9o)."""
+    ruleset = Ruleset.from_preset("classic", {})
+    rng = random.Random(3)
+    lucky_rounds = 0
+    for seed in (10, 26, 31):
+        game = Game.new(ruleset, seed=seed)
+        while not game.is_over:
+            seat = game.current_seat
+            lucky = round_lucky_deal(game)
+            lucky_rounds += lucky is not None and not game.log()["rounds"][-1]["plays"]
+            body = move_request(
+                game.view(seat), game_id=1, match_id=1, timeout_ms=500, seat_names=["a", "b"],
+                latency_ms=None, time_bank_ms=500, lucky_deal=lucky,
+            )  # fmt: skip
+            state = BotState.from_request(body)
+            current = game.log()["rounds"][-1]
+            dealt = {card for deal in current["deals"] for hand in deal for card in hand}
+            deck = {str(card) for card in ALL_CARDS} - dealt - set(current["table"])
+            others = {str(card) for card in game.hand(1 - seat)}
+            assert {str(card) for card in state.unseen_cards()} == deck | others
+            game.apply(rng.choice(game.legal_moves()))
+    assert lucky_rounds >= 1

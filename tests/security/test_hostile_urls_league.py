@@ -21,14 +21,20 @@ pytestmark = pytest.mark.django_db
 LEAGUE_SIZE = 10
 
 
+@pytest.fixture(scope="module")
+def own_game_loop():
+    """A game loop for this module: its caller is made at the first game, under the policy
+    below (the process's usual loop may already hold a caller that allows private addresses).
+    Like the usual one, it closes its connections when the process exits."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matches, "_games_loop", matches._GameLoop())
+        yield
+
+
 @pytest.fixture
-def production_policy(settings, monkeypatch):
-    """Private addresses refused, and a fresh game loop whose caller reads that setting."""
+def production_policy(settings, own_game_loop):
+    """Private addresses refused, as in production."""
     settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS = False
-    loop = matches._GameLoop()
-    monkeypatch.setattr(matches, "_games_loop", loop)
-    yield
-    loop._close()
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from tournaments.api.errors import ErrorSerializer
+from tournaments.api.throttling import ScopedRateThrottle
 from tournaments.services.accounts import account_register, account_token_obtain
 
 

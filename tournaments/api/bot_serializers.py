@@ -38,16 +38,15 @@ class RatingSerializer(serializers.ModelSerializer):
         fields = ["pool", "rating", "games"]
 
 
-class BotSerializer(serializers.ModelSerializer):
-    """A bot as anyone may see it; its owner also sees the fields in `OWNER_FIELDS`.
+# What only a bot's owner sees of it.
+OWNER_FIELDS = (
+    "url", "check_failures", "last_checked_at", "last_latency_ms", "last_check_report",
+    "protocol_name", "protocol_author", "protocol_version", "updated_at",
+)  # fmt: skip
 
-    The secret is never part of this view: see `BotWithSecretSerializer`.
-    """
 
-    OWNER_FIELDS = (
-        "url", "check_failures", "last_checked_at", "last_latency_ms", "last_check_report",
-        "protocol_name", "protocol_author", "protocol_version", "updated_at",
-    )  # fmt: skip
+class BotPublicSerializer(serializers.ModelSerializer):
+    """A bot as anyone may see it: never its URL, its checks or its secret."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     ratings = RatingSerializer(many=True, read_only=True)
@@ -56,10 +55,26 @@ class BotSerializer(serializers.ModelSerializer):
         model = Bot
         fields = [
             "id", "name", "owner", "description", "status", "health", "ratings", "created_at",
-            "url", "check_failures", "last_checked_at", "last_latency_ms", "last_check_report",
-            "protocol_name", "protocol_author", "protocol_version", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+
+class BotSerializer(BotPublicSerializer):
+    """A bot as its owner sees it; anyone else gets the public fields only.
+
+    The secret is never part of this view: see `BotWithSecretSerializer`.
+    """
+
+    OWNER_FIELDS = OWNER_FIELDS
+    # Declared, as the model makes it read-only (auto_now) and so required in the schema.
+    updated_at = serializers.DateTimeField(required=False)
+
+    class Meta(BotPublicSerializer.Meta):
+        fields = [*BotPublicSerializer.Meta.fields, *OWNER_FIELDS]
+        # Only ever an output. The owner's fields are left out of `read_only_fields` so that
+        # the schema can say what is true: they are absent from other users' answers.
+        read_only_fields = BotPublicSerializer.Meta.fields
+        extra_kwargs = {field: {"required": False} for field in OWNER_FIELDS}
 
     def to_representation(self, instance: Bot) -> dict[str, Any]:
         data = super().to_representation(instance)

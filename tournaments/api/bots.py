@@ -13,7 +13,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.settings import api_settings
-from rest_framework.throttling import UserRateThrottle
 from rest_framework.views import APIView
 
 from tournaments.api.bot_serializers import (
@@ -23,7 +22,8 @@ from tournaments.api.bot_serializers import (
     BotUpdateSerializer,
     BotWithSecretSerializer,
 )
-from tournaments.api.errors import ErrorSerializer
+from tournaments.api.errors import ERRORS
+from tournaments.api.throttling import UserRateThrottle
 from tournaments.models import Bot, BotCheck
 from tournaments.services.bots import (
     bot_check,
@@ -36,12 +36,17 @@ from tournaments.services.bots import (
 )
 
 # Actions only a bot's owner may run, even those that change nothing.
-OWNER_ACTIONS = frozenset({
-    "partial_update", "destroy", "pause", "resume", "rotate_secret", "check", "checks",
-})
-
-ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer,
-          404: ErrorSerializer, 429: ErrorSerializer}
+OWNER_ACTIONS = frozenset(
+    {
+        "partial_update",
+        "destroy",
+        "pause",
+        "resume",
+        "rotate_secret",
+        "check",
+        "checks",
+    }
+)
 
 
 class IsBotOwner(permissions.BasePermission):
@@ -65,7 +70,7 @@ class BotCallThrottle(UserRateThrottle):
     list=extend_schema(
         summary="List bots",
         parameters=[OpenApiParameter("mine", bool, description="Only the caller's own bots.")],
-        responses={200: BotSerializer(many=True)},
+        responses={200: BotSerializer(many=True), **ERRORS},
     ),
     retrieve=extend_schema(summary="One bot", responses={200: BotSerializer, **ERRORS}),
 )
@@ -126,14 +131,18 @@ class BotViewSet(viewsets.GenericViewSet):
         bot_delete(bot=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(summary="Pause: no new leagues schedule the bot", request=None,
-                   responses={200: BotSerializer, **ERRORS})
+    @extend_schema(
+        summary="Pause: no new leagues schedule the bot",
+        request=None,
+        responses={200: BotSerializer, **ERRORS},
+    )
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk: str) -> Response:
         return Response(self.get_serializer(bot_pause(bot=self.get_object())).data)
 
-    @extend_schema(summary="Resume a paused bot", request=None,
-                   responses={200: BotSerializer, **ERRORS})
+    @extend_schema(
+        summary="Resume a paused bot", request=None, responses={200: BotSerializer, **ERRORS}
+    )
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str) -> Response:
         return Response(self.get_serializer(bot_resume(bot=self.get_object())).data)
@@ -159,8 +168,10 @@ class BotViewSet(viewsets.GenericViewSet):
         result = bot_check(bot=self.get_object(), trigger=BotCheck.Trigger.OWNER)
         return Response(BotCheckSerializer(result).data)
 
-    @extend_schema(summary="The bot's past checks, newest first",
-                   responses={200: BotCheckSerializer(many=True), **ERRORS})
+    @extend_schema(
+        summary="The bot's past checks, newest first",
+        responses={200: BotCheckSerializer(many=True), **ERRORS},
+    )
     @action(detail=True, methods=["get"])
     def checks(self, request: Request, pk: str) -> Response:
         bot = self.get_object()

@@ -34,6 +34,10 @@ class ErrorSerializer(serializers.Serializer):
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
 
 
+# The error answers an endpoint may give, for its schema (`responses={200: ..., **ERRORS}`).
+ERRORS = {status: ErrorSerializer for status in (400, 401, 403, 404, 429)}
+
+
 def flatten_errors(data: Any, prefix: str = "") -> dict[str, list[str]]:
     """Turn DRF's nested error structure into ``{dotted.field: [messages]}``."""
     if isinstance(data, dict):

@@ -4,7 +4,7 @@ The log answer is the engine's `escoba-log/1` document as stored, beside the run
 latency and faults and the game's duplicate set (the games dealt the same cards).
 """
 
-from django.db.models import QuerySet
+from django.db.models import F, Prefetch, QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import permissions, viewsets
 from rest_framework.decorators import action
@@ -35,10 +35,14 @@ ERROR_NO_LOG = "This game has no log: it has not finished."
     ),
 )
 class GameViewSet(viewsets.ReadOnlyModelViewSet):
+    # The list shows the duplicate set's ids, not the siblings' logs (tens of KB each).
     queryset = (
         Game.objects.defer("log")
         .select_related("match")
-        .prefetch_related("seats__bot", "match__games")
+        .prefetch_related(
+            "seats__bot",
+            Prefetch("match__games", queryset=Game.objects.only("id", "match_id", "number")),
+        )
         .order_by("id")
     )
     serializer_class = GameSerializer
@@ -48,6 +52,9 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> QuerySet[Game]:
         queryset = super().get_queryset()
         if self.action == "list":
+            # A page shows each game's faults, not its per-play record (tens of KB each): read
+            # only that key of the record in the database (see GameSerializer.get_faults).
+            queryset = queryset.defer("record").annotate(record_faults=F("record__faults"))
             for name in ("league", "match"):
                 value = id_param(self.request, name)
                 if value is not None:

@@ -132,14 +132,25 @@ class LeagueDetailSerializer(LeagueSerializer):
         return StandingSerializer(self.context["standings"], many=True).data
 
 
-class CrosstableCellSerializer(serializers.Serializer):
-    score = serializers.FloatField()
-    games = serializers.IntegerField()
+@extend_schema_field(
+    {
+        "type": "array",
+        "description": "null on the diagonal: a bot does not play itself.",
+        "items": {
+            "type": "object",
+            "nullable": True,
+            "properties": {"score": {"type": "number"}, "games": {"type": "integer"}},
+            "required": ["score", "games"],
+        },
+    }
+)
+class CrosstableCellsField(serializers.ListField):
+    """A crosstable row's cells, {score, games} each (written inline: the cells may be null)."""
 
 
 class CrosstableRowSerializer(serializers.Serializer):
     bot = serializers.IntegerField()
-    cells = CrosstableCellSerializer(many=True, allow_null=True)
+    cells = CrosstableCellsField()
 
 
 class CrosstableSerializer(serializers.Serializer):
@@ -237,6 +248,8 @@ class GameSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_faults(self, game: Game) -> list[dict]:
         """Every fault: seat, 1-based round and play, kind and detail."""
+        if hasattr(game, "record_faults"):  # a list: only this key of the record was read
+            return game.record_faults or []
         return (game.record or {}).get("faults", [])
 
 

@@ -6,7 +6,7 @@ write goes through ``tournaments.services.leagues``; its ``ValidationError`` bec
 a message per field (see ``tournaments.api.errors``).
 """
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import permissions, status, viewsets
 from rest_framework.decorators import action
@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
-from tournaments.api.errors import ErrorSerializer
+from tournaments.api.errors import ERRORS
 from tournaments.api.league_serializers import (
     CrosstableSerializer,
     EntryCreateSerializer,
@@ -24,7 +24,7 @@ from tournaments.api.league_serializers import (
     LeagueSerializer,
     MatchSerializer,
 )
-from tournaments.models import Bot, League, Match
+from tournaments.models import Bot, Game, League, Match
 from tournaments.selectors import league_crosstable, league_progress, league_standings
 from tournaments.services.leagues import (
     league_cancel,
@@ -39,14 +39,6 @@ from tournaments.services.leagues import (
 ID_PATTERN = "[1-9][0-9]{0,17}"
 ERROR_BAD_ID = "A positive integer id is required."
 ERROR_UNKNOWN_BOT = "No bot with this id."
-
-ERRORS = {
-    400: ErrorSerializer,
-    401: ErrorSerializer,
-    403: ErrorSerializer,
-    404: ErrorSerializer,
-    429: ErrorSerializer,
-}
 
 
 def id_param(request: Request, name: str) -> int | None:
@@ -202,7 +194,16 @@ class LeagueViewSet(viewsets.GenericViewSet):
     retrieve=extend_schema(summary="One match", responses={200: MatchSerializer, **ERRORS}),
 )
 class MatchViewSet(viewsets.ReadOnlyModelViewSet):
-    queryset = Match.objects.prefetch_related("bots", "games").order_by("league_id", "number")
+    # Only what GameBriefSerializer shows: a game's log and record are tens of KB each.
+    queryset = Match.objects.prefetch_related(
+        "bots",
+        Prefetch(
+            "games",
+            queryset=Game.objects.only(
+                "id", "match_id", "number", "status", "seating", "winner", "totals", "reason"
+            ),
+        ),
+    ).order_by("league_id", "number")
     serializer_class = MatchSerializer
     permission_classes = [permissions.AllowAny]
     lookup_value_regex = ID_PATTERN

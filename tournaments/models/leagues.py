@@ -87,6 +87,12 @@ class Match(models.Model):
     worker = models.CharField(
         max_length=200, blank=True, help_text="Celery worker that last began playing it."
     )
+    claim = models.CharField(
+        max_length=64, blank=True, help_text="Task id of the run playing it (its lease)."
+    )
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life of that run; stale = the run died."
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

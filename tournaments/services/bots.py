@@ -27,6 +27,7 @@ from django.utils import timezone
 from bots_sdk.check import FAIL, POSITIONS, CheckReport, run_check
 from games.addresses import AddressError, parse_bot_url, resolve_checked
 from games.caller import check_bot_info, run_sync
+from games.faults import Fault, FaultKind
 from tournaments.models import Bot, BotCheck
 
 logger = logging.getLogger(__name__)
@@ -249,8 +250,9 @@ def _run_check(url: str, secret: str) -> CheckReport:
     """`bots_sdk.check.run_check`, behind our address policy and under one overall deadline.
 
     The SDK client connects where it is told, so the name is resolved and checked here once and
-    the checked address is handed over (no second lookup to rebind). Its timeouts are per
-    read, so the whole check also runs in a thread we stop waiting for at a deadline.
+    the checked address is handed over (no second lookup to rebind). Each of its requests has
+    one total deadline, so a check ends by itself; it still runs in a thread we stop waiting
+    for at an overall deadline, so that nothing a bot does can hold a worker longer.
     """
     timeout_ms = _setting("ESCOBA_BOT_CHECK_TIMEOUT_MS", DEFAULT_CHECK_TIMEOUT_MS)
     allow_private = settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS
@@ -259,7 +261,7 @@ def _run_check(url: str, secret: str) -> CheckReport:
         target = parse_bot_url(url, allow_private=allow_private)
         addresses = run_sync(resolve_checked(target, allow_private=allow_private))
     except AddressError as error:
-        report.add("url", FAIL, str(error))
+        report.add("url", FAIL, Fault(FaultKind.ADDRESS, str(error)).message)
         return report
     except OSError as error:
         report.add("url", FAIL, ERROR_NAME_UNRESOLVED.format(detail=error))

@@ -234,14 +234,18 @@ def league_pause(*, league_id: int, user: Any) -> League:
 
 @transaction.atomic
 def league_resume(*, league_id: int, user: Any) -> League:
-    """Enqueue again every match a pause left waiting."""
+    """Enqueue again every match a pause left waiting.
+
+    Running matches go out again too: one whose worker died during the pause would otherwise
+    wait for the broker's visibility timeout, and a live one ignores the duplicate (its lease).
+    """
     league = _locked_league(league_id)
     _require_creator(league, user)
     _require_status(league, [League.Status.PAUSED], "resumed")
     league.status = League.Status.RUNNING
     league.save(update_fields=["status"])
     pending = list(
-        league.matches.filter(status=Match.Status.PENDING)
+        league.matches.filter(status__in=[Match.Status.PENDING, Match.Status.RUNNING])
         .order_by("number")
         .values_list("id", flat=True)
     )

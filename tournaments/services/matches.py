@@ -11,6 +11,12 @@ changes are written in one transaction that first locks the game row and returns
 already finished. So a match whose worker died restarts by replaying its unfinished games from
 their seeds, finished games stay as they were, and no game is stored or rated twice even when two
 deliveries of the same task overlap.
+
+Leases: the run playing a match holds it (``claim``, its task id) and writes ``heartbeat_at``
+every ``HEARTBEAT_S`` seconds. Another delivery of the match (a duplicate sent by recovery) leaves
+a match alone while its holder is alive, so a match is not played twice at once; a lease not
+renewed for ``LEASE_S`` seconds, or a redelivery of the holder's own task, means the holder died
+and the match is taken over.
 """
 
 from __future__ import annotations
@@ -18,15 +24,19 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import datetime
 import logging
 import os
 import threading
+import time
+import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import OperationalError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from games.caller import Caller
@@ -39,6 +49,8 @@ from tournaments.services.ratings import rating_apply_game
 logger = logging.getLogger(__name__)
 
 DEFAULT_MATCH_TIME_LIMIT_S = 300
+HEARTBEAT_S = 5.0
+LEASE_S = 60.0
 
 
 def match_time_limit() -> float:
@@ -117,6 +129,7 @@ class _GameLoop:
             timeout_ms=plan.timeout_ms,
             caller=caller,
             max_faults=plan.max_faults,
+            log_url=game_log_url(game.game_id),
         )
         return asyncio.run_coroutine_threadsafe(coroutine, loop)
 
@@ -124,16 +137,29 @@ class _GameLoop:
 _games_loop = _GameLoop()
 
 
+def game_log_url(game_id: int | str) -> str:
+    """Where anyone can read a game's log: the end notice tells the bots."""
+    return f"{settings.ESCOBA_PUBLIC_URL.rstrip('/')}/api/games/{game_id}/log/"
+
+
+def _lease_alive(match: Match, now: datetime.datetime) -> bool:
+    if match.heartbeat_at is None:
+        return False
+    return (now - match.heartbeat_at).total_seconds() < LEASE_S
+
+
 @transaction.atomic
-def match_begin(*, match_id: int, worker: str = "") -> MatchPlan | None:
+def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPlan | None:
     """Lock the match and say which games to play, or None when there is nothing to do.
 
     A finished or cancelled match, or one whose league is not running (paused: resuming enqueues
-    it again), is left alone. Otherwise the match is marked running and its unfinished games,
-    all of them pending because nothing of a game is stored before its end, are planned afresh.
+    it again), is left alone; so is a match another live run holds (see the module docstring).
+    Otherwise this run claims the match and its unfinished games, all of them pending because
+    nothing of a game is stored before its end, are planned afresh.
     """
     match = Match.objects.select_for_update(of=("self",)).select_related("league").get(pk=match_id)
     league = match.league
+    now = timezone.now()
     if match.status in (Match.Status.FINISHED, Match.Status.CANCELLED):
         return None
     if league.status == League.Status.CANCELLED:
@@ -142,11 +168,17 @@ def match_begin(*, match_id: int, worker: str = "") -> MatchPlan | None:
         return None
     if league.status != League.Status.RUNNING:
         return None
+    if match.status == Match.Status.RUNNING and match.claim != claim and _lease_alive(match, now):
+        return None
     match.status = Match.Status.RUNNING
     match.attempts += 1
-    match.started_at = timezone.now()
+    match.started_at = now
     match.worker = worker
-    match.save(update_fields=["status", "attempts", "started_at", "worker"])
+    match.claim = claim
+    match.heartbeat_at = now
+    match.save(
+        update_fields=["status", "attempts", "started_at", "worker", "claim", "heartbeat_at"]
+    )
     games = list(match.games.filter(status=Game.Status.PENDING).order_by("number"))
     bot_ids = {bot_id for game in games for bot_id in game.seating}
     bots = {
@@ -249,34 +281,65 @@ def match_finish(*, match_id: int) -> bool:
     return True
 
 
-def match_play(*, match_id: int, worker: str = "") -> MatchOutcome:
+def match_heartbeat(*, match_id: int, claim: str) -> bool:
+    """Renew this run's lease on the match; False when the match is no longer ours."""
+    renewed = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, claim=claim).update(
+        heartbeat_at=timezone.now()
+    )
+    return renewed == 1
+
+
+def _renew_lease(match_id: int, claim: str) -> None:
+    """A missed heartbeat costs nothing while the next one lands; a busy database must not stop
+    the games, so its error is logged, not raised (storing the next game would raise it)."""
+    try:
+        match_heartbeat(match_id=match_id, claim=claim)
+    except OperationalError:
+        logger.warning("match %s: heartbeat failed", match_id, exc_info=True)
+
+
+def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutcome:
     """Play a match to the end (see the module docstring); safe to call again at any time.
 
-    A game the runner could not finish (a defect of ours: bots cannot make it raise) or that ran
-    past the time limit is aborted, so one broken game cannot hold up its league. A database
-    error while storing propagates (the task retries it); games still in flight are cancelled.
+    ``claim`` identifies this run (the task id, which a retry or redelivery of the same task
+    keeps); a fresh one is made when it is empty. A game the runner could not finish (a defect of
+    ours: bots cannot make it raise) or that ran past the time limit is aborted, so one broken
+    game cannot hold up its league. A database error while storing propagates (the task retries
+    it); games still in flight are cancelled.
     """
-    plan = match_begin(match_id=match_id, worker=worker)
+    claim = claim or uuid.uuid4().hex
+    plan = match_begin(match_id=match_id, worker=worker, claim=claim)
     if plan is None:
         return MatchOutcome(status="skipped")
     futures = {_games_loop.submit(plan, game): game for game in plan.games}
     stored = aborted = 0
+    deadline = renewed = time.monotonic()
+    deadline += match_time_limit()
+    pending = set(futures)
     try:
-        for future in concurrent.futures.as_completed(futures, timeout=match_time_limit()):
-            game = futures[future]
-            try:
-                record = future.result()
-            except Exception:
-                logger.exception("game %s of match %s failed", game.game_id, match_id)
-                aborted += game_abort(game_id=game.game_id, reason="error")
-                continue
-            stored += game_finish(game_id=game.game_id, record=record)
-    except concurrent.futures.TimeoutError:
-        for future, game in futures.items():
-            if not future.done():
-                future.cancel()
-                aborted += game_abort(game_id=game.game_id, reason="time_limit")
-        logger.warning("match %s: %s games aborted at the time limit", match_id, aborted)
+        while pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                for future in pending:
+                    future.cancel()
+                    aborted += game_abort(game_id=futures[future].game_id, reason="time_limit")
+                logger.warning("match %s: %s games aborted at the time limit", match_id, aborted)
+                break
+            done, pending = concurrent.futures.wait(
+                pending, timeout=min(HEARTBEAT_S, left), return_when="FIRST_COMPLETED"
+            )
+            if time.monotonic() - renewed >= HEARTBEAT_S:
+                _renew_lease(match_id, claim)
+                renewed = time.monotonic()
+            for future in done:
+                game = futures[future]
+                try:
+                    record = future.result()
+                except Exception:
+                    logger.exception("game %s of match %s failed", game.game_id, match_id)
+                    aborted += game_abort(game_id=game.game_id, reason="error")
+                    continue
+                stored += game_finish(game_id=game.game_id, record=record)
     finally:
         for future in futures:
             future.cancel()
@@ -285,24 +348,92 @@ def match_play(*, match_id: int, worker: str = "") -> MatchOutcome:
     return MatchOutcome(status="played", played=len(plan.games), stored=stored, aborted=aborted)
 
 
-def matches_recover(*, worker: str) -> list[int]:
-    """Enqueue again the matches a worker was playing when it died; call when it starts again.
+def matches_recover(*, worker: str, since: datetime.datetime | None = None) -> list[int]:
+    """Enqueue again what a dead worker left behind; call when a worker starts.
 
-    A worker that starts under a name has no task running yet, so every running match stamped
-    with that name was cut off. The broker would redeliver them too, but only after its
-    visibility timeout; this brings them back at once (a late redelivery is then skipped).
+    - Running matches stamped with ``worker`` and begun before ``since`` (when this worker
+      started; by the time this runs it may be playing matches of its own) were cut off, and so
+      were running matches of any worker whose lease went stale: they are
+      released (pending again) and, in running leagues, enqueued at once rather than after the
+      broker's visibility timeout. In paused leagues resuming enqueues them with the others.
+    - A task the dead worker had received but not yet begun left its match pending and its
+      message unacknowledged in the broker, out of sight until that timeout. Which one cannot be
+      told, so every pending match of the running leagues this worker played in is enqueued once
+      more; the duplicates find their match claimed or finished and return at once.
     """
     from tournaments.tasks import enqueue_matches
 
+    stale = timezone.now() - datetime.timedelta(seconds=LEASE_S)
+    mine = Q(worker=worker) if since is None else Q(worker=worker, started_at__lt=since)
+    unfinished = [League.Status.RUNNING, League.Status.PAUSED]
     with transaction.atomic():
+        cut_off = Match.objects.filter(
+            mine | Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True),
+            status=Match.Status.RUNNING,
+            league__status__in=unfinished,
+        )
+        released = dict(
+            cut_off.select_for_update(of=("self",))
+            .order_by("id")
+            .values_list("id", "league__status")
+        )
+        Match.objects.filter(id__in=released).update(
+            status=Match.Status.PENDING, claim="", heartbeat_at=None
+        )
+        running = Match.objects.filter(league__status=League.Status.RUNNING)
+        leagues = running.filter(worker=worker).values("league_id")
+        waiting = list(
+            running.filter(status=Match.Status.PENDING, league_id__in=leagues)
+            .exclude(id__in=released)
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        again = [i for i, status in released.items() if status == League.Status.RUNNING]
+        ids = again + waiting
+        transaction.on_commit(lambda: enqueue_matches(ids))
+    if released:
+        logger.warning("worker %s started: playing %s cut-off matches again", worker, len(released))
+    return ids
+
+
+def matches_sweep(*, idle_s: float = LEASE_S, queued: int | None = None) -> list[int]:
+    """Enqueue again the pending matches of running leagues that have gone quiet.
+
+    What a worker restart cannot recover: a Redis that lost its data (restarted without its
+    append-only file, or flushed) lost the queued ``play_match`` messages, while the workers, still
+    running, never restart. A running league none of whose matches has begun, renewed its lease
+    or finished for ``idle_s`` seconds, while the broker's queue is empty (``queued``, read from
+    the broker when not given), is such a case; its pending matches are enqueued once more.
+    Running matches whose lease went stale are released first. Duplicates are harmless: a match
+    claimed or finished makes its task return at once.
+    """
+    from tournaments.tasks import enqueue_matches, queued_tasks
+
+    if (queued_tasks() if queued is None else queued) > 0:
+        return []
+    quiet_since = timezone.now() - datetime.timedelta(seconds=idle_s)
+    with transaction.atomic():
+        stale = Match.objects.filter(
+            Q(heartbeat_at__lt=quiet_since) | Q(heartbeat_at__isnull=True),
+            status=Match.Status.RUNNING,
+            league__status=League.Status.RUNNING,
+        ).select_for_update(of=("self",))
+        released = list(stale.order_by("id").values_list("id", flat=True))
+        Match.objects.filter(id__in=released).update(
+            status=Match.Status.PENDING, claim="", heartbeat_at=None
+        )
+        active = Match.objects.filter(
+            Q(heartbeat_at__gte=quiet_since)
+            | Q(started_at__gte=quiet_since)
+            | Q(finished_at__gte=quiet_since)
+        ).values("league_id")
         ids = list(
-            Match.objects.filter(
-                status=Match.Status.RUNNING, worker=worker, league__status=League.Status.RUNNING
-            )
+            Match.objects.filter(status=Match.Status.PENDING, league__status=League.Status.RUNNING)
+            .exclude(league_id__in=active)
             .order_by("id")
             .values_list("id", flat=True)
         )
         transaction.on_commit(lambda: enqueue_matches(ids))
     if ids:
-        logger.warning("worker %s restarted: playing %s cut-off matches again", worker, len(ids))
+        logger.warning("sweep: %s pending matches of quiet leagues enqueued again", len(ids))
     return ids

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections
+from django.db.models.functions import Lower
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -74,7 +75,11 @@ class Command(BaseCommand):
     def _create(self, options) -> League:
         if options["bots"]:
             names = [name.strip() for name in options["bots"].split(",") if name.strip()]
-            bots = {bot.name.lower(): bot.id for bot in Bot.objects.filter(name__in=names)}
+            # Bot names are unique ignoring case, so "Greedy" finds greedy.
+            wanted = Bot.objects.annotate(key=Lower("name")).filter(
+                key__in=[n.lower() for n in names]
+            )
+            bots = {bot.key: bot.id for bot in wanted}
             missing = [name for name in names if name.lower() not in bots]
             if missing:
                 raise CommandError(f"Unknown bots: {', '.join(missing)}")

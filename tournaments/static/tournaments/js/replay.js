@@ -2,21 +2,18 @@
 //
 // The log only records deals and plays, so the viewer rebuilds each step's table, hands and
 // captured piles by bookkeeping (no rules are judged here: the engine already refereed the game).
-// Scores are never recomputed: the round-end breakdown is read straight from the log.
+// Scores are never recomputed: the round-end points are read straight from the log (the viewer
+// only lays out what decided them, such as each side's best card per suit for the setenta).
 //
 // Every step has a shareable address: #r2p0 is round 2 as dealt, #r2p14 the table after its
 // 14th play, #r2end the round's score. Keys: arrows step, Page Up/Down jump a round, Home/End.
 
 const SUIT_NAMES = { o: "oros", c: "copas", e: "espadas", b: "bastos" };
 const FACE_NAMES = { 8: "sota", 9: "caballo", 10: "rey" };
-const SCORE_ROWS = [
-  ["cards", "Cards"],
-  ["oros", "Oros"],
-  ["seven_of_oros", "7 of oros"],
-  ["sevens", "Sevens"],
-  ["primera", "Primera"],
-  ["escobas", "Escobas"],
-];
+// A card's setenta rank, best first (rule A): 7, 6, ace, 5, 4, 3, 2, then the face cards.
+const SETENTA_ORDER = [7, 6, 1, 5, 4, 3, 2, 10, 9, 8];
+// The categories a bonus ruleset can double, and what doubles them (rules A and C).
+const BONUSES = { cards: "30+ cards, the others under 10", oros: "all 10 oros", sevens: "all four sevens" };
 
 function parseCard(text) {
   const match = /^(10|[1-9])([oceb])$/.exec(text);
@@ -320,7 +317,7 @@ class ReplayViewer {
       box.querySelector("[data-part=pile-count]").textContent = String(pile.length);
       const scores = step.kind === "end" ? this.log.rounds[step.round].totals : step.scoresBefore;
       box.querySelector("[data-part=game-score]").textContent =
-        `${scores[teamOf(this.log, seat)]} pts`;
+        plural(scores[teamOf(this.log, seat)], "pt");
       box.classList.toggle("just-played", Boolean(played));
     });
   }
@@ -397,11 +394,9 @@ class ReplayViewer {
     const section = this.el("score");
     section.hidden = step.kind !== "end";
     if (step.kind !== "end") return;
-    const round = this.log.rounds[step.round];
     section.querySelector("[data-part=score-title]").textContent =
       `Round ${step.round + 1} score`;
-    section.querySelector("[data-part=score-table]").replaceChildren(
-      this.scoreTable(round, step.scoresBefore));
+    section.querySelector("[data-part=score-table]").replaceChildren(this.scoreTable(step));
   }
 
   teamName(team) {
@@ -409,7 +404,82 @@ class ReplayViewer {
     return [...new Set(members)].join(" & ");
   }
 
-  scoreTable(round, before) {
+  /** Every card a team captured this round, from the end-of-round piles of its seats. */
+  teamPile(step, team) {
+    return this.log.seats.filter((s) => teamOf(this.log, s.seat) === team)
+      .flatMap((s) => step.piles[s.seat]);
+  }
+
+  /** The best card of each suit by setenta rank, best first; "–" for a missing suit. */
+  bestCards(pile) {
+    const best = Object.keys(SUIT_NAMES).map((suit) => {
+      const ofSuit = pile.filter((card) => parseCard(card).suit === suit);
+      const rank = (card) => SETENTA_ORDER.indexOf(parseCard(card).value);
+      return ofSuit.sort((a, b) => rank(a) - rank(b))[0] || null;
+    });
+    const rank = (card) => (card ? SETENTA_ORDER.indexOf(parseCard(card).value) : 99);
+    return best.sort((a, b) => rank(a) - rank(b))
+      .map((card) => (card ? this.frenchOrSpanish(card) : "–")).join(" ");
+  }
+
+  /**
+   * The rows of the breakdown for this ruleset: what each side captured, and the points the
+   * log awarded for it. The sevens point sits on the row that decides it (most sevens,
+   * setenta or primera), named as the rule documents name it.
+   */
+  scoreRows(step) {
+    const options = (this.log.ruleset || {}).options || {};
+    const overHalf = options.count_rule === "over_half";
+    const how = options.sevens || "setenta";
+    const rows = [
+      { key: "cards", label: overHalf ? "Cards (more than 20)" : "Cards", value: (s) => s.cards },
+      { key: "oros", label: overHalf ? "Oros (more than 5)" : "Oros", value: (s) => s.oros },
+      { key: "seven_of_oros", label: "7 of oros", value: (s) => (s.seven_of_oros ? "yes" : "no") },
+      {
+        key: "sevens",
+        label: { most: "Most sevens", per_suit: "Sevens (a point each)" }[how] || "Sevens",
+        value: (s) => s.sevens,
+        points: how === "most" || how === "per_suit" ? "sevens" : null,
+      },
+    ];
+    if (how === "setenta") {
+      rows.push({ key: "setenta", label: "Setenta (best card of each suit)", points: "sevens",
+        value: (s, team) => this.bestCards(this.teamPile(step, team)) });
+    }
+    if (how === "primera") {
+      rows.push({ key: "primera", label: "Primera (all four suits needed)", points: "sevens",
+        value: (s, team) => {
+          const pile = this.teamPile(step, team);
+          const missing = Object.entries(SUIT_NAMES)
+            .filter(([suit]) => !pile.some((card) => parseCard(card).suit === suit))
+            .map(([, name]) => name);
+          return missing.length ? `${s.primera} (no ${missing.join(", ")})` : String(s.primera);
+        } });
+    }
+    rows.push({ key: "escobas", label: "Escobas", value: (s) => s.escobas });
+    for (const row of rows) if (row.points === undefined) row.points = row.key;
+    // Points the engine added that this viewer has no row for still show, under their own name.
+    const known = new Set([...Object.keys(BONUSES), "seven_of_oros", "escobas"]);
+    const extra = new Set();
+    this.log.rounds[step.round].score.forEach((s) => Object.keys(s.points || {}).forEach((k) => {
+      if (!known.has(k)) extra.add(k);
+    }));
+    for (const key of extra) rows.push({ key, label: labelFor(key), value: () => "", points: key });
+    return { rows, how };
+  }
+
+  /**
+   * A doubled category is a bonus (rule C's all oros / all four sevens, rule A's big wins):
+   * it is shown as the category's point plus a bonus row's point, which add up to the log's.
+   */
+  bonusOf(key, points, how) {
+    if (!(key in BONUSES) || points < 2 || (key === "sevens" && how === "per_suit")) return 0;
+    return points - 1;
+  }
+
+  scoreTable(step) {
+    const round = this.log.rounds[step.round];
+    const before = step.scoresBefore;
     const teams = round.score.length;
     const table = document.createElement("table");
     table.className = "data score";
@@ -428,38 +498,42 @@ class ReplayViewer {
     }
     table.append(head);
     const body = table.createTBody();
-    const addRow = (key, label, raw) => {
+    const addRow = (key, label, value, points) => {
       const row = body.insertRow();
       row.dataset.category = key;
       th(row, label, "row");
       for (let t = 0; t < teams; t += 1) {
-        const score = round.score[t];
-        const value = row.insertCell();
-        value.className = "num";
-        value.dataset.team = String(t);
-        value.dataset.field = "value";
-        value.textContent = raw ? raw(score) : "";
-        const points = row.insertCell();
-        points.className = "num pts";
-        points.dataset.team = String(t);
-        points.dataset.field = "points";
-        const got = (score.points || {})[key];
-        points.textContent = got === undefined || got === null ? "" : `+${got}`;
+        const valueCell = row.insertCell();
+        valueCell.className = "num";
+        valueCell.dataset.team = String(t);
+        valueCell.dataset.field = "value";
+        valueCell.textContent = String(value(round.score[t], t));
+        const pointsCell = row.insertCell();
+        pointsCell.className = "num pts";
+        pointsCell.dataset.team = String(t);
+        pointsCell.dataset.field = "points";
+        const got = points(round.score[t]);
+        pointsCell.textContent = got === null ? "" : `+${got}`;
       }
+      return row;
     };
-    const shown = new Set();
-    for (const [key, label] of SCORE_ROWS) {
-      const hasValue = round.score.some((s) => s[key] !== undefined && s[key] !== null);
-      const hasPoints = round.score.some((s) => (s.points || {})[key] !== undefined);
-      if (!hasValue && !hasPoints) continue;
-      shown.add(key);
-      addRow(key, this.scoreLabel(key, label), (score) => formatValue(score[key]));
+    const { rows, how } = this.scoreRows(step);
+    const bonuses = [];
+    for (const row of rows) {
+      const pointsOf = (s) => {
+        if (!row.points) return null;
+        const got = (s.points || {})[row.points];
+        return got === undefined ? null : got - this.bonusOf(row.points, got, how);
+      };
+      addRow(row.key, row.label, row.value, pointsOf);
+      const bonusOf = (s) => this.bonusOf(row.points, (s.points || {})[row.points] || 0, how);
+      if (row.points && round.score.some(bonusOf)) bonuses.push(row.points);
     }
-    const bonusKeys = new Set();
-    round.score.forEach((s) => Object.keys(s.points || {}).forEach((k) => {
-      if (!shown.has(k)) bonusKeys.add(k);
-    }));
-    for (const key of bonusKeys) addRow(key, labelFor(key), null);
+    for (const key of bonuses) {
+      const bonusOf = (s) => this.bonusOf(key, (s.points || {})[key] || 0, how);
+      addRow(`bonus-${key}`, `Bonus: ${BONUSES[key]}`, (s) => (bonusOf(s) ? "yes" : ""),
+        (s) => (bonusOf(s) ? bonusOf(s) : null)).classList.add("bonus");
+    }
     const totalRow = body.insertRow();
     totalRow.className = "total";
     totalRow.dataset.category = "total";
@@ -482,12 +556,6 @@ class ReplayViewer {
       cell.textContent = `${before[t]} → ${round.totals[t]}`;
     }
     return table;
-  }
-
-  /** The sevens row is named after how this ruleset awards it (setenta, most, primera...). */
-  scoreLabel(key, label) {
-    const how = ((this.log.ruleset || {}).options || {}).sevens;
-    return key === "sevens" && how ? `${label} (${how.replace(/_/g, " ")})` : label;
   }
 
   renderPlayList() {
@@ -549,7 +617,8 @@ class ReplayViewer {
       const row = body.insertRow();
       const link = document.createElement("a");
       link.href = `#r${r + 1}end`;
-      link.textContent = `Round ${r + 1}`;
+      link.textContent = String(r + 1);
+      link.setAttribute("aria-label", `Round ${r + 1} score`);
       row.insertCell().append(link);
       round.score.forEach((score, t) => {
         const cell = row.insertCell();
@@ -569,6 +638,7 @@ class ReplayViewer {
       window.localStorage.setItem("escoba-deck", deck);
       this.renderPlayList();
       this.markPlayList();
+      if (this.rendered) this.renderScore(this.steps[this.index]);
     };
     this.root.querySelectorAll("[data-deck]").forEach((button) => {
       button.addEventListener("click", () => apply(button.dataset.deck));
@@ -586,14 +656,6 @@ function tag(kind, text) {
   span.className = `tag ${kind}`;
   span.textContent = text;
   return span;
-}
-
-function formatValue(value) {
-  if (value === true) return "yes";
-  if (value === false) return "no";
-  if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.join(" ");
-  return String(value);
 }
 
 function labelFor(key) {

@@ -1,0 +1,38 @@
+"""Rows for page tests that need a game of a given ruleset or state, without playing a league."""
+
+from __future__ import annotations
+
+from tournaments.models import Bot, Game, League, Match, Seat
+
+
+def stored_game(owner, *, ruleset: dict, seed: int, log: dict | None = None) -> Game:
+    """A game between two new bots in a league of ``ruleset``: finished with ``log`` if given,
+    otherwise aborted (stopped before it finished, so without result or log)."""
+    bots = [
+        Bot.objects.create(owner=owner, name=name, url=f"http://127.0.0.1:9/{name}", secret="x")
+        for name in ("keeper", "giver")
+    ]
+    league = League.objects.create(
+        name=f"{ruleset['name']} rules",
+        creator=owner,
+        ruleset=ruleset,
+        pool=f"{ruleset['name']}/2p",
+        players=2,
+        seed=seed,
+        status=League.Status.FINISHED,
+        rated=False,
+    )
+    match = Match.objects.create(league=league, number=1, round=1, seed=seed)
+    game = Game.objects.create(
+        league=league, match=match, number=1, seed=seed, seating=[bot.pk for bot in bots]
+    )
+    if log is None:
+        game.status, game.reason = Game.Status.ABORTED, "match time limit"
+    else:
+        result = log["result"]
+        game.status, game.log = Game.Status.FINISHED, log
+        game.winner, game.totals, game.reason = result["winner"], result["totals"], result["reason"]
+    game.save()
+    for seat, bot in enumerate(bots):
+        Seat.objects.create(game=game, seat=seat, team=seat, bot=bot)
+    return game
