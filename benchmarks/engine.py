@@ -78,6 +78,8 @@ def main() -> None:
         print(f"  {name} {players}p: median run {median(rates):,.0f} rounds/s, "
               f"best {best_rounds:,.0f}")  # fmt: skip
         lines.append(f"{name} {players}p: {best_rounds:.0f} rounds/s, {best_games:.0f} games/s")
+    end_load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average {end_load:.2f} at the end")
     for line in lines:
         print(line)
 

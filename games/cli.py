@@ -54,6 +54,10 @@ def random_game(ruleset: Ruleset, seed: int) -> dict[str, Any]:
 def selfplay(args: argparse.Namespace, out: TextIO) -> int:
     overrides = dict(parse_option(text) for text in args.set)
     if args.players is not None:
+        if overrides.get("players", args.players) != args.players:
+            raise UsageError(
+                f"--players {args.players} contradicts --set players={overrides['players']}"
+            )
         overrides["players"] = args.players
     try:
         ruleset = Ruleset.from_preset(args.ruleset, overrides)
@@ -100,6 +104,9 @@ def validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             count = number
     except InvalidLogError as error:
         err.write(f"{args.file}: {error}\n")
+        return 1
+    if count == 0:
+        err.write(f"{args.file}: no game log in the file\n")
         return 1
     out.write(f"{args.file}: {count} valid game log{'s' if count != 1 else ''}\n")
     return 0

@@ -93,25 +93,27 @@ def score_to_elo(score: float) -> float:
 def performance(
     *, wins: int, draws: int, losses: int, base: float = float(INITIAL_RATING)
 ) -> PerformanceEstimate | None:
-    """Elo from pairwise results against the field, with a 95% interval (normal approximation).
+    """Elo from pairwise results against the field, with a 95% interval.
 
-    The score share is kept half a result away from 0 and 1 (and its variance off zero), so a
-    perfect record still gets a finite estimate with a real interval; with no results there is
-    nothing to estimate and the answer is None.
+    The interval is Wilson's score interval on the share of points (a draw is half a point),
+    which stays honest at the edges: a perfect record over few games gets a wide interval, not
+    the narrow one a normal approximation would give it. The Elo of a share of exactly 0 or 1 is
+    infinite, so the estimate keeps the share half a game away from them, and the bounds a
+    quarter of a game; with no results there is nothing to estimate and the answer is None.
     """
     games = wins + draws + losses
     if games == 0:
         return None
     share = (wins + draws / 2) / games
-    variance = (wins + draws / 4) / games - share**2
-    edge = 0.5 / games
-    error = math.sqrt(max(variance, edge * (1 - edge)) / games)
+    z2 = Z_95**2
+    centre = (share + z2 / (2 * games)) / (1 + z2 / games)
+    half = Z_95 * math.sqrt(share * (1 - share) / games + z2 / (4 * games**2)) / (1 + z2 / games)
 
-    def clamp(value: float) -> float:
-        return min(max(value, edge), 1 - edge) if games > 1 else min(max(value, 0.25), 0.75)
+    def clamp(value: float, edge: float) -> float:
+        return min(max(value, edge), 1 - edge)
 
     return PerformanceEstimate(
-        elo=round(base + score_to_elo(clamp(share)), 1),
-        low=round(base + score_to_elo(clamp(share - Z_95 * error)), 1),
-        high=round(base + score_to_elo(clamp(share + Z_95 * error)), 1),
+        elo=round(base + score_to_elo(clamp(share, 0.5 / games)), 1),
+        low=round(base + score_to_elo(clamp(centre - half, 0.25 / games)), 1),
+        high=round(base + score_to_elo(clamp(centre + half, 0.25 / games)), 1),
     )

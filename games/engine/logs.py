@@ -7,6 +7,7 @@ difference is reported with the round and play (both 1-based) where it happens.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,7 +34,7 @@ def replay_log(doc: Mapping[str, Any]) -> Game:
         _replay_round(game, number, logged, last=number == len(rounds), result=result)
     _replay_result(game, result)
     expected = game.log()
-    if expected != doc:
+    if _differs(expected, doc):
         path, where = _first_difference(expected, doc)
         raise InvalidLogError(f"the log differs from the replay at {path}", *where)
     return game
@@ -139,11 +140,11 @@ def _first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, 
     """The JSON path of the first place where ``actual`` differs, with its (round, play)."""
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         for key in list(expected) + [k for k in actual if k not in expected]:
-            if expected.get(key, _MISSING) != actual.get(key, _MISSING):
+            if _differs(expected.get(key, _MISSING), actual.get(key, _MISSING)):
                 return _first_difference(expected.get(key), actual.get(key), f"{path}.{key}")
     elif isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
         for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
-            if left != right:
+            if _differs(left, right):
                 return _first_difference(left, right, f"{path}[{index}]")
     parts = path.split(".")
     where: tuple[Any, ...] = ()
@@ -152,6 +153,17 @@ def _first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, 
         if len(parts) > 2 and parts[2].startswith("plays["):
             where += (int(parts[2][6:-1]) + 1,)
     return path or ".", where
+
+
+def _differs(expected: Any, actual: Any) -> bool:
+    """Whether two values differ as JSON: unlike ``==``, ``true`` is not ``1`` and ``1.0`` is not
+    ``1``, so a log must repeat the replay's exact types, not just equal values."""
+    if expected is _MISSING or actual is _MISSING:
+        return expected is not actual
+    try:
+        return json.dumps(expected, sort_keys=True) != json.dumps(actual, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON at all: a set, keys of mixed types ...
+        return True
 
 
 _MISSING = object()

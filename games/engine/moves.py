@@ -27,6 +27,8 @@ class Move:
         "card_index",
         "taken",
         "taken_key",
+        "won",
+        "size",
         "wire",
         "code",
         "_text",
@@ -39,6 +41,8 @@ class Move:
     card_index: int
     taken: tuple[int, ...]
     taken_key: int
+    won: int
+    size: int
     wire: tuple[str, tuple[str, ...]]
     code: int
 
@@ -142,10 +146,13 @@ def _interned(card_index: int, mask: int) -> Move:
         set_field(move, "card_index", card_index)
         set_field(move, "total", card.value + sum([VALUES[index] for index in taken]))
         # Engine internals: the captured card indices and their value-count key (see captures),
-        # the wire strings, and the play code: a game records a play as one int,
-        # ``code | seat << 1 | escoba`` (state.decode_play).
+        # the cards that go to the capturer's pile and how many, the wire strings, and the play
+        # code: a game records a play as one int, ``code | seat << 1 | escoba``
+        # (state.decode_play).
         set_field(move, "taken", tuple(taken))
         set_field(move, "taken_key", sum([VALUE_KEYS[index] for index in taken]))
+        set_field(move, "won", mask | BITS[card_index] if mask else 0)
+        set_field(move, "size", len(taken) + 1 if mask else 0)
         set_field(move, "wire", (NAMES[card_index], names))
         set_field(move, "code", key << 3)
         set_field(move, "_text", NAMES[card_index] + (":" + "+".join(names) if names else ""))

@@ -98,8 +98,10 @@ class Ruleset:
     @staticmethod
     def from_preset(name: str, overrides: Mapping[str, Any] | None = None) -> Ruleset:
         """The preset ``name`` with ``overrides`` applied; ``RulesetError`` lists every problem."""
-        if name not in PRESETS:
+        if not isinstance(name, str) or name not in PRESETS:
             raise RulesetError([f"unknown preset {name!r} (known: {', '.join(PRESETS)})"])
+        if overrides is not None and not isinstance(overrides, Mapping):
+            raise RulesetError([f"options must be a mapping of names to values, not {overrides!r}"])
         version, preset = PRESETS[name]
         overrides = dict(overrides or {})
         options = {**_BASE, **preset}
@@ -113,7 +115,8 @@ class Ruleset:
                     options[key] = value
         if name == "casual" and "teams" not in overrides:
             options["teams"] = options["players"] == 4
-        problems += _check_combination(options)
+        asked = {**options, "players": overrides.get("players", options["players"])}
+        problems += _check_combination(asked)
         if problems:
             raise RulesetError(problems)
         return Ruleset(name, version, MappingProxyType(options))
@@ -153,6 +156,7 @@ def _check_value(key: str, value: Any) -> str | None:
 
 
 def _check_combination(options: Mapping[str, Any]) -> list[str]:
+    """Problems between options; ``players`` is the value asked for, even when it is invalid."""
     problems = []
     if options["teams"] and options["players"] != 4:
         problems.append(f"teams needs 4 players, not {options['players']}")

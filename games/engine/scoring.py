@@ -29,6 +29,9 @@ _BEST = {
     for pattern in range(1024)
 }
 
+# A's setenta ranking as base-8 digit weights: a missing suit (0) < faces (10) < 2 < ... < 7.
+_WEIGHT = {value: 8**rank for rank, value in enumerate((0, 10, 12, 13, 14, 15, 16, 18, 21))}
+
 
 def best_cards(mask: int) -> list[int]:
     """The primera value of the best card of each suit held in ``mask`` (0 for a missing suit)."""
@@ -44,6 +47,16 @@ def strict_winner(values: Sequence[Any]) -> int | None:
     return values.index(top)
 
 
+def setenta_key(best: Sequence[int]) -> int:
+    """A number that orders sides as A's setenta does: best cards compared best against best.
+
+    Comparing the four best cards sorted from best to worst is the same as comparing how many
+    sevens each side has, then how many sixes, and so on down A's ranking; with at most four
+    cards per rank, those counts are the base-8 digits of this number, highest rank first.
+    """
+    return _WEIGHT[best[0]] + _WEIGHT[best[1]] + _WEIGHT[best[2]] + _WEIGHT[best[3]]
+
+
 def score_round(
     options: Mapping[str, Any], captured: Sequence[int], escobas: Sequence[int]
 ) -> list[dict[str, Any]]:
@@ -52,23 +65,21 @@ def score_round(
     ``captured`` holds each side's captured cards as a bit mask, ``escobas`` its sweeps (lucky
     deals included).
     """
-    cards, oros, sevens, bests, has_seven_of_oros = [], [], [], [], []
-    for mask in captured:
-        cards.append(mask.bit_count())
-        oros.append((mask & OROS_MASK).bit_count())
-        sevens.append((mask & SEVENS_MASK).bit_count())
-        bests.append(best_cards(mask))
-        has_seven_of_oros.append(mask >> SEVEN_OF_OROS & 1 == 1)
+    sides = range(len(captured))
+    cards = [mask.bit_count() for mask in captured]
+    oros = [(mask & OROS_MASK).bit_count() for mask in captured]
+    sevens = [(mask & SEVENS_MASK).bit_count() for mask in captured]
+    bests = [best_cards(mask) for mask in captured]
     big_wins = options["big_wins"]
 
     if options["count_rule"] == "over_half":
-        card_winner = next((side for side, count in enumerate(cards) if count > 20), None)
-        oros_winner = next((side for side, count in enumerate(oros) if count > 5), None)
+        card_winner = next((side for side in sides if cards[side] > 20), None)
+        oros_winner = next((side for side in sides if oros[side] > 5), None)
     else:
         card_winner, oros_winner = strict_winner(cards), strict_winner(oros)
     card_points = [0] * len(captured)
     if card_winner is not None:
-        others_small = all(count < 10 for side, count in enumerate(cards) if side != card_winner)
+        others_small = all(cards[side] < 10 for side in sides if side != card_winner)
         big = big_wins and cards[card_winner] >= 30 and others_small
         card_points[card_winner] = 2 if big else 1
     oros_points = [0] * len(captured)
@@ -80,7 +91,7 @@ def score_round(
     sevens_points = [0] * len(captured)
     sevens_winner = None
     if category == "setenta":
-        sevens_winner = strict_winner([sorted(best, reverse=True) for best in bests])
+        sevens_winner = strict_winner([setenta_key(best) for best in bests])
     elif category == "most":
         sevens_winner = strict_winner(sevens)
     elif category == "primera":
@@ -96,11 +107,12 @@ def score_round(
 
     seven_of_oros = options["seven_of_oros"]
     scores = []
-    for side in range(len(captured)):
+    for side in sides:
+        won_seven_of_oros = captured[side] >> SEVEN_OF_OROS & 1 == 1
         points = {
             "cards": card_points[side],
             "oros": oros_points[side],
-            "seven_of_oros": seven_of_oros if has_seven_of_oros[side] else 0,
+            "seven_of_oros": seven_of_oros if won_seven_of_oros else 0,
             "sevens": sevens_points[side],
             "escobas": escobas[side],
         }
@@ -108,12 +120,16 @@ def score_round(
             {
                 "cards": cards[side],
                 "oros": oros[side],
-                "seven_of_oros": has_seven_of_oros[side],
+                "seven_of_oros": won_seven_of_oros,
                 "sevens": sevens[side],
                 "primera": sum(bests[side]),
                 "escobas": escobas[side],
                 "points": points,
-                "total": sum(points.values()),
+                "total": card_points[side]
+                + oros_points[side]
+                + points["seven_of_oros"]
+                + sevens_points[side]
+                + escobas[side],
             }
         )
     return scores

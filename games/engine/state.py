@@ -38,10 +38,31 @@ def round_deck(seed: int, round_number: int) -> list[int]:
     number = int.from_bytes(blake2b(text, digest_size=32).digest(), "big")
     remaining = list(range(40))
     deck = []
-    for size in range(40, 0, -1):
-        number, position = divmod(number, size)
-        deck.append(remaining.pop(position))
+    # Same digits as dividing by 40, 39, ... one at a time, but the 256-bit number is divided
+    # only once per group of sizes; the rest is arithmetic on small ints.
+    for product, sizes in _DECK_GROUPS:
+        number, low = divmod(number, product)
+        for size in sizes:
+            deck.append(remaining.pop(low % size))
+            low //= size
     return deck
+
+
+def _deck_groups() -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The sizes 40, 39, ..., 1 cut into runs whose product fits a small int (< 2**30)."""
+    groups = []
+    product, sizes = 1, []
+    for size in range(40, 0, -1):
+        if product * size >= 2**30:
+            groups.append((product, tuple(sizes)))
+            product, sizes = 1, []
+        product *= size
+        sizes.append(size)
+    groups.append((product, tuple(sizes)))
+    return tuple(groups)
+
+
+_DECK_GROUPS = _deck_groups()
 
 
 def round_outcome(options: Any, totals: list[int], round_number: int) -> Result | None:
@@ -66,6 +87,33 @@ def decode_play(code: int) -> tuple[int, Move, bool]:
     """(seat, move, escoba) of a play as the game records it: an int rather than a tuple, which
     keeps tens of objects per round away from the garbage collector."""
     return code >> 1 & 3, _MOVES[code >> 3], bool(code & 1)
+
+
+class _ByPlay(dict):  # type: ignore[type-arg]
+    """Immutable values derived from a play code, built on first use and then shared.
+
+    A play code is a move with a seat and an escoba flag; about 20,000 moves turn up in 1,000
+    games, so the cache is emptied when it reaches ``_PLAY_LIMIT`` entries (the values are
+    plain values: nothing depends on their identity).
+    """
+
+    def __init__(self, build: Any) -> None:
+        super().__init__()
+        self.build = build
+
+    def __missing__(self, code: int) -> Any:
+        if len(self) >= _PLAY_LIMIT:
+            self.clear()
+        value = self[code] = self.build(*decode_play(code))
+        return value
+
+
+_PLAY_LIMIT = 100_000
+
+
+# What a view's history shows of a play, and the play's fields in the log.
+_PLAY_VIEWS = _ByPlay(lambda seat, move, escoba: Play(seat, move.card, move.capture, escoba))
+_PLAY_FIELDS = _ByPlay(lambda seat, move, escoba: (seat, *move.wire, escoba))
 
 
 class _Round:
@@ -97,6 +145,15 @@ class _Round:
 class Game:
     """One game of Escoba under a ruleset, from a seed. Build it with ``Game.new``."""
 
+    # Slots rather than a __dict__: every play reads and writes a dozen of these, and slot
+    # access is the fastest attribute access CPython has.
+    __slots__ = (
+        "ruleset", "seed", "_players", "_next_seat", "_teams", "_num_teams", "_optional",
+        "_totals", "_rounds", "_result", "_forfeit_reason", "_round_number", "_dealer", "_deck",
+        "_deck_position", "_hands", "_table", "_table_key", "_table_mask", "_captured",
+        "_seat_captured", "_escobas", "_last_capturer", "_record", "_plays", "_turn",
+    )  # fmt: skip
+
     ruleset: Ruleset
     seed: int
 
@@ -113,6 +170,7 @@ class Game:
         game.ruleset = ruleset
         game.seed = seed
         game._players = options["players"]
+        game._next_seat = (*range(1, game._players), 0)
         game._teams = [ruleset.team_of(seat) for seat in range(game._players)]
         game._num_teams = ruleset.num_teams
         game._optional = options["capture"] == "optional"
@@ -167,18 +225,18 @@ class Game:
         key = self._table_key
         by_card = _BY_KEY.get(key) or captures_by_card(key, table)
         optional = self._optional
-        intern = _MOVES.get
+        # No local aliases for legal.append or _MOVES.get: CPython 3.11 specialises the plain
+        # method calls, which beats creating a bound method on every call.
         legal: list[Move] = []
-        append = legal.append
         for card in self._hands[seat]:
             combos = by_card[card]
             for positions in combos:
                 mask = 0
                 for position in positions:
                     mask |= 1 << table[position]
-                append(intern(mask << 6 | card) or _interned(card, mask))
+                legal.append(_MOVES.get(mask << 6 | card) or _interned(card, mask))
             if optional or not combos:
-                append(_TRAILS[card])
+                legal.append(_TRAILS[card])
         return legal
 
     # -- changing the state --------------------------------------------------------------
@@ -207,8 +265,8 @@ class Game:
                 table.remove(taken)
             self._table_key -= move.taken_key
             self._table_mask ^= mask
-            self._captured[self._teams[seat]] |= mask | BITS[card]
-            self._seat_captured[seat] += len(move.taken) + 1
+            self._captured[self._teams[seat]] |= move.won
+            self._seat_captured[seat] += move.size
             self._last_capturer = seat
             escoba = not table
             if escoba:
@@ -224,9 +282,7 @@ class Game:
             self._table_mask |= BITS[card]
             escoba = False
         self._plays.append(move.code | seat << 1 | escoba)
-        seat += 1
-        if seat == self._players:
-            seat = 0
+        seat = self._next_seat[seat]
         if self._hands[seat]:
             self._turn = seat
         elif self._deck_position < 40:
@@ -256,7 +312,8 @@ class Game:
     def clone(self) -> Game:
         """An independent copy; completed rounds' records are shared since they never change."""
         other = Game()
-        other.__dict__.update(self.__dict__)
+        for name in Game.__slots__:
+            setattr(other, name, getattr(self, name))
         other._hands = [list(hand) for hand in self._hands]
         other._table = list(self._table)
         other._captured = list(self._captured)
@@ -282,10 +339,7 @@ class Game:
             )
             for s in range(self._players)
         ]
-        history = [
-            Play(s, move.card, move.capture, escoba)
-            for s, move, escoba in map(decode_play, self._record.plays)
-        ]
+        history = list(map(_PLAY_VIEWS.__getitem__, self._record.plays))
         return GameView(
             seat=seat,
             team=self._teams[seat],
@@ -333,7 +387,7 @@ class Game:
         self._captured = [0] * self._num_teams
         self._seat_captured = [0] * players
         self._escobas = [0] * players
-        self._last_capturer: int | None = None
+        self._last_capturer = None
         self._record = _Round(dealer, [])
         self._record.deck = self._deck
         self._plays = self._record.plays
@@ -345,13 +399,13 @@ class Game:
         self._deck_position = position + TABLE_SIZE
         self._record.table = table
         self._table = list(table)
-        self._table_key = sum(VALUE_KEYS[c] for c in table)
+        self._table_key = sum([VALUE_KEYS[c] for c in table])
         self._table_mask = _mask(table)
-        worth = sum(VALUES[c] for c in table)
-        if worth in (15, 30):
+        worth = sum([VALUES[c] for c in table])
+        if worth == 15 or worth == 30:
             sweeps = worth // 15
             self._record.lucky = (dealer, table, sweeps)
-            self._captured[self._teams[dealer]] |= _mask(table)
+            self._captured[self._teams[dealer]] |= self._table_mask
             self._seat_captured[dealer] += len(table)
             self._escobas[dealer] += sweeps
             self._last_capturer = dealer
@@ -365,7 +419,7 @@ class Game:
         seat = self._dealer
         for _ in range(players):
             seat = seat + 1 if seat + 1 < players else 0
-            hands[seat] = sorted(deck[position : position + HAND_SIZE])
+            hands[seat] = _hand(deck, position)
             position += HAND_SIZE
         self._deck_position = position
         self._record.deals += 1
@@ -376,7 +430,7 @@ class Game:
         taker = self._last_capturer if self._last_capturer is not None else self._dealer
         if self._table:
             record.leftover = (taker, list(self._table))
-        self._captured[self._teams[taker]] |= _mask(self._table)
+        self._captured[self._teams[taker]] |= self._table_mask
         self._seat_captured[taker] += len(self._table)
         self._table = []
         self._table_key = 0
@@ -385,8 +439,9 @@ class Game:
         for seat, count in enumerate(self._escobas):
             escobas[self._teams[seat]] += count
         record.score = score_round(self.ruleset.options, self._captured, escobas)
-        gained = [side["total"] for side in record.score]
-        totals = [total + points for total, points in zip(self._totals, gained, strict=True)]
+        totals = [
+            total + side["total"] for total, side in zip(self._totals, record.score, strict=True)
+        ]
         self._totals = totals
         record.totals = list(totals)
         result = round_outcome(self.ruleset.options, totals, self._round_number)
@@ -416,6 +471,18 @@ class Game:
         return IllegalMoveError("must_capture", f"{move.card} can make 15, so it must capture")
 
 
+def _hand(deck: list[int], position: int) -> list[int]:
+    """The 3 cards dealt from ``position``, sorted: three compares cost far less than sorted()."""
+    first, second, third = deck[position], deck[position + 1], deck[position + 2]
+    if first > second:
+        first, second = second, first
+    if second > third:
+        second, third = third, second
+        if first > second:
+            first, second = second, first
+    return [first, second, third]
+
+
 def _mask(cards: list[int]) -> int:
     mask = 0
     for card in cards:
@@ -431,14 +498,14 @@ def _deals_log(record: _Round, players: int) -> list[list[list[str]]]:
     """The cards of each deal by seat, read back from the round's deck in dealing order: the
     first deal comes off the top, then the 4 table cards, then the later deals."""
     order = [(record.dealer + 1 + step) % players for step in range(players)]
-    name = NAMES.__getitem__
     deck = record.deck
     deals = []
     position = 0
     for _ in range(record.deals):
         deal: list[list[str]] = [[]] * players
         for seat in order:
-            deal[seat] = list(map(name, sorted(deck[position : position + HAND_SIZE])))
+            first, second, third = _hand(deck, position)
+            deal[seat] = [NAMES[first], NAMES[second], NAMES[third]]
             position += HAND_SIZE
         if position == HAND_SIZE * players:
             position += TABLE_SIZE
@@ -460,13 +527,8 @@ def _round_log(record: _Round, players: int) -> dict[str, Any]:
         "lucky_deal": lucky,
         "deals": _deals_log(record, players),
         "plays": [
-            {
-                "seat": code >> 1 & 3,
-                "card": (wire := _MOVES[code >> 3].wire)[0],
-                "capture": list(wire[1]),
-                "escoba": code & 1 == 1,
-            }
-            for code in record.plays
+            {"seat": seat, "card": card, "capture": [*capture], "escoba": escoba}
+            for seat, card, capture, escoba in map(_PLAY_FIELDS.__getitem__, record.plays)
         ],
         "leftover": leftover,
         "score": [dict(side, points=dict(side["points"])) for side in record.score]

@@ -115,3 +115,27 @@ def test_module_entry_point(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert broken.returncode == 2 and "Traceback" not in broken.stderr
+
+
+def test_validate_an_empty_file_is_an_error(tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n \n")
+    status, out, err = run("validate", str(path))
+    assert (status, out) == (1, "")
+    assert err == f"{path}: no game log in the file\n"
+
+
+def test_validate_a_log_with_a_malformed_ruleset_is_one_line_not_a_traceback(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"format": "escoba-log/1", "ruleset": {"name": {}, "version": 1}}))
+    status, _, err = run("validate", str(path))
+    assert status == 1 and err.count("\n") == 1
+    assert "game 1, bad ruleset" in err
+
+
+def test_players_and_set_players_must_agree():
+    status, out, err = run("selfplay", "--set", "players=3", "--players", "2")
+    assert (status, out) == (2, "")
+    assert "--players 2 contradicts --set players=3" in err
+    status, out, _ = run("selfplay", "--set", "players=3", "--players", "3", "--set", "target=5")
+    assert status == 0 and len(json.loads(out)["seats"]) == 3

@@ -127,6 +127,32 @@ def test_a_leftover_goes_to_the_last_capturer_and_is_no_escoba():
     assert last_round["score"][0]["cards"] == 3
 
 
+@pytest.mark.parametrize(("seed", "worth"), [(7004, 70), (15581, 85)])
+def test_a_leftover_of_70_and_85_occurs_under_forced_capture(seed, worth):
+    """A's "10, 25, 40 or 55" is a slip: these classic rounds (each seat plays its last trail
+    when it has one, else its last legal move) leave 70 and 85 on the table."""
+    game = Game.new(classic(), seed)
+    while game.round == 1:
+        legal = game.legal_moves()
+        trails = [move for move in legal if not move.capture]
+        game.apply((trails or legal)[-1])
+    leftover = game.log()["rounds"][0]["leftover"]["cards"]
+    assert sum(Card.from_str(text).value for text in leftover) == worth
+
+
+def test_b_a_round_where_everyone_trails_leaves_all_220_to_the_dealer():
+    """With optional capture nothing needs to be taken: the leftover is then the whole deck (less
+    a lucky deal), still 10 more than a multiple of 15, and with no capture the dealer takes it."""
+    game = Game.new(Ruleset.from_preset("casual"), 0)
+    assert game.log()["rounds"][0]["lucky_deal"] is None
+    while game.round == 1:
+        game.apply(next(move for move in game.legal_moves() if not move.capture))
+    first_round = game.log()["rounds"][0]
+    assert first_round["leftover"]["seat"] == first_round["dealer"] == 0
+    assert len(first_round["leftover"]["cards"]) == 40
+    assert first_round["score"][0]["cards"] == 40
+
+
 def test_a_ties_score_nothing():
     """20-20 cards, 5-5 oros and an equal setenta: only the 7 of oros and escobas score."""
     left = mask("1o 2o 3o 4o 5o 7c 7e 6c 6e") | mask("1c 2c 3c 4c 5c 8c 9c 10c 5e 2e 3e")

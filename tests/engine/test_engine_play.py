@@ -286,3 +286,74 @@ def test_new_game_checks_its_arguments():
 
 def _mask(text):
     return sum(1 << card.index for card in cards(text))
+
+
+@pytest.mark.parametrize(
+    ("before", "tie", "after", "outcome"),
+    [
+        ([19, 19], "extra_round", [22, 21], (0, "target")),  # both reach 21: the higher wins
+        ([18, 19], "extra_round", [21, 21], None),  # equal: another round is dealt
+        ([18, 19], "shared", [21, 21], (None, "shared")),
+        ([10, 19], "extra_round", [13, 21], (1, "target")),
+        ([10, 10], "extra_round", [13, 12], None),
+    ],
+)
+def test_the_last_play_of_a_round_scores_it_and_decides_the_game(before, tie, after, outcome):
+    """Played through the Game: seat 0 takes 7o+8e (3 points: oros, 7 of oros, setenta), seat 1
+    sweeps with 5e+10b and takes the leftover as the last capturer (2 points: cards, escoba)."""
+    game = position(classic(tie=tie), ["7o 1c", "5e 2b"], "8e 10b")
+    game._totals = list(before)
+    for text in ("7o:8e", "5e:10b", "1c", "2b"):
+        game.apply(Move.from_str(text))
+    first = game.log()["rounds"][0]
+    assert first["leftover"] == {"seat": 1, "cards": ["1c", "2b"]}
+    assert [side["total"] for side in first["score"]] == [3, 2]
+    assert first["totals"] == after
+    if outcome is None:
+        assert not game.is_over and game.round == 2 and game.dealer == 1
+        assert game.totals == after
+    else:
+        assert (game.result.winner, game.result.reason, game.result.totals) == (*outcome, after)
+        assert game.current_seat is None and len(game.log()["rounds"]) == 1
+
+
+def test_big_wins_through_a_whole_round():
+    """A's big wins: 30+ cards against under 10, all ten oros, all four sevens (3 with the 7 of
+    oros), scored from real play rather than from piles."""
+    ruleset = Ruleset.from_preset("classic", {"big_wins": True})
+    game = position(ruleset, ["7o", "1c"], "8o")
+    loser = _mask("2c 3c 4c 5c 6c 8c 9c 10c 2e")
+    in_play = _mask("7o 8o 1c")
+    game._captured = [(1 << 40) - 1 - loser - in_play, loser]
+    game.apply(Move.from_str("7o:8o"))
+    game.apply(Move.from_str("1c"))
+    winner, loser = game.log()["rounds"][0]["score"]
+    assert (winner["cards"], winner["oros"], winner["sevens"]) == (31, 10, 4)
+    assert winner["points"] == {
+        "cards": 2, "oros": 2, "seven_of_oros": 1, "sevens": 2, "escobas": 1,
+    }  # fmt: skip
+    assert loser["cards"] == 9 and loser["total"] == 0
+
+
+def test_views_and_logs_stay_right_when_the_play_caches_are_emptied(monkeypatch):
+    from games.engine import state
+
+    game = Game.new(classic(), 31)
+    expected_history = []
+    while game.round == 1:
+        seat = game.current_seat
+        move = game.legal_moves()[-1]
+        game.apply(move)
+        expected_history.append((seat, str(move)))
+    reference = game.log()
+    monkeypatch.setattr(state, "_PLAY_LIMIT", 3)
+    state._PLAY_VIEWS.clear()
+    state._PLAY_FIELDS.clear()
+    copy = Game.new(classic(), 31)
+    for seat, text in expected_history[:-1]:
+        copy.apply(Move.from_str(text))
+        history = copy.view(seat).history
+        assert (history[-1].seat, history[-1].card) == (seat, Move.from_str(text).card)
+    copy.apply(Move.from_str(expected_history[-1][1]))
+    assert copy.log() == reference
+    assert len(state._PLAY_VIEWS) <= 3 and len(state._PLAY_FIELDS) <= 3

@@ -10,8 +10,6 @@ from games.engine import PRESETS, Game, Ruleset, replay_log, validate_log
 from games.engine.cards import VALUES
 from games.engine.state import decode_play
 
-CATEGORY_MAX = {"cards": 2, "oros": 2, "seven_of_oros": 2, "escobas": 0}
-
 
 @st.composite
 def rulesets(draw):
@@ -68,17 +66,33 @@ def check_view_hides_hidden_cards(game):
         assert view.deck_remaining == 40 - game._deck_position
 
 
+def category_bounds(options):
+    """The most points each category can hand out in one round under these options."""
+    big = options["big_wins"]
+    sevens = {"per_suit": 4, "none": 0}.get(
+        options["sevens"], 2 if big or options["all_sevens"] else 1
+    )
+    return {
+        "cards": 2 if big else 1,
+        "oros": 2 if big or options["all_oros"] else 1,
+        "sevens": sevens,
+    }
+
+
 def check_round(record, options):
-    for _, move, _ in map(decode_play, record.plays):
+    escoba_plays = [0] * 4
+    for seat, move, escoba in map(decode_play, record.plays):
         if move.capture:
-            assert move.total == 15
+            assert move.card.value + sum(card.value for card in move.capture) == 15
+        escoba_plays[seat] += escoba
     leftover = record.leftover[1] if record.leftover else []
     assert sum(VALUES[c] for c in leftover) % 15 == 10
-    sevens_max = 4 if options["sevens"] == "per_suit" else 2
-    bound = dict(CATEGORY_MAX, sevens=sevens_max, seven_of_oros=options["seven_of_oros"])
-    for category, most in bound.items():
-        if category != "escobas":
-            assert sum(side["points"][category] for side in record.score) <= most
+    for category, most in category_bounds(options).items():
+        assert sum(side["points"][category] for side in record.score) <= most
+    # the 7 of oros is always captured by somebody, and it is never tied
+    assert sum(side["points"]["seven_of_oros"] for side in record.score) == options["seven_of_oros"]
+    lucky = record.lucky[2] if record.lucky else 0
+    assert sum(side["escobas"] for side in record.score) == sum(escoba_plays) + lucky
     for side in record.score:
         assert side["points"]["escobas"] == side["escobas"]
         assert side["total"] == sum(side["points"].values())

@@ -107,3 +107,21 @@ def test_unknown_preset_and_version():
         Ruleset.from_preset("chinchon")
     with pytest.raises(RulesetError, match="version"):
         Ruleset.from_dict({"name": "classic", "version": 2, "options": {}})
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides"),
+    [({}, None), (["classic"], None), (None, None), ("classic", [("target", 15)]), ("classic", 15)],
+)
+def test_malformed_preset_names_and_options_are_ruleset_errors(name, overrides):
+    with pytest.raises(RulesetError):
+        Ruleset.from_preset(name, overrides)
+
+
+def test_teams_problem_names_the_players_asked_for():
+    with pytest.raises(RulesetError) as caught:
+        Ruleset.from_preset("classic", {"players": 5, "teams": True})
+    assert caught.value.problems == [
+        "players must be one of 2, 3, 4, not 5",
+        "teams needs 4 players, not 5",
+    ]

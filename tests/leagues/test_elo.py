@@ -93,5 +93,13 @@ def test_perfect_record_stays_finite_and_has_an_interval():
     assert estimate.high >= estimate.elo
 
 
+def test_a_perfect_record_over_few_games_claims_no_false_precision():
+    perfect = performance(wins=4, draws=0, losses=0)
+    even = performance(wins=2, draws=0, losses=2)
+    assert perfect.low < perfect.elo < perfect.high
+    assert perfect.margin > even.margin / 2
+    assert perfect.low < 1500 + 100  # four wins barely rule out an equal strength
+
+
 def test_no_games_no_estimate():
     assert performance(wins=0, draws=0, losses=0) is None
