@@ -12,6 +12,10 @@ event loop is measured alone; everything stays on 127.0.0.1.
    round trip, and `BotClient.move` (orjson encoding, Standard Webhooks signing, the deadline,
    the size cap, JSON decoding and the schema check of the reply).
 2. Throughput: 200 calls in flight through one `Caller` against bots that take 50 ms per move.
+3. The runner (`--games N`, alone): N two-player classic games through `games.runner.play_game`
+   in one event loop against the 8 SDK example bots of `benchmarks.league`, each its own
+   `python -m bots_sdk serve` process; the client's CPU per move (`time.process_time`), which is
+   what a league worker's event loop spends per move whatever else runs on the machine.
 """
 
 from __future__ import annotations
@@ -200,15 +204,66 @@ async def in_flight(
         return done, faults, elapsed, cpu
 
 
+# --- 3. the runner against the SDK example bots ---------------------------------------------
+
+
+async def play_games(urls: list[str], games: int) -> tuple[int, float, float, float]:
+    """Moves, wall seconds, user and system CPU seconds for `games` games played all at once,
+    each pairing of bots in turn (seeds 0, 1, ...), as a league worker plays them."""
+    from games.engine import Ruleset
+    from games.runner import BotEndpoint, play_game
+
+    ruleset = Ruleset.from_preset("classic")
+    endpoints = [BotEndpoint(url, SECRET, name=f"bot{i}") for i, url in enumerate(urls)]
+    pairs = [(a, b) for a in endpoints for b in endpoints if a is not b]
+    async with Caller(allow_private=True) as caller:
+        started, cpu_started = time.perf_counter(), os.times()
+        records = await asyncio.gather(*(
+            play_game(ruleset=ruleset, seed=seed, bots=pairs[seed % len(pairs)], game_id=seed,
+                      match_id=1, timeout_ms=5000, caller=caller)
+            for seed in range(games)
+        ))
+        elapsed, cpu_ended = time.perf_counter() - started, os.times()
+    moves = sum(len(r["plays"]) for record in records for r in record.log["rounds"])
+    faults = sum(len(record.faults) for record in records)
+    assert faults == 0, f"{faults} faults"
+    user, system = (cpu_ended.user - cpu_started.user, cpu_ended.system - cpu_started.system)
+    return moves, elapsed, user, system
+
+
+def runner_cpu(games: int, rounds: int) -> None:
+    from benchmarks.league import start_bots
+
+    processes, urls = start_bots(dict(os.environ), 0)
+    try:
+        asyncio.run(play_games(list(urls.values()), 8))  # warm up
+        for _ in range(rounds):
+            moves, elapsed, user, system = asyncio.run(play_games(list(urls.values()), games))
+            print(f"runner, {games} games at once: {moves} moves in {elapsed:.2f} s, "
+                  f"client CPU {(user + system) / moves * 1e3:.3f} ms a move "
+                  f"({user / moves * 1e3:.3f} user, {system / moves * 1e3:.3f} system; "
+                  f"load average {os.getloadavg()[0]:.2f})", flush=True)
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=10)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", nargs="?", default="bench", choices=["bench", "serve"])
     parser.add_argument("--bots", type=int, default=1)
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--games", type=int, default=0,
+                        help="only measure the runner: this many games against the SDK bots")
     args = parser.parse_args()
     if args.mode == "serve":
         serve(args.bots, args.delay)
+        return
+    if args.games:
+        runner_cpu(args.games, 1 if args.quick else 3)
         return
 
     calls, seconds, rounds = (300, 1.0, 1) if args.quick else (2000, 4.0, 3)

@@ -19,20 +19,23 @@ across that bot's calls and never shared between bots. `Caller` keeps one client
 from __future__ import annotations
 
 import asyncio
+import base64
 import concurrent.futures
+import hashlib
+import hmac
+import itertools
 import logging
 import secrets
 import socket
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import aiohttp
 import orjson
 from aiohttp.abc import AbstractResolver, ResolveResult
-from standardwebhooks.webhooks import Webhook
+from yarl import URL
 
 from .addresses import AddressError, BotURL, Resolve, parse_bot_url, resolve_checked
 from .engine import Move
@@ -128,6 +131,42 @@ class PinnedResolver(AbstractResolver):
         return None
 
 
+class Signer:
+    """Standard Webhooks signatures for one bot's secret, made cheaply enough to sign every move.
+
+    The HMAC key schedule is computed once and copied per message; message ids are a random
+    prefix per signer and a counter, unique without asking the operating system for randomness
+    on every call. The headers are those `standardwebhooks.Webhook.sign` gives: `webhook-id`,
+    `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` and the base64 HMAC-SHA256
+    of `id.timestamp.body`).
+    """
+
+    PREFIX = "whsec_"
+
+    def __init__(self, secret: str) -> None:
+        # As standardwebhooks reads a secret: the prefix is optional, the padding too.
+        key = base64.b64decode(secret.removeprefix(self.PREFIX) + "==")
+        if not key:
+            raise ValueError("the signing secret is empty")
+        self._hmac = hmac.new(key, digestmod=hashlib.sha256)
+        self._id_prefix = "msg_" + secrets.token_urlsafe(12) + "_"
+        self._counter = itertools.count(1)
+
+    def headers(self, body: bytes, timestamp: int | None = None) -> dict[str, str]:
+        """The three signature headers for one request with this body."""
+        msg_id = f"{self._id_prefix}{next(self._counter)}"
+        stamp = str(int(time.time()) if timestamp is None else timestamp)
+        mac = self._hmac.copy()
+        mac.update(f"{msg_id}.{stamp}.".encode())
+        mac.update(body)
+        signature = base64.b64encode(mac.digest()).decode()
+        return {
+            "webhook-id": msg_id,
+            "webhook-timestamp": stamp,
+            "webhook-signature": f"v1,{signature}",
+        }
+
+
 class BotClient:
     """The HTTP client of one bot. Use it in one event loop and `aclose()` it at the end.
 
@@ -148,10 +187,12 @@ class BotClient:
         self.max_bytes = max_bytes
         self._allow_private = allow_private
         self._resolve = resolve
-        self._webhook = Webhook(secret) if secret else None
+        self._signer = Signer(secret) if secret else None
         self._session: aiohttp.ClientSession | None = None
         self._url_fault: Fault | None = None
         self.target: BotURL | None = None
+        # The checked URL of `U` (key None) and of each `U/name`, parsed once, not per call.
+        self._urls: dict[str | None, URL] = {}
         try:
             self.target = parse_bot_url(url, allow_private=allow_private)
         except AddressError as error:
@@ -184,14 +225,18 @@ class BotClient:
             self._session = None
 
     def _headers(self, body: bytes) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"} if body else {}
-        if self._webhook is not None:
-            msg_id = "msg_" + secrets.token_urlsafe(18)
-            now = datetime.now(UTC)
-            headers["webhook-id"] = msg_id
-            headers["webhook-timestamp"] = str(int(now.timestamp()))
-            headers["webhook-signature"] = self._webhook.sign(msg_id, now, body.decode())
+        headers = self._signer.headers(body) if self._signer is not None else {}
+        if body:
+            headers["Content-Type"] = "application/json"
         return headers
+
+    def _url(self, name: str | None) -> URL:
+        url = self._urls.get(name)
+        if url is None:
+            assert self.target is not None
+            text = self.target.url if name is None else self.target.endpoint(name)
+            url = self._urls[name] = URL(text)
+        return url
 
     async def post(self, name: str, body: dict[str, Any], timeout_ms: int) -> Reply:
         """`POST U/name` with a JSON body; the reply's JSON or a fault, never an exception."""
@@ -227,8 +272,7 @@ class BotClient:
         """One request under one total deadline; every failure becomes a `Fault`."""
         if self._url_fault is not None:
             return Reply(fault=self._url_fault)
-        assert self.target is not None
-        url = self.target.url if name is None else self.target.endpoint(name)
+        url = self._url(name)
         started = time.perf_counter()
         try:
             async with asyncio.timeout(timeout_ms / 1000):
@@ -248,7 +292,7 @@ class BotClient:
             return Reply(data=data, latency_ms=_since(started))
         return Reply(fault=fault, latency_ms=_since(started))
 
-    async def _send(self, method: str, url: str, body: bytes) -> Any:
+    async def _send(self, method: str, url: URL, body: bytes) -> Any:
         session = self._session_for_loop()
         response = await session.request(
             method,
@@ -284,7 +328,13 @@ class BotClient:
         ):
             raise _FaultError(FaultKind.TOO_LARGE, f"{declared} bytes declared")
         body = bytearray()
-        while chunk := await response.content.readany():
+        content = response.content
+        # A small reply is usually whole after the first read: checking for the end first
+        # saves an empty read per call.
+        while not content.at_eof():
+            chunk = await content.readany()
+            if not chunk:
+                break
             body += chunk
             if len(body) > self.max_bytes:
                 raise _FaultError(FaultKind.TOO_LARGE, f"more than {self.max_bytes} bytes")

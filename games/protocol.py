@@ -372,8 +372,12 @@ def _short(value: Any) -> str:
 # --- what we send ----------------------------------------------------------------------------
 
 
+# Card names by card: cards are interned, so this is a lookup by identity, done in C by `map`.
+_NAMES: dict[Card, str] = {card: str(card) for card in ALL_CARDS}
+
+
 def _cards(cards: Sequence[Card]) -> list[str]:
-    return [str(card) for card in cards]
+    return list(map(_NAMES.__getitem__, cards))
 
 
 def _game(ruleset: Ruleset, game_id: str | int, match_id: str | int, timeout_ms: int) -> dict:
@@ -385,23 +389,56 @@ def _game(ruleset: Ruleset, game_id: str | int, match_id: str | int, timeout_ms:
     }
 
 
-def _play(play: Play) -> dict[str, Any]:
+def wire_play(play: Play) -> dict[str, Any]:
+    """One play of the round's history as the move request carries it."""
     return {
         "seat": play.seat,
-        "card": str(play.card),
+        "card": _NAMES[play.card],
         "capture": _cards(play.capture),
         "escoba": bool(play.escoba),
     }
+
+
+class WireHistory:
+    """The wire form of one game's current round, for a caller sending many move requests.
+
+    A round's history only grows, so each play is encoded once, when it first appears, instead
+    of once for every later move of the round (a two-player round has 36 plays). Use one per
+    game: `move_request(view, ..., history=wire_history.of(view))`.
+    """
+
+    def __init__(self) -> None:
+        self._round = 0
+        self._plays: list[dict[str, Any]] = []
+
+    def of(self, view: GameView) -> list[dict[str, Any]]:
+        """`[wire_play(play) for play in view.history]`, encoding only the plays not seen yet.
+
+        The dicts are shared between the lists returned for one round: read them, do not
+        change them.
+        """
+        plays = self._plays
+        if view.round != self._round or len(view.history) < len(plays):
+            self._round, plays = view.round, []
+            self._plays = plays
+        plays.extend(map(wire_play, view.history[len(plays):]))
+        return list(plays)
 
 
 def round_lucky_deal(game: Game) -> dict[str, Any] | None:
     """The lucky deal of the round being played ({seat, cards, escobas}), or None.
 
     The cards the dealer took in a lucky deal are public but are not plays, so a seat's view
-    does not show them; they come from the game's log, which costs about half a millisecond:
-    call this once per round, not once per move.
+    does not show them; they come from the game's log, which costs about a tenth of a
+    millisecond and grows with the game: call this once per round, not once per move. A round
+    in which nobody has taken a card before its first play had no lucky deal, which the view
+    tells without building the log.
     """
     if game.is_over:
+        return None
+    assert game.current_seat is not None
+    view = game.view(game.current_seat)
+    if not view.history and not any(seat.captured for seat in view.seats):
         return None
     return game.log()["rounds"][-1]["lucky_deal"]
 
@@ -416,11 +453,14 @@ def move_request(
     latency_ms: float | None,
     time_bank_ms: int,
     lucky_deal: Mapping[str, Any] | None = None,
+    history: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The body of `POST U/move` for the seat that `view` belongs to.
 
     Everything comes from the seat's own view, so the body cannot leak another seat's hand.
     `lucky_deal` is `round_lucky_deal(game)` for the view's round (None when there was none).
+    `history` is the view's history already in wire form (`WireHistory.of(view)`), for callers
+    that send every move of a round; without it the history is encoded here.
     """
     return {
         "protocol": PROTOCOL,
@@ -442,7 +482,7 @@ def move_request(
             for seat in view.seats
         ],
         "scores": list(view.scores),
-        "history": [_play(play) for play in view.history],
+        "history": list(map(wire_play, view.history)) if history is None else history,
         "legal_moves": [move.to_wire() for move in view.legal_moves],
         "latency_ms": None if latency_ms is None else round(float(latency_ms), 2),
         "time_bank_ms": int(time_bank_ms),

@@ -19,7 +19,7 @@ from typing import Any
 from .caller import Caller, run_sync
 from .engine import Game, IllegalMoveError, Ruleset
 from .faults import DEFAULT_MAX_FAULTS, Fault, FaultKind, fallback_move, forfeits
-from .protocol import end_notice, move_request, round_lucky_deal, start_notice
+from .protocol import WireHistory, end_notice, move_request, round_lucky_deal, start_notice
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ async def play_game(
     fault_counts = [0] * len(bots)
     latencies: list[float | None] = [None] * len(bots)
     lucky_round, lucky = 0, None
+    history = WireHistory()
     while not game.is_over:
         seat = game.current_seat
         assert seat is not None
@@ -91,7 +92,8 @@ async def play_game(
         if view.round != lucky_round:
             lucky_round, lucky = view.round, round_lucky_deal(game)
         body = move_request(view, seat_names=names, latency_ms=latencies[seat],
-                            time_bank_ms=timeout_ms, lucky_deal=lucky, **ids)
+                            time_bank_ms=timeout_ms, lucky_deal=lucky,
+                            history=history.of(view), **ids)
         reply = await clients[seat].move(body, timeout_ms)
         latencies[seat] = reply.latency_ms
         fault = reply.fault

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime
 
+import orjson
 import pytest
+from standardwebhooks.webhooks import Webhook
 
-from games.caller import BotClient, Caller, call_move, check_bot_info
+from games.caller import BotClient, Caller, Signer, call_move, check_bot_info
 from games.engine import Game, Move, Ruleset
 from games.faults import FaultKind
 from games.protocol import move_request
@@ -193,6 +196,29 @@ def test_requests_are_signed_with_the_bots_secret(servers):
     assert headers["webhook-id"].startswith("msg_")
     assert abs(int(headers["webhook-timestamp"]) - time.time()) < 5
     assert headers["webhook-signature"].startswith("v1,")
+
+
+@pytest.mark.parametrize("secret", [SECRET, SECRET.removeprefix("whsec_"), "whsec_c2hvcnQ"])
+def test_signatures_are_those_of_the_standard_webhooks_package(secret):
+    signer, webhook = Signer(secret), Webhook(secret)
+    body = b'{"protocol":"escoba/1","table":["7o"],"name":"\xc3\xb1"}'
+    headers = signer.headers(body, timestamp=1_700_000_000)
+    expected = webhook.sign(headers["webhook-id"], datetime.fromtimestamp(1_700_000_000, UTC),
+                            body.decode())
+    assert headers["webhook-timestamp"] == "1700000000"
+    assert headers["webhook-signature"] == expected
+    # And a bot checking with the package accepts a fresh one.
+    fresh = signer.headers(body)
+    assert webhook.verify(body, fresh) == orjson.loads(body)
+    with pytest.raises(Exception, match="signature"):
+        Webhook("whsec_" + "QUJD" * 8).verify(body, fresh)
+
+
+def test_message_ids_are_unique_per_signer_and_between_signers():
+    first, second = Signer(SECRET), Signer(SECRET)
+    ids = [signer.headers(b"{}")["webhook-id"] for signer in (first, second) for _ in range(100)]
+    assert len(set(ids)) == 200
+    assert all(msg_id.startswith("msg_") for msg_id in ids)
 
 
 def test_many_calls_in_flight_against_slow_bots(servers):

@@ -19,6 +19,7 @@ from games.protocol import (
     SCHEMAS,
     START_NOTICE_SCHEMA,
     ProtocolError,
+    WireHistory,
     WrongProtocolError,
     check,
     end_notice,
@@ -29,6 +30,7 @@ from games.protocol import (
     parse_move_request,
     round_lucky_deal,
     start_notice,
+    wire_play,
 )
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -127,6 +129,49 @@ def test_round_lucky_deal_follows_the_round():
     while game.round == 1:
         game.apply(game.legal_moves()[0])
     assert round_lucky_deal(game) == game.log()["rounds"][-1]["lucky_deal"]
+
+
+@pytest.mark.parametrize("options", [{}, {"players": 4, "teams": True}])
+def test_wire_history_gives_the_same_bodies_as_encoding_every_move(options):
+    """Through whole games, rounds and lucky deals included, the runner's incremental history
+    gives byte for byte the body that encoding the whole history on every move gives."""
+    for seed in (3, 10):
+        game = Game.new(Ruleset.from_preset("classic", options), seed=seed)
+        history = WireHistory()
+        names = [f"bot{seat}" for seat in range(game.ruleset.players)]
+        moves = rounds = 0
+        while not game.is_over:
+            view = game.view(game.current_seat)
+            lucky = round_lucky_deal(game)
+            ids = {"game_id": seed, "match_id": 1, "timeout_ms": 1000, "seat_names": names,
+                   "latency_ms": 1.5, "time_bank_ms": 1000, "lucky_deal": lucky}
+            incremental = move_request(view, history=history.of(view), **ids)
+            assert orjson.dumps(incremental) == orjson.dumps(move_request(view, **ids))
+            assert incremental["history"] == [wire_play(play) for play in view.history]
+            rounds += not view.history
+            moves += 1
+            game.apply(game.legal_moves()[moves % len(game.legal_moves())])
+        assert rounds > 1 and moves > 50
+
+
+def test_wire_history_starts_again_for_a_new_round_or_a_shorter_history():
+    first = game_after({}, 7, 3)
+    history = WireHistory()
+    assert len(history.of(first.view(first.current_seat))) == 3
+    fresh = game_after({}, 8, 1)  # same round number, shorter history: another game
+    assert history.of(fresh.view(fresh.current_seat)) == [
+        wire_play(play) for play in fresh.view(fresh.current_seat).history
+    ]
+
+
+def test_round_lucky_deal_without_the_log_agrees_with_the_log():
+    for seed in range(40):
+        game = game_after({}, seed, 0)
+        while not game.is_over:
+            assert round_lucky_deal(game) == game.log()["rounds"][-1]["lucky_deal"]
+            for _ in range(7):
+                if not game.is_over:
+                    game.apply(game.legal_moves()[-1])
 
 
 def test_parse_move_request_names_the_bad_field():

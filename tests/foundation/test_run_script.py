@@ -104,8 +104,12 @@ def test_run_starts_the_service_and_stops_every_process_on_ctrl_c(tmp_path):
         supervisor.send_signal(signal.SIGINT)
         assert supervisor.wait(60) == 0
     finally:
-        if supervisor.poll() is None:
-            supervisor.kill()
-            supervisor.wait()
+        if supervisor.poll() is None:  # a failed assertion: stop it the clean way first
+            supervisor.send_signal(signal.SIGINT)
+            try:
+                supervisor.wait(60)
+            except subprocess.TimeoutExpired:
+                supervisor.kill()
+                supervisor.wait()
     assert "[escoba] stopped" in log_path.read_text()
     assert not [pid for pid in children if alive(pid)]
