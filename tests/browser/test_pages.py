@@ -491,3 +491,25 @@ def test_league_page_lists_faults_by_kind_with_a_link_to_the_first(league_world,
         for kind, count in kinds.items():
             assert f'<span data-fault-kind="{kind}">{kind} ×{count}</span>' in table
     assert f'href="/bots/{flaky.pk}/"' in table
+
+
+def test_replay_of_a_forfeited_game_shows_where_it_stopped(
+    live_server, page, transactional_db, django_user_model
+):
+    """A forfeit cuts a round short: that round has no score, and the viewer says so."""
+    owner = django_user_model.objects.create_user(username="rules", password=PASSWORD)
+    game = EngineGame.new(Ruleset.from_preset("classic", {}), seed=11)
+    for _ in range(40):  # into the second round
+        game.apply(game.legal_moves()[0])
+    game.forfeit(1, reason="faults")
+    log = game.log()
+    assert log["rounds"][-1]["score"] is None
+    stored = stored_game(owner, ruleset=log["ruleset"], seed=log["seed"], log=log)
+
+    last = len(log["rounds"])
+    page.goto(f"{live_server.url}/games/{stored.pk}/#r{last}end")
+    expect(page.locator("[data-part=event]")).to_contain_text("forfeited")
+    expect(page.get_by_text("forfeit: not scored")).to_be_visible()
+    page.keyboard.press("Home")
+    page.keyboard.press("End")
+    expect(page.get_by_text("forfeit: not scored")).to_be_visible()

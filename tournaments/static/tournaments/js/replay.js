@@ -315,7 +315,9 @@ class ReplayViewer {
         `${pile.length} captured · ${oros} oros · ${plural(sevens, "seven")} · ` +
         plural(step.escobas[seat], "escoba");
       box.querySelector("[data-part=pile-count]").textContent = String(pile.length);
-      const scores = step.kind === "end" ? this.log.rounds[step.round].totals : step.scoresBefore;
+      // A round cut short by a forfeit has no totals: the scores stay as they were.
+      const scores = (step.kind === "end" && this.log.rounds[step.round].totals)
+        || step.scoresBefore;
       box.querySelector("[data-part=game-score]").textContent =
         plural(scores[teamOf(this.log, seat)], "pt");
       box.classList.toggle("just-played", Boolean(played));
@@ -356,6 +358,12 @@ class ReplayViewer {
       if (step.leftover && step.leftover.cards.length) {
         const p = line(`${this.seatNames[step.leftover.seat]} made the last capture and takes `);
         step.leftover.cards.forEach((c) => p.append(cardElement(c, this.frenchLabels, "small taken")));
+      } else if (!this.log.rounds[step.round].score) {
+        const result = this.log.result || {};
+        const seat = result.forfeit_seat;
+        const who = seat === null || seat === undefined ? "A seat" : this.seatNames[seat];
+        line(`${who} forfeited the game here (${result.forfeit_reason || "forfeit"}); ` +
+          "the round is not scored.");
       } else {
         line("The round is over.");
       }
@@ -392,8 +400,9 @@ class ReplayViewer {
 
   renderScore(step) {
     const section = this.el("score");
-    section.hidden = step.kind !== "end";
-    if (step.kind !== "end") return;
+    // Not scored: the round a forfeit cut short.
+    section.hidden = step.kind !== "end" || !this.log.rounds[step.round].score;
+    if (section.hidden) return;
     section.querySelector("[data-part=score-title]").textContent =
       `Round ${step.round + 1} score`;
     section.querySelector("[data-part=score-table]").replaceChildren(this.scoreTable(step));
@@ -620,6 +629,12 @@ class ReplayViewer {
       link.textContent = String(r + 1);
       link.setAttribute("aria-label", `Round ${r + 1} score`);
       row.insertCell().append(link);
+      if (!round.score) {
+        const cell = row.insertCell();
+        cell.colSpan = new Set(this.log.seats.map((s) => s.team)).size;
+        cell.textContent = "forfeit: not scored";
+        return;
+      }
       round.score.forEach((score, t) => {
         const cell = row.insertCell();
         cell.className = "num";
