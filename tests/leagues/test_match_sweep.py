@@ -45,3 +45,26 @@ def test_a_busy_league_or_a_full_queue_is_left_alone(user, make_bot, monkeypatch
     )
     assert matches_sweep(idle_s=60, queued=0) == []
     assert Match.objects.get(pk=first.pk).status == Match.Status.RUNNING
+
+
+def test_a_dead_run_is_sent_again_even_while_its_league_is_busy(
+    user, make_bot, django_capture_on_commit_callbacks, monkeypatch
+):
+    league = running_league(user, make_bot)
+    sent = []
+    monkeypatch.setattr("tournaments.tasks.enqueue_matches", lambda ids: sent.extend(ids))
+    dead, alive, *_ = league.matches.order_by("id")
+    long_ago = timezone.now() - datetime.timedelta(minutes=5)
+    Match.objects.filter(pk=dead.pk).update(
+        status=Match.Status.RUNNING, claim="t1", heartbeat_at=long_ago, started_at=long_ago
+    )
+    Match.objects.filter(pk=alive.pk).update(
+        status=Match.Status.RUNNING, claim="t2", heartbeat_at=timezone.now()
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        ids = matches_sweep(idle_s=60, queued=0)
+
+    assert ids == sent == [dead.pk]
+    assert Match.objects.get(pk=dead.pk).status == Match.Status.PENDING
+    assert Match.objects.get(pk=alive.pk).status == Match.Status.RUNNING

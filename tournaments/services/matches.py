@@ -36,7 +36,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import OperationalError, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from games.caller import Caller
@@ -140,6 +140,24 @@ _games_loop = _GameLoop()
 def game_log_url(game_id: int | str) -> str:
     """Where anyone can read a game's log: the end notice tells the bots."""
     return f"{settings.ESCOBA_PUBLIC_URL.rstrip('/')}/api/games/{game_id}/log/"
+
+
+def _lease_older_than(moment: datetime.datetime) -> Q:
+    """Running matches whose holder has not renewed its lease since ``moment``: it died."""
+    return Q(status=Match.Status.RUNNING) & (
+        Q(heartbeat_at__lt=moment) | Q(heartbeat_at__isnull=True)
+    )
+
+
+def _release(cut_off: QuerySet[Match]) -> dict[int, str]:
+    """Make matches whose run died pending again, under lock: their ids -> their league's status."""
+    released = dict(
+        cut_off.select_for_update(of=("self",)).order_by("id").values_list("id", "league__status")
+    )
+    Match.objects.filter(id__in=released).update(
+        status=Match.Status.PENDING, claim="", heartbeat_at=None
+    )
+    return released
 
 
 def _lease_alive(match: Match, now: datetime.datetime) -> bool:
@@ -367,18 +385,12 @@ def matches_recover(*, worker: str, since: datetime.datetime | None = None) -> l
     mine = Q(worker=worker) if since is None else Q(worker=worker, started_at__lt=since)
     unfinished = [League.Status.RUNNING, League.Status.PAUSED]
     with transaction.atomic():
-        cut_off = Match.objects.filter(
-            mine | Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True),
-            status=Match.Status.RUNNING,
-            league__status__in=unfinished,
-        )
-        released = dict(
-            cut_off.select_for_update(of=("self",))
-            .order_by("id")
-            .values_list("id", "league__status")
-        )
-        Match.objects.filter(id__in=released).update(
-            status=Match.Status.PENDING, claim="", heartbeat_at=None
+        released = _release(
+            Match.objects.filter(
+                mine | _lease_older_than(stale),
+                status=Match.Status.RUNNING,
+                league__status__in=unfinished,
+            )
         )
         running = Match.objects.filter(league__status=League.Status.RUNNING)
         leagues = running.filter(worker=worker).values("league_id")
@@ -404,8 +416,8 @@ def matches_sweep(*, idle_s: float = LEASE_S, queued: int | None = None) -> list
     running, never restart. A running league none of whose matches has begun, renewed its lease
     or finished for ``idle_s`` seconds, while the broker's queue is empty (``queued``, read from
     the broker when not given), is such a case; its pending matches are enqueued once more.
-    Running matches whose lease went stale are released first. Duplicates are harmless: a match
-    claimed or finished makes its task return at once.
+    Running matches whose lease went stale are released and enqueued too, wherever they are.
+    Duplicates are harmless: a match claimed or finished makes its task return at once.
     """
     from tournaments.tasks import enqueue_matches, queued_tasks
 
@@ -413,26 +425,23 @@ def matches_sweep(*, idle_s: float = LEASE_S, queued: int | None = None) -> list
         return []
     quiet_since = timezone.now() - datetime.timedelta(seconds=idle_s)
     with transaction.atomic():
-        stale = Match.objects.filter(
-            Q(heartbeat_at__lt=quiet_since) | Q(heartbeat_at__isnull=True),
-            status=Match.Status.RUNNING,
-            league__status=League.Status.RUNNING,
-        ).select_for_update(of=("self",))
-        released = list(stale.order_by("id").values_list("id", flat=True))
-        Match.objects.filter(id__in=released).update(
-            status=Match.Status.PENDING, claim="", heartbeat_at=None
-        )
+        running = Match.objects.filter(league__status=League.Status.RUNNING)
+        released = list(_release(running.filter(_lease_older_than(quiet_since))))
         active = Match.objects.filter(
             Q(heartbeat_at__gte=quiet_since)
             | Q(started_at__gte=quiet_since)
             | Q(finished_at__gte=quiet_since)
         ).values("league_id")
-        ids = list(
-            Match.objects.filter(status=Match.Status.PENDING, league__status=League.Status.RUNNING)
+        quiet = list(
+            running.filter(status=Match.Status.PENDING)
             .exclude(league_id__in=active)
+            .exclude(id__in=released)
             .order_by("id")
             .values_list("id", flat=True)
         )
+        # A released match is enqueued even in a league still busy with others: nothing else
+        # would send it again.
+        ids = sorted(released + quiet)
         transaction.on_commit(lambda: enqueue_matches(ids))
     if ids:
         logger.warning("sweep: %s pending matches of quiet leagues enqueued again", len(ids))
