@@ -27,11 +27,15 @@ def engine_record(ruleset: Ruleset, seed: int) -> GameRecord:
         game.apply(game.legal_moves()[0])
     log = game.log()
     calls = [
-        PlayCall(play["seat"], number, index, Move.from_wire(play), latency_ms=1.0)
+        PlayCall(play["seat"], number, index, move_of(play), latency_ms=1.0)
         for number, round_log in enumerate(log["rounds"], 1)
         for index, play in enumerate(round_log["plays"], 1)
     ]
     return GameRecord(log=log, calls=calls)
+
+
+def move_of(play: dict) -> Move:
+    return Move.from_wire({"card": play["card"], "capture": play["capture"]})
 
 
 def test_concurrent_finishes_keep_every_update(user, make_bot, monkeypatch):
