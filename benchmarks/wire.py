@@ -112,7 +112,8 @@ def main() -> None:
                        enumerate(bodies)]  # fmt: skip
             cases[name] = {
                 "request build (view + move_request)": (
-                    lambda game, wire=wire, cache={}: build(wire, [game], cache), games
+                    lambda game, wire=wire, cache={}: build(wire, [game], cache),
+                    games,
                 ),
                 "reply parse (parse_move_reply)": (wire.parse_move_reply, replies),
                 "request parse (parse_move_request)": (wire.parse_move_request, bodies),

@@ -84,9 +84,7 @@ class HttpTransport:
             return Answer(error=f"{type(exc).__name__}: {exc}", error_type=type(exc).__name__)
         return Answer(status, payload, (time.perf_counter() - started) * 1000)
 
-    def _request(
-        self, call: Call, route: str, data: bytes, deadline: float
-    ) -> tuple[int, bytes]:
+    def _request(self, call: Call, route: str, data: bytes, deadline: float) -> tuple[int, bytes]:
         for attempt in (1, 2):
             try:
                 return self._exchange(call, route, data, deadline)

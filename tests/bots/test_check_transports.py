@@ -5,17 +5,13 @@ report about the same bot."""
 from __future__ import annotations
 
 import asyncio
-import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from bots_sdk import Bot, run_check, serve_in_thread
 from bots_sdk.examples import greedy
 from games.check import FAIL, PASS, POSITIONS, CheckReport
+from tests.sdk.test_sdk_check import raw_bot, trail_first_card
 from tournaments.bot_calls.caller import run_protocol_check
 
 SECRET = "whsec_" + "dHJhbnNwb3J0LXRlc3Qtc2VjcmV0"
@@ -49,55 +45,16 @@ def test_an_unsigned_check_of_a_signing_bot_fails_the_same_way():
         sdk, server = run_check(handle.url), server_check(handle.url)
     assert lines(sdk) == lines(server)
     assert all(d.startswith("HTTP 401") for n, s, d in lines(server) if n.startswith("move:"))
-
-
-class WrongBot(BaseHTTPRequestHandler):
-    """Answers `GET /` well, then trails its first card (illegal in a forced capture) or, on
-    `/end`, answers HTTP 500."""
-
-    def do_GET(self) -> None:
-        self.reply(200, {"protocol": "escoba/1", "name": "wrong", "author": "", "version": "1"})
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if self.path == "/move":
-            self.reply(200, {"card": body["you"]["hand"][0], "capture": []})
-        else:
-            self.reply(500 if self.path == "/end" else 200, {})
-
-    def reply(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def wrong_bot() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), WrongBot)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    assert ("notice: /end", "warn", "HTTP 401 (ignored by the arena)") in lines(server)
 
 
 def test_a_wrong_bot_is_judged_the_same_by_both_transports():
-    with wrong_bot() as url:
+    with raw_bot(answer=staticmethod(trail_first_card)) as url:
         sdk, server = run_check(url), server_check(url)
     assert lines(sdk) == lines(server)
     by_name = {name: (status, detail) for name, status, detail in lines(server)}
     assert by_name["move: forced capture"][0] == FAIL
     assert "must_capture" in by_name["move: forced capture"][1]
-    assert by_name["notice: /end"] == ("warn", "HTTP 500 (ignored by the arena)")
 
 
 def test_the_server_transport_refuses_a_private_address_without_calling_it():

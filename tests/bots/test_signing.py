@@ -3,26 +3,21 @@ what the package signs, it accepts; anything else is refused with a short reason
 
 from __future__ import annotations
 
-import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from standardwebhooks.webhooks import Webhook
 
 from games.signing import SignatureError, Signer
+from tests.sdk.test_sdk_server import signed_headers
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 BODY = b'{"protocol":"escoba/1","name":"\xc3\xb1"}'
 
 
 def package_headers(body: bytes, secret: str = SECRET, age: timedelta = timedelta()) -> dict:
-    when = datetime.now(tz=UTC) - age
-    msg_id = f"msg_{time.perf_counter_ns()}"
-    return {
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(int(when.timestamp())),
-        "webhook-signature": Webhook(secret).sign(msg_id, when, body.decode()),
-    }
+    """Headers signed by the `standardwebhooks` package, as a bot's tests make them."""
+    return signed_headers(body, secret=secret, age=age)
 
 
 def test_it_verifies_what_the_package_signs_and_returns_the_id():

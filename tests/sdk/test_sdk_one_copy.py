@@ -53,9 +53,9 @@ def test_no_module_of_ours_is_loaded_twice():
         id(value)
         for module in list(sys.modules.values())
         for value in vars(module).values()
-        if isinstance(value, type) and value.__name__ == "Move" and value.__module__.startswith(
-            ("games", "bots_sdk")
-        )
+        if isinstance(value, type)
+        and value.__name__ == "Move"
+        and value.__module__.startswith(("games", "bots_sdk"))
     }
     assert classes == {id(games.engine.Move)}
 
