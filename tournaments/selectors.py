@@ -209,12 +209,7 @@ def rating_pools() -> list[str]:
 
 def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingChange]:
     """Every rating change of a bot in application order, for charts."""
-    # The game's log and runner record are tens of KB each; a chart needs neither.
-    changes = (
-        RatingChange.objects.filter(bot=bot)
-        .select_related("game__league")
-        .defer("game__log", "game__record")
-    )
+    changes = RatingChange.objects.filter(bot=bot).select_related("game__league")
     if pool:
         changes = changes.filter(pool=pool)
     return changes.order_by("id")

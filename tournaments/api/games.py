@@ -35,10 +35,11 @@ ERROR_NO_LOG = "This game has no log: it has not finished."
     ),
 )
 class GameViewSet(viewsets.ReadOnlyModelViewSet):
-    # The list shows the duplicate set's ids, not the siblings' logs (tens of KB each).
+    # Each game's faults come from its log row (one small column, see GameSerializer.get_faults);
+    # the log document and per-play facts are read only by the log action.
     queryset = (
-        Game.objects.defer("log")
-        .select_related("match")
+        Game.objects.select_related("match")
+        .annotate(fault_list=F("log__faults"))
         .prefetch_related(
             "seats__bot",
             Prefetch("match__games", queryset=Game.objects.only("id", "match_id", "number")),
@@ -52,9 +53,6 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> QuerySet[Game]:
         queryset = super().get_queryset()
         if self.action == "list":
-            # A page shows each game's faults, not its per-play record (tens of KB each): read
-            # only that key of the record in the database (see GameSerializer.get_faults).
-            queryset = queryset.defer("record").annotate(record_faults=F("record__faults"))
             for name in ("league", "match"):
                 value = id_param(self.request, name)
                 if value is not None:
@@ -67,19 +65,19 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, methods=["get"])
     def log(self, request: Request, pk: str) -> Response:
-        game = Game.objects.select_related("match").filter(pk=pk).first()
+        game = Game.objects.select_related("match", "log").filter(pk=pk).first()
         if game is None:
             raise NotFound()
-        if game.log is None:
+        log = getattr(game, "log", None)
+        if log is None:
             raise NotFound(ERROR_NO_LOG)
-        record = game.record or {}
         return Response(
             {
                 "game": game.id,
                 "duplicate": duplicate_info(game),
-                "log": game.log,
-                "meta": record.get("meta", []),
-                "faults": record.get("faults", []),
+                "log": log.document,
+                "meta": log.meta,
+                "faults": log.faults,
             }
         )
 

@@ -42,7 +42,7 @@ from django.utils import timezone
 from games.caller import Caller
 from games.engine import Ruleset
 from games.runner import BotEndpoint, GameRecord, play_game
-from tournaments.models import Bot, Game, League, Match, Seat
+from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.leagues import league_finish_if_done
 from tournaments.services.ratings import rating_apply_game
 
@@ -258,10 +258,9 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     game.forfeit = result["forfeit_seat"]
     game.moves = sum(len(round_meta) for round_meta in record.meta)
     game.faults = len(record.faults)
-    game.log = record.log
-    game.record = {"meta": record.meta, "faults": record.faults}
     game.finished_at = timezone.now()
     game.save()
+    GameLog.objects.create(game=game, document=record.log, meta=record.meta, faults=record.faults)
     stats = _seat_stats(record)
     seats = list(game.seats.all())
     for seat in seats:
