@@ -15,7 +15,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 
 from tournaments.elo import pairwise_score, performance, standing_key
 from tournaments.models import Bot, Game, League, Rating, RatingChange
-from tournaments.services.ratings import game_participants
+from tournaments.results import game_participants
 
 
 def _team_of_seat(league: League) -> list[int]:

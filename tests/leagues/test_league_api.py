@@ -6,8 +6,8 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tournaments import queueing
 from tournaments.models import Game, GameLog, League
-from tournaments.services import leagues as league_services
 from tournaments.services.leagues import ERROR_NOT_BOT_OWNER, ERROR_NOT_CREATOR
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -138,7 +138,7 @@ def test_matches_games_and_logs(played_league, api_client):
 
 
 def test_log_of_an_unplayed_game_is_404(user_client, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     bots = [make_bot("greedy").id, make_bot("random").id]
     league_id = user_client.post(
         "/api/leagues/", {"name": "l", "bots": bots}, format="json"

@@ -11,6 +11,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
+from tournaments import queueing
 from tournaments.models import Game, GameLog, League, Match, Rating, RatingChange, Seat
 from tournaments.selectors import (
     bot_rating_history,
@@ -19,7 +20,6 @@ from tournaments.selectors import (
     league_standings,
     rankings,
 )
-from tournaments.services import leagues as league_services
 from tournaments.services.leagues import (
     ERROR_ALREADY_ENTERED,
     ERROR_NOT_BOT_OWNER,
@@ -156,7 +156,7 @@ def test_replaying_a_finished_match_changes_nothing(user, make_bot):
 
 def test_half_played_match_replays_only_unfinished_games(user, make_bot, monkeypatch):
     league = _create(user, [make_bot("greedy"), make_bot("random")])
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     league_start(league_id=league.id, user=user)
     match = Match.objects.get(league=league)
     match_play(match_id=match.id)
@@ -187,7 +187,7 @@ def test_half_played_match_replays_only_unfinished_games(user, make_bot, monkeyp
 
 def test_pause_holds_matches_and_resume_finishes_the_league(user, make_bot, monkeypatch):
     enqueued = []
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", enqueued.extend)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", enqueued.extend)
     league = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")])
     league_start(league_id=league.id, user=user)
     league_pause(league_id=league.id, user=user)
@@ -203,7 +203,7 @@ def test_pause_holds_matches_and_resume_finishes_the_league(user, make_bot, monk
 
 
 def test_cancel_drops_pending_matches(user, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     league = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")])
     league_start(league_id=league.id, user=user)
     league_cancel(league_id=league.id, user=user)

@@ -10,8 +10,8 @@ from django.db import connection
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.runner import GameRecord
+from tournaments import queueing
 from tournaments.models import Game, Rating, RatingChange
-from tournaments.services import leagues as league_services
 from tournaments.services import ratings as rating_services
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.matches import game_finish
@@ -34,7 +34,7 @@ def engine_record(ruleset: Ruleset, seed: int) -> GameRecord:
 
 
 def test_concurrent_finishes_keep_every_update(user, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     compute = rating_services.game_deltas
 
     def slow_deltas(*args):

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from games.engine import Ruleset, RulesetError
 from games.faults import DEFAULT_MAX_FAULTS
+from tournaments import queueing
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.scheduling import build_schedule, minimum_bots, schedule_errors, set_length
 from tournaments.services.bots import bots_schedulable
@@ -196,12 +197,6 @@ def _write_schedule(league: League) -> list[int]:
     return [match.id for match in matches]
 
 
-def _enqueue_on_commit(match_ids: list[int]) -> None:
-    from tournaments.tasks import enqueue_matches
-
-    transaction.on_commit(lambda: enqueue_matches(match_ids))
-
-
 @transaction.atomic
 def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = True) -> League:
     """Schedule every match and hand them to the workers. ``user`` None: the system (ladder).
@@ -217,7 +212,7 @@ def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = Tru
     league.started_at = timezone.now()
     league.save(update_fields=["status", "started_at"])
     if enqueue:
-        _enqueue_on_commit(match_ids)
+        queueing.matches_enqueue_on_commit(match_ids)
     return league
 
 
@@ -249,7 +244,7 @@ def league_resume(*, league_id: int, user: Any) -> League:
         .order_by("number")
         .values_list("id", flat=True)
     )
-    _enqueue_on_commit(pending)
+    queueing.matches_enqueue_on_commit(pending)
     transaction.on_commit(lambda: league_finish_if_done(league_id=league.id))
     return league
 
@@ -286,12 +281,11 @@ def league_finish_if_done(*, league_id: int) -> bool:
 
 
 LADDER_USERNAME = "ladder"
-DEFAULT_LADDER_POOLS = ("classic/2p",)
 
 
 def ladder_pools() -> list[str]:
     """Pools the standing ladder serves (setting ``ESCOBA_LADDER_POOLS``, e.g. classic/2p)."""
-    return list(getattr(settings, "ESCOBA_LADDER_POOLS", DEFAULT_LADDER_POOLS))
+    return list(settings.ESCOBA_LADDER_POOLS)
 
 
 def system_user(username: str) -> Any:
