@@ -4,8 +4,8 @@ The log answer is the engine's `escoba-log/1` document as stored, beside the run
 latency and faults and the game's duplicate set (the games dealt the same cards).
 """
 
-from django.db.models import F, Prefetch, QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from django.db.models import F, Prefetch
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import permissions, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
@@ -13,8 +13,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from tournaments.api.errors import ERRORS
+from tournaments.api.filters import GameFilter, ListFilterBackend
 from tournaments.api.league_serializers import GameLogSerializer, GameSerializer, duplicate_info
-from tournaments.api.leagues import ERRORS, ID_PATTERN, id_param
+from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import Game
 
 ERROR_NO_LOG = "This game has no log: it has not finished."
@@ -23,10 +25,6 @@ ERROR_NO_LOG = "This game has no log: it has not finished."
 @extend_schema_view(
     list=extend_schema(
         summary="List games",
-        parameters=[
-            OpenApiParameter("league", int, description="Only this league's games."),
-            OpenApiParameter("match", int, description="Only this match's games."),
-        ],
         responses={200: GameSerializer(many=True), **ERRORS},
     ),
     retrieve=extend_schema(
@@ -49,15 +47,8 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = GameSerializer
     permission_classes = [permissions.AllowAny]
     lookup_value_regex = ID_PATTERN
-
-    def get_queryset(self) -> QuerySet[Game]:
-        queryset = super().get_queryset()
-        if self.action == "list":
-            for name in ("league", "match"):
-                value = id_param(self.request, name)
-                if value is not None:
-                    queryset = queryset.filter(**{f"{name}_id": value})
-        return queryset
+    filter_backends = [ListFilterBackend]
+    filterset_class = GameFilter
 
     @extend_schema(
         summary="The game's escoba-log/1 document with per-play latency and faults",
