@@ -20,6 +20,8 @@ from tournaments import messages
 
 # Our deepest body (a league's ruleset options) nests three levels; 32 leaves room to grow.
 MAX_JSON_DEPTH = 32
+# What orjson says past its own limit (1,024 levels), which it checks before ours can.
+ORJSON_TOO_DEEP = "depth limit exceeded"
 
 
 def json_depth_exceeds(data: Any, limit: int) -> bool:
@@ -52,6 +54,8 @@ class JSONParser(parsers.JSONParser):
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as error:
+            if error.msg == ORJSON_TOO_DEEP:
+                raise ParseError(messages.JSON_TOO_DEEP.format(depth=MAX_JSON_DEPTH)) from None
             where = {"line": error.lineno, "column": error.colno}
             raise ParseError(messages.JSON_INVALID.format(**where)) from None
         if json_depth_exceeds(data, MAX_JSON_DEPTH):
