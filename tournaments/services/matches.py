@@ -27,8 +27,8 @@ is the service's fault (``service_fault``) when
   game has a ``connect`` or ``timeout`` fault: the bots may be stopping with us, our connections
   are being closed. A stopping run also stops waiting at once: its unfinished games are
   cancelled, never forfeited, and the task hands the match back to the queue;
-- every seat had answered in this game and every seat's last call failed to connect: all the
-  bots vanished at once, which is the network or our side far more often than a coincidence;
+- every seat's last call failed to connect: the whole table vanished at once, which is the
+  network or our side far more often than a coincidence;
 - a seat with ``connect`` faults was called at an address its bot no longer has (the owner, or
   ``make run``, moved the bot while the game was being played).
 
@@ -418,11 +418,8 @@ def _last_calls(record: GameRecord) -> list[tuple[int, str | None]]:
 
 
 def _all_seats_lost_at_once(record: GameRecord, players: int) -> bool:
-    calls = _last_calls(record)
-    seats = range(players)
-    answered = {seat for seat, fault in calls if fault is None}
-    last = dict(calls)  # each seat's last call wins
-    return set(seats) <= answered and all(last.get(seat) == "connect" for seat in seats)
+    last = dict(_last_calls(record))  # each seat's last call wins
+    return all(last.get(seat) == "connect" for seat in range(players))
 
 
 def _called_where_the_bot_no_longer_is(game: GamePlan, record: GameRecord) -> bool:
