@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Ruleset, RulesetError
-from games.faults import DEFAULT_MAX_FAULTS
+from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.scheduling import build_schedule, minimum_bots, schedule_errors, set_length
 from tournaments.services.bots import bots_schedulable

@@ -1,9 +1,10 @@
 """Playing a match: load and lock it, play its unfinished games, store each result as it comes.
 
 Games are I/O bound on bots, so every worker process keeps one asyncio event loop in a background
-thread, with one shared ``games.caller.Caller`` (keep-alive connections per bot, shared by every
-game in the process). A match task, running in a worker thread, hands its games to that loop and
-stores each finished game from its own thread, where the Django ORM may be used. With
+thread, with one shared ``tournaments.bot_calls.caller.Caller`` (keep-alive connections per bot,
+shared by every game in the process). A match task, running in a worker thread, hands its games
+to that loop and stores each finished game from its own thread, where the Django ORM may be
+used. With
 ``--pool threads --concurrency N`` a worker has N matches, 2N games, in flight at once.
 
 Restarts: nothing of a game is written until it is over, and then its result, seats and rating
@@ -56,9 +57,9 @@ from django.db import OperationalError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from games.caller import Caller
 from games.engine import Ruleset
-from games.runner import BotEndpoint, GameRecord, play_game
+from tournaments.bot_calls.caller import Caller
+from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game
 from tournaments.models import Bot, Game, League, Match, Seat
 from tournaments.services.leagues import league_finish_if_done
 from tournaments.services.ratings import rating_apply_game
@@ -290,15 +291,13 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
 
 
 def _seat_stats(record: GameRecord) -> dict[int, dict[str, Any]]:
-    """Moves, faults and latency per seat, from the log's plays and the runner's meta."""
+    """Moves, faults and latency per seat, from the runner's calls."""
     latencies: dict[int, list[float]] = defaultdict(list)
     moves: Counter[int] = Counter()
-    for round_log, round_meta in zip(record.log["rounds"], record.meta, strict=False):
-        for play, meta in zip(round_log["plays"], round_meta, strict=False):
-            moves[play["seat"]] += 1
-            if meta.get("latency_ms") is not None:
-                latencies[play["seat"]].append(meta["latency_ms"])
-    faults = Counter(fault["seat"] for fault in record.faults)
+    for call in record.plays:
+        moves[call.seat] += 1
+        latencies[call.seat].append(call.latency_ms)
+    faults = Counter(call.seat for call in record.calls if call.fault is not None)
     stats = {}
     for seat in set(moves) | set(faults):
         seat_latencies = latencies.get(seat, [])
@@ -329,10 +328,11 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     game.totals = result["totals"]
     game.reason = result["reason"]
     game.forfeit = result["forfeit_seat"]
-    game.moves = sum(len(round_meta) for round_meta in record.meta)
-    game.faults = len(record.faults)
+    faults = record.faults
+    game.moves = len(record.plays)
+    game.faults = len(faults)
     game.log = record.log
-    game.record = {"meta": record.meta, "faults": record.faults}
+    game.record = {"meta": record.meta, "faults": faults}
     game.finished_at = timezone.now()
     game.save()
     stats = _seat_stats(record)
