@@ -4,8 +4,8 @@ A bot is verified when it is registered and whenever its URL changes (`GET U` mu
 `escoba/1` in time, through the hardened caller of `tournaments.bot_calls`). The fuller protocol
 check (`games.check`: scripted positions, legality, latency, sent through the same caller) runs
 when the owner or an admin asks, and for every bot `bots_due_for_check` lists when a periodic
-task calls `bot_check`. A bot that fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is unhealthy and is not scheduled
-(`bots_schedulable`) until a check passes again.
+task calls `bot_check`. A bot that fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is
+unhealthy and is not scheduled (`bots_schedulable`) until a check passes again.
 
 No database transaction is held open while a bot is being called: bots may be slow.
 """
