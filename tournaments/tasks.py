@@ -10,7 +10,10 @@ Tasks are sent only through ``tournaments.queueing`` (by name, so that services 
 this module); the queue of each is set by ``CELERY_TASK_ROUTES``: games or maintenance.
 
 Run games workers with ``--pool threads --concurrency 32`` (or more): a match spends its time
-waiting for bots, and every match of a worker shares one event loop (``services.matches``).
+waiting for bots, and every match of a worker shares one event loop (``services.matches``). A
+worker that begins a warm shutdown releases the matches it is playing (``worker_shutting_down``):
+their unfinished games are played again later, never forfeited (the threads pool; a prefork
+child finishes its match, or is killed and recovered).
 """
 
 from __future__ import annotations
@@ -20,22 +23,21 @@ import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-import redis.exceptions
 from celery import Task, shared_task
-from celery.signals import worker_ready
+from celery.exceptions import Reject
+from celery.signals import worker_ready, worker_shutting_down
 from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
 from tournaments import queueing
 from tournaments.models import BotCheck
 from tournaments.services.bots import bot_check, bots_due_for_check
 from tournaments.services.leagues import ladder_start
-from tournaments.services.matches import match_play, matches_recover, matches_sweep
+from tournaments.services.matches import match_play, matches_recover, matches_sweep, stopping
 
-INFRASTRUCTURE_ERRORS = (OperationalError, BrokerError, redis.exceptions.ConnectionError)
+INFRASTRUCTURE_ERRORS = (OperationalError, *queueing.BROKER_ERRORS)
 # When the scheduled checks are off (interval 0) but check_due is run by hand: bots unchecked
 # for an hour are due.
 MANUAL_CHECK_INTERVAL_S = 3600
@@ -77,11 +79,17 @@ class MatchTask(Task):
     retry_jitter=True,
 )
 def play_match(self, match_id: int) -> dict:
-    # (Celery enforces time limits in prefork pools only; in a threads pool the match's own
-    # limit is what holds.)
+    """A match released because of the service (``services.matches``) goes back to the queue:
+    at once when this worker is stopping (another worker, or this one restarted, takes it),
+    after ``retry_in_s`` otherwise. (Celery enforces time limits in prefork pools only; in a
+    threads pool the match's own limit is what holds.)"""
     outcome = match_play(
         match_id=match_id, worker=self.request.hostname or "", claim=self.request.id or ""
     )
+    if outcome.status == "released":
+        if outcome.stopping:
+            raise Reject("worker stopping: match released", requeue=True)
+        queueing.matches_enqueue([match_id], countdown=outcome.retry_in_s)
     return {"match": match_id, **outcome.__dict__}
 
 
@@ -104,6 +112,13 @@ def _recover_after_restart(sender, **kwargs) -> None:
     behind; a maintenance worker never plays a match, so it has nothing to recover."""
     if plays_games(sender.app.amqp.queues.consume_from):
         queueing.matches_recovery_enqueue(worker=sender.hostname, since=timezone.now().isoformat())
+
+
+@worker_shutting_down.connect
+def _release_matches_when_stopping(sender, **kwargs) -> None:
+    """Warm shutdown (SIGTERM, Ctrl-C): matches in play stop at once and are handed back, so no
+    game is played on while the bots may be stopping too (``services.matches``)."""
+    stopping.begin()
 
 
 @shared_task(name=queueing.SWEEP_MATCHES, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)

@@ -17,7 +17,7 @@ from django.db import transaction
 
 from tournaments.elo import INITIAL_RATING, game_deltas
 from tournaments.models import Game, Rating, RatingChange
-from tournaments.results import game_participants, game_standings, team_of_seat
+from tournaments.results import game_participants, game_ruleset, game_standings
 
 
 def elo_k() -> Decimal:
@@ -33,7 +33,7 @@ def rating_apply_game(*, game: Game) -> list[RatingChange]:
     league = game.league
     if not league.rated:
         return []
-    participants = game_participants(game, team_of_seat(game))
+    participants = game_participants(game, game_ruleset(game).team_of)
     bot_ids = [bot_id for bot_id, _ in participants]
     known = set(
         Rating.objects.filter(pool=league.pool, bot_id__in=bot_ids).values_list("bot_id", flat=True)
@@ -106,7 +106,7 @@ def ratings_recompute(*, write: bool = False) -> RecomputeReport:
         by_game[change.game_id].append(change)
     for changes in by_game.values():
         game = changes[0].game
-        participants = game_participants(game, team_of_seat(game))
+        participants = game_participants(game, game_ruleset(game).team_of)
         stored = {change.bot_id: change for change in changes}
         pool = game.league.pool
         befores = [current[(pool, bot_id)] for bot_id, _ in participants]
