@@ -248,9 +248,7 @@ class GameSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_faults(self, game: Game) -> list[dict]:
         """Every fault: seat, 1-based round and play, kind and detail."""
-        if hasattr(game, "record_faults"):  # a list: only this key of the record was read
-            return game.record_faults or []
-        return (game.record or {}).get("faults", [])
+        return game.fault_list or []  # annotated from the log row: F("log__faults")
 
 
 def duplicate_info(game: Game) -> dict:

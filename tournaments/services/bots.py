@@ -4,8 +4,8 @@ A bot is verified when it is registered and whenever its URL changes (`GET U` mu
 `escoba/1` in time, through the hardened caller of `tournaments.bot_calls`). The fuller protocol
 check (`games.check`: scripted positions, legality, latency, sent through the same caller) runs
 when the owner or an admin asks, and for every bot `bots_due_for_check` lists when a periodic
-task calls `bot_check`. A bot that fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is unhealthy and is not scheduled
-(`bots_schedulable`) until a check passes again.
+task calls `bot_check`. A bot that fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is
+unhealthy and is not scheduled (`bots_schedulable`) until a check passes again.
 
 No database transaction is held open while a bot is being called: bots may be slow.
 """
@@ -45,21 +45,13 @@ ERROR_CHECK_CRASHED = "The check itself failed ({error}); please report it."
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 SECRET_PREFIX = "whsec_"
 
-DEFAULT_VERIFY_TIMEOUT_MS = 3000
-DEFAULT_CHECK_TIMEOUT_MS = 1000
-DEFAULT_UNHEALTHY_AFTER = 3
-DEFAULT_MAX_BOTS_PER_OWNER = 20
 # Check history kept per bot: enough to explain its health, bounded under scheduled checks.
 KEEP_CHECKS = 50
 
 
-def _setting(name: str, default: int) -> int:
-    return int(getattr(settings, name, default))
-
-
 def unhealthy_after() -> int:
     """Consecutive failed checks that make a bot unhealthy (`ESCOBA_BOT_UNHEALTHY_AFTER`)."""
-    return max(1, _setting("ESCOBA_BOT_UNHEALTHY_AFTER", DEFAULT_UNHEALTHY_AFTER))
+    return max(1, settings.ESCOBA_BOT_UNHEALTHY_AFTER)
 
 
 def new_secret() -> str:
@@ -107,7 +99,7 @@ def _verify_url(url: str, secret: str) -> dict[str, str]:
     result = check_bot_info(
         url,
         secret,
-        timeout_ms=_setting("ESCOBA_BOT_VERIFY_TIMEOUT_MS", DEFAULT_VERIFY_TIMEOUT_MS),
+        timeout_ms=settings.ESCOBA_BOT_VERIFY_TIMEOUT_MS,
         allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS,
     )
     if not result.ok or result.info is None:
@@ -134,7 +126,7 @@ def bot_register(*, owner: Any, name: str, url: str, description: str = "") -> B
     The returned bot carries its new secret, which the caller shows to the owner this once.
     """
     name = _clean_name(name)
-    limit = _setting("ESCOBA_MAX_BOTS_PER_OWNER", DEFAULT_MAX_BOTS_PER_OWNER)
+    limit = settings.ESCOBA_MAX_BOTS_PER_OWNER
     if Bot.objects.filter(owner=owner).count() >= limit:
         raise ValidationError(ERROR_TOO_MANY_BOTS.format(limit=limit))
     url = url.strip()
@@ -252,7 +244,7 @@ def _run_check(url: str, secret: str) -> CheckReport:
     deadline is one more bound, so that nothing a bot does can hold a worker longer. The check
     is async and runs to its end or its deadline before this returns: no thread is left behind.
     """
-    timeout_ms = _setting("ESCOBA_BOT_CHECK_TIMEOUT_MS", DEFAULT_CHECK_TIMEOUT_MS)
+    timeout_ms = settings.ESCOBA_BOT_CHECK_TIMEOUT_MS
     report = CheckReport(url=url, timeout_ms=timeout_ms)
     deadline_s = _check_deadline_s(timeout_ms)
 
