@@ -25,6 +25,7 @@ from kombu.exceptions import ChannelError
 from kombu.exceptions import OperationalError as BrokerError
 
 from tournaments.models import BotCheck
+from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bots_due_for_check
 from tournaments.services.leagues import ladder_start
 from tournaments.services.matches import (
@@ -127,3 +128,59 @@ def check_due_bots() -> list[int]:
         bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE)
         checked.append(bot.id)
     return checked
+
+
+# -- notifications: on the maintenance queue (CELERY_TASK_ROUTES), never behind the games ------
+
+
+def enqueue_notification(notification_id: int, *, email: bool, webhook: bool) -> None:
+    """Send a notification's deliveries. Call it from ``transaction.on_commit``."""
+    if email:
+        send_notification_email.delay(notification_id)
+    if webhook:
+        call_notification_webhook.delay(notification_id)
+
+
+@shared_task(
+    name="notifications.send_email",
+    bind=True,
+    acks_late=True,
+    max_retries=notifications.EMAIL_RETRIES,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    retry_backoff=True,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def send_notification_email(self, notification_id: int) -> None:
+    """Email one notification; a mail server failure is retried with a doubling delay."""
+    try:
+        notifications.notification_email_deliver(notification_id=notification_id)
+    except notifications.DeliveryError as error:
+        if self.request.retries >= self.max_retries:
+            notifications.notification_email_failed(notification_id=notification_id)
+            return
+        delay = notifications.retry_delay_s(self.request.retries)
+        raise self.retry(exc=error, countdown=delay) from error
+
+
+@shared_task(
+    name="notifications.call_webhook",
+    bind=True,
+    acks_late=True,
+    max_retries=notifications.WEBHOOK_RETRIES,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    retry_backoff=True,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def call_notification_webhook(self, notification_id: int) -> None:
+    """POST one notification to its owner's webhook; a failing endpoint is retried with a
+    doubling delay, then given up on (and suspended after several such notifications)."""
+    try:
+        notifications.notification_webhook_deliver(notification_id=notification_id)
+    except notifications.DeliveryError as error:
+        if self.request.retries >= self.max_retries:
+            notifications.notification_webhook_failed(notification_id=notification_id)
+            return
+        delay = notifications.retry_delay_s(self.request.retries)
+        raise self.retry(exc=error, countdown=delay) from error

@@ -44,6 +44,17 @@ ESCOBA_LADDER_POOLS = env_list("ESCOBA_LADDER_POOLS", default=["classic/2p"])
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 
+# Owners' notifications (tournaments/services/notifications.py). Mail is printed to the
+# console unless EMAIL_BACKEND says otherwise (production sends through SMTP).
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Escoba Arena <noreply@localhost>")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS = env_int("ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS", 5000)
+# A webhook that failed every retry of this many notifications in a row is no longer called.
+ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER = env_int("ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER", 5)
+# The first retry of a failed delivery waits this long; each next one twice as long.
+ESCOBA_NOTIFY_RETRY_BASE_MS = env_int("ESCOBA_NOTIFY_RETRY_BASE_MS", 30_000)
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -206,6 +217,8 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Owners' notifications wait on their own queue: a flood of them never delays a game.
+CELERY_TASK_ROUTES = {"notifications.*": {"queue": "maintenance"}}
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE: dict = {}
 if ESCOBA_LADDER_INTERVAL_S > 0:
