@@ -77,8 +77,7 @@ def test_a_secret_the_bot_does_not_have_is_named_in_the_401(user_client):
     assert message == bot_messages.SIGNED_401.format(url=strict.url)
 
 
-def test_a_bot_that_does_not_check_signatures_gets_the_secret_it_was_given(user_client,
-                                                                        greedy_bot):
+def test_a_bot_that_does_not_check_signatures_gets_the_secret_it_was_given(user_client, greedy_bot):
     secret = own_secret(64)
     response = user_client.post(
         BOTS, {"name": "lenient", "url": greedy_bot, "secret": f"  {secret} "}, format="json"
@@ -137,8 +136,9 @@ def test_an_unreachable_bot_is_named_by_host_and_port(user_client):
         ("not_found", "with HTTP 404; it must answer 200 with {"),
     ],
 )
-def test_replies_that_are_not_escoba_say_what_was_expected(user_client, misbehaving, mode,
-                                                           expected):
+def test_replies_that_are_not_escoba_say_what_was_expected(
+    user_client, misbehaving, mode, expected
+):
     response = user_client.post(BOTS, {"name": "odd", "url": misbehaving(mode)}, format="json")
     [message] = field_errors(response)["url"]
     assert expected in message
