@@ -237,10 +237,11 @@ def bot_pause(*, bot: Bot, by: Any | None = None) -> Bot:
     `by` is who asked: the owner is not told of their own pause; anyone else's (an admin's,
     `by` None) sends the owner a notification.
     """
-    was_active = bot.status == Bot.Status.ACTIVE
-    bot.status = Bot.Status.PAUSED
-    bot.save(update_fields=["status", "updated_at"])
-    if was_active and (by is None or by.pk != bot.owner_id):
+    paused_now = Bot.objects.filter(pk=bot.pk, status=Bot.Status.ACTIVE).update(
+        status=Bot.Status.PAUSED, updated_at=timezone.now()
+    )
+    bot.refresh_from_db(fields=["status", "updated_at"])
+    if paused_now and (by is None or by.pk != bot.owner_id):
         notification_send(user=bot.owner, event=EVENT_BOT_PAUSED, bot=bot)
     return bot
 
