@@ -31,7 +31,7 @@ NODE = shutil.which("node")
 def node_bot(tmp_path) -> Iterator[tuple[str, str]]:
     """(url, secret) of the starter, run by node with its own secret."""
     if NODE is None:
-        pytest.skip("node is not installed: the Node.js starter cannot run (apt-get install nodejs)")
+        pytest.skip("node is not installed, so the Node.js starter cannot run (apt nodejs)")
     secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
     env = {**os.environ, "PORT": "0", "HOST": "127.0.0.1", "ESCOBA_BOT_SECRET": secret}
     process = subprocess.Popen(
@@ -84,7 +84,9 @@ def test_a_strict_node_bot_registers_passes_the_check_and_plays(user_client, nod
     check = bot_check(bot=node)
     assert check.passed, check.report
     assert check.report["results"][-1] == {
-        **check.report["results"][-1], "name": "signature", "status": "pass"
+        **check.report["results"][-1],
+        "name": "signature",
+        "status": "pass",
     }
 
     with serve_in_thread(greedy.choose, name="greedy") as example:
@@ -94,8 +96,11 @@ def test_a_strict_node_bot_registers_passes_the_check_and_plays(user_client, nod
         assert registered.status_code == 201
         league = user_client.post(
             "/api/leagues/",
-            {"name": "node vs greedy", "bots": [node.pk, registered.json()["id"]],
-             "games_per_pairing": 2},
+            {
+                "name": "node vs greedy",
+                "bots": [node.pk, registered.json()["id"]],
+                "games_per_pairing": 2,
+            },
             format="json",
         )
         assert league.status_code == 201, league.json()
