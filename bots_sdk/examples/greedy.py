@@ -6,6 +6,9 @@ from __future__ import annotations
 from ..engine import Card, Move
 from ..state import BotState
 
+# What `GET /` says of these bots (see `Bot.author`).
+__author__ = "Escoba Arena examples"
+
 
 def card_worth(card: Card) -> int:
     """How much a card helps the round's points: the 7 of oros, then sevens, then oros."""
