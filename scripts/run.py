@@ -194,6 +194,8 @@ def start_worker(supervisor: Supervisor) -> None:
             "-m", "celery", "-A", "config.celery_app", "worker", "--loglevel=INFO",
             # Matches wait on bots, not the CPU: threads keep many of them in flight.
             "--pool=threads", "--concurrency=32",
+            # The default queue (matches) and `maintenance` (owners' notifications).
+            "--queues=celery,maintenance",
         ),
     )
 

@@ -244,8 +244,11 @@ def notification_send(
     if wants_email or wants_webhook:
         from tournaments.tasks import enqueue_notification
 
+        # `robust`: a broker that cannot be reached is logged, and must not turn the action
+        # that caused the notification (already committed) into an error.
         transaction.on_commit(
-            lambda: enqueue_notification(notification.pk, email=wants_email, webhook=wants_webhook)
+            lambda: enqueue_notification(notification.pk, email=wants_email, webhook=wants_webhook),
+            robust=True,
         )
     return notification
 
