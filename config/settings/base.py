@@ -189,6 +189,7 @@ SPECTACULAR_SETTINGS = {
         "LeagueStatusEnum": "tournaments.models.leagues.League.Status",
         "MatchStatusEnum": "tournaments.models.leagues.Match.Status",
         "GameStatusEnum": "tournaments.models.leagues.Game.Status",
+        "NotificationDeliveryEnum": "tournaments.models.notifications.Notification.Delivery",
     },
 }
 

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from tournaments.api.errors import ERRORS
 from tournaments.api.fields import StringField
+from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.models import Notification, NotificationSettings
 from tournaments.services.notifications import (
     notification_settings_get,
@@ -24,11 +25,6 @@ from tournaments.services.notifications import (
 
 ERROR_EMAIL_TYPE = "Enter the email address as a string."
 ERROR_WEBHOOK_TYPE = 'Enter the webhook URL as a string ("" removes it).'
-
-
-class BotRefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
 
 
 class NotificationSerializer(serializers.ModelSerializer):
@@ -61,11 +57,15 @@ class NotificationSettingsSerializer(serializers.ModelSerializer):
 
 
 class NotificationSettingsWithSecretSerializer(NotificationSettingsSerializer):
-    """The settings plus the webhook's signing secret: only when it is made."""
+    """The settings plus the webhook's signing secret, in the answers that make one."""
+
+    # Not required: a PATCH that makes no secret answers without it.
+    webhook_secret = serializers.CharField(
+        required=False, help_text="Shown only in the answer that makes it."
+    )
 
     class Meta(NotificationSettingsSerializer.Meta):
         fields = [*NotificationSettingsSerializer.Meta.fields, "webhook_secret"]
-        read_only_fields = fields
 
 
 class NotificationSettingsUpdateSerializer(serializers.Serializer):
