@@ -141,46 +141,54 @@ def enqueue_notification(notification_id: int, *, email: bool, webhook: bool) ->
         call_notification_webhook.delay(notification_id)
 
 
+# Idempotent (a delivered notification is not delivered again) and short: at most one SMTP
+# exchange or one webhook call per run.
+NOTIFICATION_TASK = {
+    "bind": True,
+    "acks_late": True,
+    "autoretry_for": INFRASTRUCTURE_ERRORS,
+    "retry_backoff": True,
+    "soft_time_limit": 60,
+    "time_limit": 90,
+}
+
+
+def _deliver_or_retry(task, deliver, give_up, notification_id: int) -> None:
+    """Run one delivery; when the far end failed, retry with a doubling delay, and after the
+    last retry record the failure (`give_up`) instead of raising."""
+    try:
+        deliver(notification_id=notification_id)
+    except notifications.DeliveryError as error:
+        if task.request.retries >= task.max_retries:
+            give_up(notification_id=notification_id)
+            return
+        delay = notifications.retry_delay_s(task.request.retries)
+        raise task.retry(exc=error, countdown=delay) from error
+
+
 @shared_task(
-    name="notifications.send_email",
-    bind=True,
-    acks_late=True,
-    max_retries=notifications.EMAIL_RETRIES,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    retry_backoff=True,
-    soft_time_limit=60,
-    time_limit=90,
+    name="notifications.send_email", max_retries=notifications.EMAIL_RETRIES, **NOTIFICATION_TASK
 )
 def send_notification_email(self, notification_id: int) -> None:
-    """Email one notification; a mail server failure is retried with a doubling delay."""
-    try:
-        notifications.notification_email_deliver(notification_id=notification_id)
-    except notifications.DeliveryError as error:
-        if self.request.retries >= self.max_retries:
-            notifications.notification_email_failed(notification_id=notification_id)
-            return
-        delay = notifications.retry_delay_s(self.request.retries)
-        raise self.retry(exc=error, countdown=delay) from error
+    """Email one notification (Django's mail backend)."""
+    _deliver_or_retry(
+        self,
+        notifications.notification_email_deliver,
+        notifications.notification_email_failed,
+        notification_id,
+    )
 
 
 @shared_task(
     name="notifications.call_webhook",
-    bind=True,
-    acks_late=True,
     max_retries=notifications.WEBHOOK_RETRIES,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    retry_backoff=True,
-    soft_time_limit=60,
-    time_limit=90,
+    **NOTIFICATION_TASK,
 )
 def call_notification_webhook(self, notification_id: int) -> None:
-    """POST one notification to its owner's webhook; a failing endpoint is retried with a
-    doubling delay, then given up on (and suspended after several such notifications)."""
-    try:
-        notifications.notification_webhook_deliver(notification_id=notification_id)
-    except notifications.DeliveryError as error:
-        if self.request.retries >= self.max_retries:
-            notifications.notification_webhook_failed(notification_id=notification_id)
-            return
-        delay = notifications.retry_delay_s(self.request.retries)
-        raise self.retry(exc=error, countdown=delay) from error
+    """POST one notification to its owner's webhook; one that keeps failing is suspended."""
+    _deliver_or_retry(
+        self,
+        notifications.notification_webhook_deliver,
+        notifications.notification_webhook_failed,
+        notification_id,
+    )
