@@ -65,7 +65,7 @@ def test_an_admin_pausing_a_bot_emails_and_posts_a_signed_notification(
     [request] = receiver.received
     assert request.headers["content-type"] == "application/json"
     with pytest.raises(WebhookVerificationError):  # the signature really is the secret's
-        Webhook(notifications.new_webhook_secret()).verify(request.body, request.headers)
+        Webhook(notifications.new_secret()).verify(request.body, request.headers)
 
     notification = Notification.objects.get()
     assert (notification.email_status, notification.webhook_status) == (Delivery.SENT,) * 2

@@ -25,10 +25,9 @@ Events and the `data` each needs (other features send the last two):
 from __future__ import annotations
 
 import asyncio
-import base64
-import secrets
 import smtplib
-from datetime import UTC, datetime
+import time
+from datetime import UTC
 from string import Formatter
 from typing import Any
 
@@ -40,10 +39,10 @@ from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
-from standardwebhooks.webhooks import Webhook
 
-from games.addresses import AddressError, parse_bot_url, resolve_checked
-from games.caller import PinnedResolver, run_sync
+from games.signing import Signer, new_secret
+from tournaments.bot_calls.addresses import AddressError, parse_bot_url, resolve_checked
+from tournaments.bot_calls.caller import PinnedResolver, run_sync
 from tournaments.bot_messages import connect_message
 from tournaments.models import Bot, Notification, NotificationSettings
 
@@ -120,10 +119,6 @@ def retry_delay_s(retries: int) -> float:
     return min(base_s * 2**retries, MAX_RETRY_DELAY_S)
 
 
-def new_webhook_secret() -> str:
-    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode("ascii")
-
-
 # --- settings ------------------------------------------------------------------------------
 
 
@@ -140,9 +135,13 @@ def _clean_webhook_url(url: str) -> str:
     """
     url = url.strip()
     allow_private = settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS
+
+    async def resolve() -> None:
+        await resolve_checked(target, allow_private=allow_private)
+
     try:
         target = parse_bot_url(url, allow_private=allow_private)
-        run_sync(resolve_checked(target, allow_private=allow_private))
+        run_sync(resolve)
     except AddressError as error:
         raise ValidationError({"webhook_url": [ERROR_WEBHOOK_URL.format(reason=error)]}) from None
     except OSError as error:
@@ -185,7 +184,7 @@ def notification_settings_update(
         current.webhook_failures = 0
         current.webhook_suspended_at = None
         if current.webhook_url and not current.webhook_secret:
-            current.webhook_secret = new_secret = new_webhook_secret()
+            current.webhook_secret = new_secret = new_secret()
     current.save()
     return current, new_secret
 
@@ -194,7 +193,7 @@ def notification_settings_update(
 def notification_settings_rotate_secret(*, user: Any) -> NotificationSettings:
     """A new webhook signing secret; the old one stops being used at once."""
     current, _ = NotificationSettings.objects.select_for_update().get_or_create(user=user)
-    current.webhook_secret = new_webhook_secret()
+    current.webhook_secret = new_secret()
     current.save(update_fields=["webhook_secret", "updated_at"])
     return current
 
@@ -318,22 +317,19 @@ def notification_webhook_deliver(*, notification_id: int) -> None:
         _set_status(notification, webhook_status=Delivery.SKIPPED)
         return
     body = webhook_body(notification)
-    stamp = datetime.now(tz=UTC)
-    signature = Webhook(preferences.webhook_secret).sign(
-        webhook_id(notification), stamp, body.decode()
-    )
+    msg_id, stamp = webhook_id(notification), str(int(time.time()))
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
-        "webhook-id": webhook_id(notification),
-        "webhook-timestamp": str(int(stamp.timestamp())),
-        "webhook-signature": signature,
+        "webhook-id": msg_id,
+        "webhook-timestamp": stamp,
+        "webhook-signature": Signer(preferences.webhook_secret).signature(msg_id, stamp, body),
     }
     Notification.objects.filter(pk=notification.pk).update(
         webhook_attempts=notification.webhook_attempts + 1
     )
     timeout_ms = _setting("ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS", DEFAULT_WEBHOOK_TIMEOUT_MS)
-    error = run_sync(_post(preferences.webhook_url, headers, body, timeout_ms))
+    error = run_sync(_post, preferences.webhook_url, headers, body, timeout_ms)
     if error is not None:
         _set_status(notification, webhook_error=error[:300])
         raise DeliveryError(error)
