@@ -167,7 +167,7 @@ def notification_settings_update(
     """
     current = NotificationSettings.objects.select_for_update().filter(user=user).first()
     current = current or NotificationSettings(user=user)
-    new_secret = None
+    made_secret = None
     if email is not None:
         email = email.strip()
         if email:
@@ -184,9 +184,9 @@ def notification_settings_update(
         current.webhook_failures = 0
         current.webhook_suspended_at = None
         if current.webhook_url and not current.webhook_secret:
-            current.webhook_secret = new_secret = new_secret()
+            current.webhook_secret = made_secret = new_secret()
     current.save()
-    return current, new_secret
+    return current, made_secret
 
 
 @transaction.atomic
