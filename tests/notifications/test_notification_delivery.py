@@ -7,13 +7,12 @@ webhook receiver is a real HTTP server on loopback that checks every signature.
 
 import socket
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from bots_sdk import BotState, Move, serve_in_thread
-from bots_sdk.examples import greedy
+from bots_sdk import serve_in_thread
+from tests.registry.servers import Switchable
 from tournaments.models import Notification, NotificationSettings
 from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bot_pause
@@ -79,20 +78,9 @@ def test_the_owner_is_not_told_of_their_own_pause(owner, bot, user_client, mailo
     assert not Notification.objects.exists() and not mailoutbox
 
 
-@dataclass
-class Breakable:
-    url: str = ""
-    broken: bool = False
-
-    def choose(self, state: BotState) -> Move:
-        if self.broken:
-            raise RuntimeError("broken on purpose")
-        return greedy.choose(state)
-
-
 @pytest.fixture
-def breakable() -> Iterator[Breakable]:
-    bot = Breakable()
+def breakable() -> Iterator[Switchable]:
+    bot = Switchable()
     with serve_in_thread(bot.choose, name="breakable") as handle:
         bot.url = handle.url
         yield bot

@@ -1,7 +1,8 @@
 """Bots that misbehave on purpose, as real HTTP servers on loopback.
 
-Good bots come from the SDK (`bots_sdk.serve_in_thread`); these are the ones the SDK would never
-let you write: another protocol, no answer in time, HTTP errors, a body that is not JSON, a
+Good bots come from the SDK (`bots_sdk.serve_in_thread`; `Switchable` is one that can be broken
+on purpose, `StrictBot` one that refuses every unsigned call); these are the ones the SDK would
+never let you write: another protocol, no answer in time, HTTP errors, a body that is not JSON, a
 redirect to a metadata address, a body far too large, a body dripped a byte at a time.
 """
 
@@ -9,7 +10,11 @@ import json
 import socket
 import threading
 import time
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from bots_sdk import BotState, Move
+from bots_sdk.examples import greedy
 
 INFO = {"protocol": "escoba/1", "name": "odd", "author": "tests", "version": "1"}
 SLOW_S = 2.0
@@ -201,3 +206,19 @@ class _StrictHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+@dataclass
+class Switchable:
+    """An SDK bot that plays greedy until `broken` is set, then fails every move (HTTP 500)."""
+
+    url: str = ""
+    broken: bool = False
+    moves: list[str] = field(default_factory=list)
+
+    def choose(self, state: BotState) -> Move:
+        if self.broken:
+            raise RuntimeError("broken on purpose")
+        move = greedy.choose(state)
+        self.moves.append(move.to_str())
+        return move
