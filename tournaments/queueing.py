@@ -35,6 +35,8 @@ SWEEP_MATCHES = "leagues.sweep"
 RUN_LADDER = "leagues.run_ladder"
 CHECK_DUE_BOTS = "bots.check_due"
 CHECK_BOT = "bots.check_one"
+SEND_NOTIFICATION_EMAIL = "notifications.send_email"
+CALL_NOTIFICATION_WEBHOOK = "notifications.call_webhook"
 
 # What sending a message raises when the broker (Redis) is unreachable.
 BROKER_ERRORS = (BrokerError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -112,6 +114,14 @@ def bot_checks_enqueue(bot_ids: Iterable[int]) -> None:
     task = _task(CHECK_BOT)
     for bot_id in bot_ids:
         task.delay(bot_id)
+
+
+def notification_enqueue(notification_id: int, *, email: bool, webhook: bool) -> None:
+    """Send a notification's deliveries (maintenance queue). Call it from ``on_commit``."""
+    if email:
+        _task(SEND_NOTIFICATION_EMAIL).delay(notification_id)
+    if webhook:
+        _task(CALL_NOTIFICATION_WEBHOOK).delay(notification_id)
 
 
 def broker_reachable(timeout: float = BROKER_CHECK_TIMEOUT_S) -> bool:

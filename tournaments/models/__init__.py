@@ -1,5 +1,6 @@
 from .bots import Bot, BotCheck
 from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
+from .notifications import Notification, NotificationSettings
 from .ratings import Rating, RatingChange
 
 __all__ = [
@@ -10,6 +11,8 @@ __all__ = [
     "League",
     "LeagueEntry",
     "Match",
+    "Notification",
+    "NotificationSettings",
     "Rating",
     "RatingChange",
     "Seat",
