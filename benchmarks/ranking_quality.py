@@ -1,42 +1,296 @@
-"""Ranking quality: how many games a league needs before random < greedy < expert is certain.
+"""Ranking quality: how many games each way of rating needs to find bots' known order.
 
-Run from the repository root (about two minutes on two cores with the defaults):
+Run from the repository root:
 
-    .venv/bin/python -m benchmarks.ranking_quality [--deals 300] [--leagues 2000]
+    .venv/bin/python -m benchmarks.ranking_quality methods [--sets 150] [--leagues 400]
+    .venv/bin/python -m benchmarks.ranking_quality deals [--deals 300] [--leagues 2000]
 
-The example bots play in-process (``bots_sdk.local.play_game``: the same move requests as the
-arena sends, no HTTP). For each pair of bots, ``--deals`` units of two games each, the seats
-swapped between the two games, in two designs with the same number of games:
+``methods`` (the evidence for the published rating, see docs/ratings.md). Eight bots of known
+order: the SDK's expert bot playing a random legal move with probability epsilon = 0, 0.15, 0.3,
+0.45, 0.6, 0.75, 0.9 and 1.0 (1.0 is a random bot), so a smaller epsilon is a stronger bot. Every
+pair plays ``--sets`` duplicate sets of two two-player classic games (the same deal seed, seats
+swapped), in-process (``bots_sdk.local.play_game``: the arena's own move requests, no HTTP). The
+games are kept in ``--cache`` (JSON lines), so a second run only plays the sets it lacks.
 
-- duplicate deals: both games of a unit are dealt from the same seed, so each bot plays the
-  other's cards once and the luck of the deal cancels;
-- independent deals: the two games of a unit have seeds of their own.
+Leagues of G games per pair are then drawn from those sets (with replacement, in random order, the
+two games of a set one after the other, as a round robin of duplicate sets plays them), and the
+very same games are rated four ways:
 
-A unit goes to the bot that scored more in it (win 1, draw 1/2), or is a tie. A pair counts as
-separated when a two-sided sign test over the decided units rejects "equally strong" at 5 %. A
-league of G games per pair separates the three bots when both neighbouring pairs (random-greedy,
-greedy-expert) are separated. Its probability is estimated by drawing ``--leagues`` leagues of
-G/2 units at random (with replacement) from the units played; the answer is the smallest G for
-which at least 95 % of leagues separate the bots.
+- ``online Elo``: today's rating, K = 32, one update per game (the baseline, kept here only);
+- ``fit per game``: the Bradley-Terry fit of ``tournaments.rating_fit``, each game one result;
+- ``fit per set, games``: the fit, each set one result, its score the share of games won;
+- ``fit per set``: the published rating, each set one result scored as the arena scores it
+  (``tournaments.set_scoring``: most games won, then most game points).
+
+For each way and each G the share of leagues whose ratings have Kendall's tau >= 0.9 with the true
+order, and the share that put all eight bots in the true order, are counted; the answer is the
+smallest G where each share reaches 95 %.
+
+``deals`` is the earlier comparison of duplicate deals with independent deals (random < greedy <
+expert separated by a sign test), kept as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import math
 import os
 import random
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
+from bots_sdk.engine import Move
 from bots_sdk.examples import expert, greedy
 from bots_sdk.examples import random as random_bot
 from bots_sdk.local import play_game
+from bots_sdk.state import BotState
+
+# -- methods: eight bots of known order, four ways of rating the same games ----------------------
+
+EPSILONS = (0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.0)
+CACHE = Path("artifacts/ranking_quality_sets.jsonl")
+ONLINE_K = 32.0
+TAU_GOAL = 0.9
+CONFIDENCE = 0.95
+METHOD_BUDGETS = [*range(4, 40, 4), *range(40, 100, 10), *range(100, 200, 20), *range(200, 420, 40)]
+METHOD_BUDGETS += [480, 560, 640, 800, 1000, 1200, 1600]
+
+
+def noisy_expert(epsilon: float) -> Callable[[BotState], Move]:
+    """The expert bot, except that with probability ``epsilon`` it plays a random legal move.
+
+    The coin is seeded from the position (as the random example bot is), so a replayed game
+    replays its moves and the games of the cache can be played again exactly.
+    """
+    best = expert.make_expert()
+    name = f"eps{epsilon:.2f}"
+
+    def choose(state: BotState) -> Move:
+        key = f"{name}|{state.game_id}|{state.round}|{state.seat}|{len(state.history)}"
+        coin = random.Random(key)
+        if coin.random() < epsilon:
+            return coin.choice(state.legal_moves)
+        return best(state)
+
+    choose.__name__ = name
+    return choose
+
+
+def set_seed(first: int, second: int, number: int) -> int:
+    """A seed of its own for every set of every pair, stable across runs."""
+    return (first * 1_000 + second) * 100_000 + number
+
+
+def play_set(job: tuple[int, int, int]) -> dict:
+    """One duplicate set between bots ``first`` and ``second`` (indexes into ``EPSILONS``)."""
+    first, second, number = job
+    bots = {i: noisy_expert(EPSILONS[i]) for i in (first, second)}
+    seed = set_seed(first, second, number)
+    games = []
+    for k, seating in enumerate(((first, second), (second, first))):
+        result = play_game([bots[i] for i in seating], seed=seed, game_id=f"{seed}-{k}")
+        games.append({"seating": list(seating), "winner": result.winner, "totals": result.totals})
+    return {"pair": [first, second], "set": number, "seed": seed, "games": games}
+
+
+def load_sets(cache: Path) -> dict[tuple[int, int], list[dict]]:
+    sets: dict[tuple[int, int], dict[int, dict]] = {}
+    if cache.exists():
+        for line in cache.read_text().splitlines():
+            if line.strip():
+                item = json.loads(line)
+                sets.setdefault(tuple(item["pair"]), {})[item["set"]] = item
+    return {pair: [found[n] for n in sorted(found)] for pair, found in sets.items()}
+
+
+def play_missing(cache: Path, per_pair: int, processes: int) -> None:
+    """Play the sets the cache lacks, appending each as it finishes (an interrupted run keeps
+    what it played)."""
+    have = load_sets(cache)
+    pairs = list(itertools.combinations(range(len(EPSILONS)), 2))
+    jobs = [(a, b, n) for n in range(per_pair) for a, b in pairs if n >= len(have.get((a, b), []))]
+    if not jobs:
+        return
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with ProcessPoolExecutor(processes) as pool, cache.open("a") as out:
+        for done, item in enumerate(pool.map(play_set, jobs, chunksize=4), start=1):
+            out.write(json.dumps(item) + "\n")
+            out.flush()
+            if done % 200 == 0:
+                rate = done / (time.perf_counter() - started)
+                print(f"  {done}/{len(jobs)} sets, {rate:.1f} sets/s", flush=True)
+    elapsed = time.perf_counter() - started
+    print(f"played {len(jobs)} sets ({2 * len(jobs)} games) in {elapsed:.0f} s")
+
+
+def kendall_tau(ratings: Sequence[float]) -> float:
+    """Kendall's tau between ``ratings`` (index i = bot i) and the true order (bot 0 strongest).
+
+    A tie in the ratings counts as neither concordant nor discordant.
+    """
+    score = 0
+    pairs = 0
+    for i, j in itertools.combinations(range(len(ratings)), 2):
+        pairs += 1
+        if ratings[i] > ratings[j]:
+            score += 1
+        elif ratings[i] < ratings[j]:
+            score -= 1
+    return score / pairs
+
+
+def online_elo(games: Sequence[tuple[int, int, float]], players: int) -> list[float]:
+    """Today's rating: 1500 each, K = 32, one update per game in the order played.
+
+    ``games`` holds (first, second, first's score) with 1 a win, 1/2 a draw, 0 a loss.
+    """
+    ratings = [1500.0] * players
+    for a, b, score in games:
+        expected = 1.0 / (1.0 + 10.0 ** ((ratings[b] - ratings[a]) / 400.0))
+        delta = ONLINE_K * (score - expected)
+        ratings[a] += delta
+        ratings[b] -= delta
+    return ratings
+
+
+def game_score(game: dict, seat: int) -> float:
+    winner = game["winner"]
+    return 0.5 if winner is None else 1.0 if winner == seat else 0.0
+
+
+def rate_league(league: Sequence[dict], players: int) -> dict[str, list[float]]:
+    """The same games rated the four ways (see the module docstring)."""
+    from tournaments.rating_fit import fit_ratings
+    from tournaments.set_scoring import GameFacts, set_pair_scores
+
+    per_game: list[tuple[int, int, float]] = []
+    per_set_games: list[tuple[int, int, float]] = []
+    per_set: list[tuple[int, int, float]] = []
+    for item in league:
+        a, b = item["pair"]
+        scores = []
+        facts = []
+        for game in item["games"]:
+            first, second = game["seating"]
+            score = game_score(game, 0)
+            per_game.append((first, second, score))
+            scores.append(score if first == a else 1.0 - score)
+            facts.append(
+                GameFacts(
+                    participants=((first, 0), (second, 1)),
+                    winner=game["winner"],
+                    totals=tuple(game["totals"]),
+                    forfeit_team=None,
+                )
+            )
+        per_set_games.append((a, b, sum(scores) / len(scores)))
+        (pair_score,) = set_pair_scores(facts)
+        per_set.append(pair_score)
+
+    def fitted(results: list[tuple[int, int, float]]) -> list[float]:
+        fit = fit_ratings(results)
+        return [fit.rating_of(i) for i in range(players)]
+
+    return {
+        "online Elo": online_elo(per_game, players),
+        "fit per game": fitted(per_game),
+        "fit per set, games": fitted(per_set_games),
+        "fit per set": fitted(per_set),
+    }
+
+
+METHODS = ("online Elo", "fit per game", "fit per set, games", "fit per set")
+
+
+def draw_league(sets: dict[tuple[int, int], list[dict]], games: int, rng: random.Random) -> list:
+    """A round robin of ``games`` games per pair, drawn from the sets played, in random order."""
+    league = []
+    for pair in sorted(sets):
+        league.extend(rng.choices(sets[pair], k=games // 2))
+    rng.shuffle(league)
+    return league
+
+
+def league_scores(args: tuple[dict, int, int, int]) -> dict[str, list[tuple[float, bool]]]:
+    """(tau, true order?) of each method over ``leagues`` leagues of ``games`` games per pair."""
+    sets, games, leagues, seed = args
+    rng = random.Random(seed)
+    players = len(EPSILONS)
+    outcome: dict[str, list[tuple[float, bool]]] = {m: [] for m in METHODS}
+    for _ in range(leagues):
+        ratings = rate_league(draw_league(sets, games, rng), players)
+        for method, values in ratings.items():
+            tau = kendall_tau(values)
+            outcome[method].append((tau, tau == 1.0))
+    return outcome
+
+
+def methods(args: argparse.Namespace) -> None:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    play_missing(args.cache, args.sets, args.processes)
+    sets = {pair: found[: args.sets] for pair, found in load_sets(args.cache).items()}
+    print(f"{sum(len(v) for v in sets.values())} sets from {args.cache}")
+    print("mean score of the stronger bot of each neighbouring pair (per game):")
+    for i in range(len(EPSILONS) - 1):
+        found = sets[(i, i + 1)]
+        mean = sum(
+            game_score(g, g["seating"].index(i)) for item in found for g in item["games"]
+        ) / (2 * len(found))
+        print(f"  eps {EPSILONS[i]:.2f} over {EPSILONS[i + 1]:.2f}: {mean:.3f}")
+
+    needed: dict[str, dict[str, int | None]] = {m: {"tau": None, "order": None} for m in METHODS}
+    print(f"\nshare of {args.leagues} leagues with tau >= {TAU_GOAL} / in the true order:")
+    print("games/pair  " + "  ".join(f"{m:>20}" for m in METHODS))
+    started = time.perf_counter()
+    with ProcessPoolExecutor(args.processes) as pool:
+        for games in METHOD_BUDGETS:
+            if games > args.max_games:
+                break
+            chunks = max(1, args.processes)
+            jobs = [(sets, games, args.leagues // chunks, 7919 * games + c) for c in range(chunks)]
+            outcome: dict[str, list[tuple[float, bool]]] = {m: [] for m in METHODS}
+            for part in pool.map(league_scores, jobs):
+                for method, rows in part.items():
+                    outcome[method].extend(rows)
+            cells = []
+            for method in METHODS:
+                rows = outcome[method]
+                tau_share = sum(tau >= TAU_GOAL for tau, _ in rows) / len(rows)
+                order_share = sum(order for _, order in rows) / len(rows)
+                cells.append(f"{tau_share:9.0%} / {order_share:6.0%}")
+                if needed[method]["tau"] is None and tau_share >= CONFIDENCE:
+                    needed[method]["tau"] = games
+                if needed[method]["order"] is None and order_share >= CONFIDENCE:
+                    needed[method]["order"] = games
+            print(f"{games:10}  " + "  ".join(f"{c:>20}" for c in cells), flush=True)
+            if all(n["order"] is not None for n in needed.values()):
+                break
+    print(f"({time.perf_counter() - started:.0f} s of rating)")
+    print(f"\ngames per pair needed for {CONFIDENCE:.0%} of leagues:")
+    print(f"{'method':20}  {'tau >= 0.9':>12}  {'true order':>12}")
+    for method in METHODS:
+        cells = [
+            str(needed[method][goal]) if needed[method][goal] else f"> {args.max_games}"
+            for goal in ("tau", "order")
+        ]
+        print(f"{method:20}  {cells[0]:>12}  {cells[1]:>12}")
+    base = needed["online Elo"]
+    for goal in ("tau", "order"):
+        if base[goal] and needed["fit per set"][goal]:
+            ratio = needed["fit per set"][goal] / base[goal]
+            print(f"published / online Elo ({goal}): {ratio:.2f}")
+
+
+# -- deals: duplicate against independent deals (the earlier benchmark) --------------------------
 
 BOTS = {"random": random_bot.choose, "greedy": greedy.choose, "expert": expert.choose}
 PAIRS = [("random", "greedy"), ("greedy", "expert")]
 DESIGNS = ("duplicate", "independent")
-CONFIDENCE = 0.95
 BUDGETS = [*range(2, 62, 2), 70, 80, 100, 120, 150, 200, 250]
 
 
@@ -84,13 +338,7 @@ def league_power(pools: list[list[float]], games: int, leagues: int, rng: random
     return hits / leagues
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=300, help="Units (2 games) per pair/design.")
-    parser.add_argument("--leagues", type=int, default=2000, help="Random leagues per budget.")
-    parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
-    args = parser.parse_args()
-
+def deals(args: argparse.Namespace) -> None:
     jobs = [
         (weak, strong, design, unit)
         for design in DESIGNS
@@ -138,6 +386,28 @@ def main() -> None:
         print(f"{design}: {text}")
     if all(needed.values()):
         print(f"independent / duplicate: {needed['independent'] / needed['duplicate']:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    commands = parser.add_subparsers(dest="command", required=True)
+    ways = commands.add_parser("methods", help="Four ways of rating the same games.")
+    ways.add_argument("--sets", type=int, default=150, help="Duplicate sets played per pair.")
+    ways.add_argument("--leagues", type=int, default=400, help="Random leagues per budget.")
+    ways.add_argument("--max-games", type=int, default=1600, help="Largest games per pair tried.")
+    ways.add_argument("--cache", type=Path, default=CACHE, help="Where the played sets are kept.")
+    ways.add_argument("--play-only", action="store_true", help="Play the sets, rate nothing.")
+    designs = commands.add_parser("deals", help="Duplicate against independent deals.")
+    designs.add_argument("--deals", type=int, default=300, help="Units (2 games) per pair/design.")
+    designs.add_argument("--leagues", type=int, default=2000, help="Random leagues per budget.")
+    args = parser.parse_args()
+    if args.command == "deals":
+        deals(args)
+    elif args.play_only:
+        play_missing(args.cache, args.sets, args.processes)
+    else:
+        methods(args)
 
 
 if __name__ == "__main__":

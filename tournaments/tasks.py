@@ -33,6 +33,7 @@ from tournaments.services.matches import (
     matches_recover,
     matches_sweep,
 )
+from tournaments.services.ratings import ratings_fit_coalesced, ratings_sweep
 
 INFRASTRUCTURE_ERRORS = (OperationalError, BrokerError, redis.exceptions.ConnectionError)
 # A scheduled run checks at most this many bots; the rest are due again at the next run.
@@ -127,3 +128,24 @@ def check_due_bots() -> list[int]:
         bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE)
         checked.append(bot.id)
     return checked
+
+
+@shared_task(
+    name="ratings.fit_pool",
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=5,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    soft_time_limit=240,
+    time_limit=270,
+)
+def fit_ratings(pool: str) -> int:
+    """Refit a pool after results (coalesced: a fit already running for it takes this one over,
+    see ``services.ratings.ratings_fit_coalesced``). Returns the number of fits run here."""
+    return ratings_fit_coalesced(pool=pool)
+
+
+@shared_task(name="ratings.sweep", autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
+def sweep_ratings() -> list[str]:
+    """Beat: refit the pools with rated sets newer than their latest fit (a lost fit task)."""
+    return ratings_sweep()

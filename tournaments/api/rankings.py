@@ -1,9 +1,12 @@
-"""`/api/rankings/`: the public Elo ladder of a pool, and a bot's rating history for charts."""
+"""`/api/rankings/`: the published ranking of a pool, and a bot's rating history for charts.
+
+Both come from the pool's latest rating fit (``tournaments.rating_selectors``): one rating per bot
+per pool, as JSON numbers, with its 95 % interval.
+"""
 
 import re
 
-from django.db.models import F, QuerySet, Window
-from django.db.models.functions import Rank
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions
 from rest_framework.exceptions import ValidationError
@@ -11,10 +14,10 @@ from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.api.league_serializers import RankingSerializer, RatingChangeSerializer
+from tournaments.api.league_serializers import RankingSerializer, RatingPointSerializer
 from tournaments.api.leagues import ERRORS, id_param
-from tournaments.models import Bot, Rating, RatingChange
-from tournaments.selectors import bot_rating_history, rankings
+from tournaments.models import Bot, Rating, RatingPoint
+from tournaments.rating_selectors import bot_rating_history, ranking, rating_row
 
 DEFAULT_POOL = "classic/2p"
 POOL_PATTERN = re.compile(r"[a-z0-9_]{1,40}/[234]p")
@@ -37,25 +40,24 @@ class RankingListView(ListAPIView):
     permission_classes = [permissions.AllowAny]
 
     def get_queryset(self) -> QuerySet[Rating]:
-        ordering = [F("rating").desc()]
-        return rankings(pool_param(self.request, required=True)).annotate(
-            rank=Window(Rank(), order_by=ordering)
-        )
+        return ranking(pool_param(self.request, required=True))
 
     @extend_schema(
-        summary="The public ladder of a pool, best first",
+        summary="The published ranking of a pool: established bots best first, then provisional",
         parameters=[OpenApiParameter("pool", str, description="e.g. classic/2p (the default).")],
         responses={200: RankingSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request) -> Response:
-        return self.list(request)
+        page = self.paginate_queryset(self.get_queryset())
+        rows = [rating_row(rating) for rating in page]
+        return self.get_paginated_response(RankingSerializer(rows, many=True).data)
 
 
 class RatingHistoryView(ListAPIView):
-    serializer_class = RatingChangeSerializer
+    serializer_class = RatingPointSerializer
     permission_classes = [permissions.AllowAny]
 
-    def get_queryset(self) -> QuerySet[RatingChange]:
+    def get_queryset(self) -> QuerySet[RatingPoint]:
         bot_id = id_param(self.request, "bot")
         if bot_id is None:
             raise ValidationError({"bot": [ERROR_BOT_REQUIRED]})
@@ -65,12 +67,12 @@ class RatingHistoryView(ListAPIView):
         return bot_rating_history(bot, pool_param(self.request))
 
     @extend_schema(
-        summary="A bot's rating after every rated game, oldest first (for charts)",
+        summary="A bot's rating after every fit that moved it, oldest first, every version",
         parameters=[
             OpenApiParameter("bot", int, required=True),
             OpenApiParameter("pool", str, description="Only this pool, e.g. classic/2p."),
         ],
-        responses={200: RatingChangeSerializer(many=True), **ERRORS},
+        responses={200: RatingPointSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request) -> Response:
         return self.list(request)

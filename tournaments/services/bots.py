@@ -104,8 +104,8 @@ def _clean_name(name: str, *, exclude_id: int | None = None) -> str:
     return name
 
 
-def _verify_url(url: str, secret: str) -> dict[str, str]:
-    """`GET U` through the hardened caller; the protocol info, or a `url` field error."""
+def _bot_info(url: str, secret: str) -> tuple[dict[str, str] | None, str]:
+    """`GET U` through the hardened caller: (the protocol info, "") or (None, why not)."""
     result = check_bot_info(
         url,
         secret,
@@ -113,12 +113,20 @@ def _verify_url(url: str, secret: str) -> dict[str, str]:
         allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS,
     )
     if not result.ok or result.info is None:
-        raise ValidationError({"url": [result.reason]})
+        return None, result.reason
     return {
         "protocol_name": result.info.name,
         "protocol_author": result.info.author,
         "protocol_version": result.info.version,
-    }
+    }, ""
+
+
+def _verify_url(url: str, secret: str) -> dict[str, str]:
+    """`GET U` through the hardened caller; the protocol info, or a `url` field error."""
+    info, reason = _bot_info(url, secret)
+    if info is None:
+        raise ValidationError({"url": [reason]})
+    return info
 
 
 def _save(bot: Bot, update_fields: list[str] | None = None) -> None:
@@ -146,7 +154,15 @@ def bot_register(*, owner: Any, name: str, url: str, description: str = "") -> B
         owner=owner, name=name, url=url, description=description.strip(), secret=secret, **info
     )
     _save(bot)
+    _version_observe(bot)
     return bot
+
+
+def _version_observe(bot: Bot) -> None:
+    """Ratings belong to the version a bot announces (see `services.ratings`)."""
+    from tournaments.services.ratings import bot_version_observe
+
+    bot_version_observe(bot=bot)
 
 
 def bot_update(
@@ -175,6 +191,8 @@ def bot_update(
             setattr(bot, field, value)
         # Only what changed: a check may have updated the bot's health while we verified.
         _save(bot, update_fields=[*updates, "updated_at"])
+        if "protocol_version" in updates:
+            _version_observe(bot)
     return bot
 
 
@@ -193,7 +211,7 @@ def bot_resume(*, bot: Bot) -> Bot:
 
 def bot_delete(*, bot: Bot) -> None:
     """Delete a bot that never played; one that did is part of other bots' records."""
-    if bot.seats.exists() or bot.rating_changes.exists():
+    if bot.seats.exists():
         raise ValidationError(ERROR_HAS_PLAYED)
     bot.delete()
 
@@ -209,10 +227,14 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
     """Run the protocol check against the live bot, keep the report and update its health.
 
     A pass makes the bot healthy and clears its failure count; a failure adds one, and the
-    `unhealthy_after()`-th in a row makes it unhealthy.
+    `unhealthy_after()`-th in a row makes it unhealthy. A pass also brings a bot paused for
+    no-shows back into rated play, and notes the version its `GET U` announces now.
     """
+    from tournaments.services.ratings import bot_no_shows_clear
+
     url, secret = bot.url, bot.secret
     report = _run_check(url, secret)
+    info = _bot_info(url, secret)[0] if report.ok else None
     data = report.to_dict()
     latency = data["latency_ms"]["median"]
     with transaction.atomic():
@@ -224,9 +246,16 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
             return BotCheck.objects.create(
                 bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
             )
+        fields = []
         if passed:
             bot.check_failures = 0
             bot.health = Bot.Health.HEALTHY
+            bot_no_shows_clear(bot=bot)
+            fields = ["no_shows_in_row", "rated_paused_at"]
+            if info is not None:
+                for name, value in info.items():
+                    setattr(bot, name, value)
+                fields += list(info)
         else:
             bot.check_failures += 1
             if bot.check_failures >= unhealthy_after():
@@ -234,10 +263,19 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
         bot.last_checked_at = timezone.now()
         bot.last_check_report = data
         bot.last_latency_ms = latency
-        bot.save(update_fields=[
-            "check_failures", "health", "last_checked_at", "last_check_report",
-            "last_latency_ms", "updated_at",
-        ])
+        bot.save(
+            update_fields=[
+                "check_failures",
+                "health",
+                "last_checked_at",
+                "last_check_report",
+                "last_latency_ms",
+                "updated_at",
+                *fields,
+            ]
+        )
+        if passed:
+            _version_observe(bot)
         check = BotCheck.objects.create(
             bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
         )
