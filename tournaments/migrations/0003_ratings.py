@@ -14,14 +14,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RemoveField(
-            model_name="ratingchange",
-            name="bot",
-        ),
-        migrations.RemoveField(
-            model_name="ratingchange",
-            name="game",
-        ),
         migrations.DeleteModel(
             name="Rating",
         ),
