@@ -25,8 +25,13 @@ solves one dense n x n system (n players): about n^3/3 operations, under a secon
 players (see benchmarks/rating_fit.py).
 
 Intervals. The posterior covariance is the inverse of the negative Hessian at the maximum (the
-observed Fisher information plus the prior's): a rating's 95 % interval is r +- 1.96 sd, and the
-likelihood of superiority of i over j is Phi((r_i - r_j) / sd(r_i - r_j)).
+observed Fisher information plus the prior's). It still holds the prior's doubt about where a
+whole component sits (variance PRIOR_SD^2 / size along the all-ones direction of the component,
+which no result can reduce); a rating is published relative to the anchor, so that direction is
+projected out: a rating's 95 % interval is r +- 1.96 sd with sd from the projected covariance.
+Differences within a component do not see that direction at all; between two components they
+do, so the likelihood of superiority of i over j, Phi((r_i - r_j) / sd(r_i - r_j)), adds it back
+for players of different components.
 """
 
 from __future__ import annotations
@@ -100,12 +105,16 @@ class PairTable:
 
 @dataclass(frozen=True)
 class Fit:
-    """Ratings, their covariance and how the fit went; look players up by id."""
+    """Ratings, their covariance relative to the anchor and how the fit went; look players up
+    by id. ``component[i]`` numbers player i's connected component, ``location_variance[i]``
+    is the prior's variance of that component's position (see the module docstring)."""
 
     players: np.ndarray
     ratings: np.ndarray
     covariance: np.ndarray
     iterations: int
+    component: np.ndarray
+    location_variance: np.ndarray
 
     def _index(self, player: int) -> int:
         i = int(np.searchsorted(self.players, player))
@@ -128,6 +137,8 @@ class Fit:
         """Likelihood of superiority: the probability that ``player`` is the stronger."""
         i, j = self._index(player), self._index(other)
         variance = self.covariance[i, i] + self.covariance[j, j] - 2 * self.covariance[i, j]
+        if self.component[i] != self.component[j]:
+            variance += self.location_variance[i] + self.location_variance[j]
         difference = float(self.ratings[i] - self.ratings[j])
         if variance <= 0:
             return 0.5 if difference == 0 else float(difference > 0)
@@ -162,12 +173,28 @@ def _gradient_and_information(
     return gradient, information
 
 
+def components(table: PairTable) -> np.ndarray:
+    """A component number per player: players linked by results share one."""
+    parent = list(range(len(table.players)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in zip(table.first.tolist(), table.second.tolist(), strict=True):
+        parent[root(a)] = root(b)
+    return np.array([root(i) for i in range(len(parent))], dtype=np.int64)
+
+
 def fit_table(table: PairTable, *, mean: float = MEAN, prior_sd: float = PRIOR_SD) -> Fit:
     """The maximum of the posterior (see the module docstring) and its covariance."""
     n = len(table.players)
     ratings = np.full(n, mean)
     if n == 0:
-        return Fit(table.players, ratings, np.zeros((0, 0)), 0)
+        empty = np.zeros(0)
+        return Fit(table.players, ratings, np.zeros((0, 0)), 0, empty, empty)
     value = _objective(table, ratings, mean, prior_sd)
     iterations = 0
     while iterations < MAX_ITERATIONS:
@@ -185,7 +212,15 @@ def fit_table(table: PairTable, *, mean: float = MEAN, prior_sd: float = PRIOR_S
         if float(np.max(np.abs(scale * step))) < TOLERANCE:
             break
     _, information = _gradient_and_information(table, ratings, mean, prior_sd)
-    return Fit(table.players, ratings, np.linalg.inv(information), iterations)
+    covariance = np.linalg.inv(information)
+    component = components(table)
+    sizes = np.bincount(component, minlength=n)[component]
+    location_variance = prior_sd**2 / sizes
+    # Project out each component's location (a lone player keeps its prior: nothing anchors it).
+    same = (component[:, None] == component[None, :]) & (sizes[:, None] > 1)
+    covariance -= np.where(same, location_variance[:, None], 0.0)
+    location_variance = np.where(sizes > 1, location_variance, 0.0)
+    return Fit(table.players, ratings, covariance, iterations, component, location_variance)
 
 
 def fit_ratings(

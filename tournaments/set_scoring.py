@@ -1,9 +1,10 @@
 """What a finished game and a duplicate set count for: standings, set scores, no-shows. Pure.
 
 A duplicate set (a ``Match``: its games share one deal seed, the seats rotated) is the unit of the
-published rating. Each pair of bots in a set gets one score from it, 1, 1/2 or 0: the bot that
-beat the other in more of the set's games takes it, and if they beat each other equally often,
-the one whose side made more game points over the set; still level, it is a draw. Within a set
+published rating. Each pair of bots in a set gets one score from it, 1, 1/2 or 0: a bot that
+forfeited a game of the set loses it to one that did not; otherwise the bot that beat the other
+in more of the set's games takes it, and if they beat each other equally often, the one whose
+side made more game points over the set; still level, it is a draw. Within a set
 both bots played the same cards, so the luck of the deal has cancelled out, and the game points
 break the usual 1-1 split by how much better each bot did with the same cards.
 (``benchmarks/ranking_quality.py`` measures this against the share of games won alone.)
@@ -88,18 +89,20 @@ def set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
     """
     beaten: dict[tuple[int, int], float] = {}
     points: dict[int, int] = {}
+    forfeits: dict[int, int] = {}
     players: set[int] = set()
     for game in games:
         keys = game.keys()
         players.update(keys)
         for player, team in game.participants:
             points[player] = points.get(player, 0) + game.totals[team]
+            forfeits[player] = forfeits.get(player, 0) + (game.forfeit_team == team)
         for a, b in itertools.permutations(keys, 2):
             beaten[(a, b)] = beaten.get((a, b), 0.0) + pairwise_score(keys[a], keys[b])
     scores = []
     for a, b in itertools.combinations(sorted(players), 2):
-        mine = (beaten.get((a, b), 0.0), points[a])
-        theirs = (beaten.get((b, a), 0.0), points[b])
+        mine = (-forfeits[a], beaten.get((a, b), 0.0), points[a])
+        theirs = (-forfeits[b], beaten.get((b, a), 0.0), points[b])
         scores.append((a, b, pairwise_score(mine, theirs)))
     return scores
 

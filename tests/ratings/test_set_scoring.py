@@ -1,0 +1,95 @@
+"""Set scores and no-shows as the ratings count them (no database)."""
+
+import pytest
+
+from tournaments.set_scoring import (
+    GameFacts,
+    game_participants,
+    no_show_seats,
+    set_pair_scores,
+    standing_key,
+)
+
+
+def duel(first: int, second: int, winner: int | None, totals, forfeit_team=None) -> GameFacts:
+    """A two-player game with ``first`` in seat 0 (team 0)."""
+    return GameFacts(((first, 0), (second, 1)), winner, tuple(totals), forfeit_team)
+
+
+def test_standing_key_orders_forfeit_last_and_winner_first():
+    winner = standing_key(won=True, forfeited=False, total=15)
+    runner_up = standing_key(won=False, forfeited=False, total=16)
+    forfeit = standing_key(won=False, forfeited=True, total=30)
+    assert winner > runner_up > forfeit
+
+
+@pytest.mark.parametrize(
+    ("games", "score"),
+    [
+        # won both games of the set
+        ([duel(1, 2, 0, [21, 10]), duel(2, 1, 1, [9, 21])], 1.0),
+        # one game each: the game points over the set decide (1 made 21 + 12, 2 made 15 + 21)
+        ([duel(1, 2, 0, [21, 15]), duel(2, 1, 0, [21, 12])], 0.0),
+        ([duel(1, 2, 0, [21, 5]), duel(2, 1, 0, [21, 19])], 1.0),
+        # one game each and the same points: a drawn set
+        ([duel(1, 2, 0, [21, 16]), duel(2, 1, 0, [21, 16])], 0.5),
+        # a drawn game (no winner) and a win
+        ([duel(1, 2, None, [20, 20]), duel(2, 1, 1, [3, 21])], 1.0),
+        # a bot that forfeited a game of the set loses the set, whatever it did in the other
+        ([duel(1, 2, 1, [20, 2], forfeit_team=0), duel(2, 1, 1, [10, 21])], 0.0),
+    ],
+)
+def test_a_two_player_set_scores_games_won_then_game_points(games, score):
+    assert set_pair_scores(games) == [(1, 2, score)]
+
+
+def test_the_pair_is_reported_lower_id_first_whoever_sat_first():
+    games = [duel(9, 4, 0, [21, 10]), duel(4, 9, 1, [10, 21])]
+    assert set_pair_scores(games) == [(4, 9, 0.0)]
+
+
+def test_a_three_player_set_scores_every_pair():
+    def trio(seating, winner, totals):
+        return GameFacts(tuple((b, s) for s, b in enumerate(seating)), winner, totals, None)
+
+    games = [
+        trio((1, 2, 3), 0, (21, 10, 5)),  # 1 wins; 2 beats 3 on points
+        trio((2, 3, 1), 2, (12, 14, 21)),  # 1 wins; 3 beats 2
+        trio((3, 1, 2), 2, (8, 6, 21)),  # 2 wins; 3 beats 1
+    ]
+    # 1 beat 2 and 3 in games 1 and 2; 2 beat 3 in games 1 and 3: two games to one each time
+    assert set_pair_scores(games) == [(1, 2, 1.0), (1, 3, 1.0), (2, 3, 1.0)]
+
+
+def test_partnership_bots_count_once_per_game():
+    assert game_participants([5, 3, 5, 3], 4) == [(3, 1), (5, 0)]
+    assert game_participants([5, 3, 8], 3) == [(3, 1), (5, 0), (8, 2)]
+
+
+def fault(seat: int, kind: str) -> dict:
+    return {"seat": seat, "round": 1, "play": 1, "kind": kind, "detail": ""}
+
+
+def test_a_seat_never_reached_is_a_no_show():
+    plays = [(0, None), (1, "connect"), (0, None), (1, "connect")]
+    faults = [fault(1, "connect"), fault(1, "connect"), fault(1, "timeout")]
+    assert no_show_seats(seats=2, plays=plays, faults=faults) == {1}
+
+
+def test_a_seat_that_played_and_then_failed_is_not_a_no_show():
+    plays = [(0, None), (1, None), (0, None), (1, "timeout")]
+    faults = [fault(1, "timeout"), fault(1, "timeout")]
+    assert no_show_seats(seats=2, plays=plays, faults=faults) == set()
+
+
+def test_a_seat_that_answered_badly_is_not_a_no_show():
+    # it was reached and answered: a broken bot, which loses by forfeit
+    plays = [(0, None), (1, "bad_json")]
+    assert no_show_seats(seats=2, plays=plays, faults=[fault(1, "bad_json")]) == set()
+    mixed = [fault(1, "connect"), fault(1, "http_status")]
+    assert no_show_seats(seats=2, plays=[(0, None)], faults=mixed) == set()
+
+
+def test_a_seat_never_asked_is_not_a_no_show():
+    # seat 0 forfeited on its first fault, before seat 1 was asked anything
+    assert no_show_seats(seats=2, plays=[], faults=[fault(0, "connect")]) == {0}
