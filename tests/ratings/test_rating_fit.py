@@ -20,8 +20,7 @@ RESULTS = st.lists(RESULT, min_size=1, max_size=40)
 def cents(fit) -> dict[int, tuple[int, int]]:
     """Each player's rating and interval half-width, in whole cents."""
     return {
-        int(p): (round(fit.rating_of(p) * 100), round(fit.half_width(p) * 100))
-        for p in fit.players
+        int(p): (round(fit.rating_of(p) * 100), round(fit.half_width(p) * 100)) for p in fit.players
     }
 
 
@@ -83,9 +82,10 @@ def test_the_fit_is_where_the_log_posterior_is_flat(results):
     p = 1 / (1 + np.exp(-SCALE * (r[table.first] - r[table.second])))
     residual = table.score - table.count * p
     n = len(table.players)
-    gradient = SCALE * (
-        np.bincount(table.first, residual, n) - np.bincount(table.second, residual, n)
-    ) - (r - MEAN) / PRIOR_SD**2
+    gradient = (
+        SCALE * (np.bincount(table.first, residual, n) - np.bincount(table.second, residual, n))
+        - (r - MEAN) / PRIOR_SD**2
+    )
     assert np.max(np.abs(gradient)) < 1e-9
 
 

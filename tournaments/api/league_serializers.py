@@ -165,7 +165,7 @@ class CrosstableSerializer(serializers.Serializer):
 class GameBriefSerializer(serializers.ModelSerializer):
     class Meta:
         model = Game
-        fields = ["id", "number", "status", "seating", "winner", "totals", "reason", "rated"]
+        fields = ["id", "number", "status", "seating", "winner", "totals", "reason"]
 
 
 class MatchSerializer(serializers.ModelSerializer):
