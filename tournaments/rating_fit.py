@@ -174,18 +174,18 @@ def _gradient_and_information(
 
 
 def components(table: PairTable) -> np.ndarray:
-    """A component number per player: players linked by results share one."""
-    parent = list(range(len(table.players)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for a, b in zip(table.first.tolist(), table.second.tolist(), strict=True):
-        parent[root(a)] = root(b)
-    return np.array([root(i) for i in range(len(parent))], dtype=np.int64)
+    """A component number per player (the smallest player index in it): players linked by
+    results share one. Label propagation with pointer jumping, all in numpy."""
+    label = np.arange(len(table.players))
+    while True:
+        linked = np.minimum(label[table.first], label[table.second])
+        new = label.copy()
+        np.minimum.at(new, table.first, linked)
+        np.minimum.at(new, table.second, linked)
+        new = new[new]
+        if np.array_equal(new, label):
+            return label
+        label = new
 
 
 def fit_table(table: PairTable, *, mean: float = MEAN, prior_sd: float = PRIOR_SD) -> Fit:
@@ -197,6 +197,7 @@ def fit_table(table: PairTable, *, mean: float = MEAN, prior_sd: float = PRIOR_S
         return Fit(table.players, ratings, np.zeros((0, 0)), 0, empty, empty)
     value = _objective(table, ratings, mean, prior_sd)
     iterations = 0
+    information = np.eye(n)
     while iterations < MAX_ITERATIONS:
         iterations += 1
         gradient, information = _gradient_and_information(table, ratings, mean, prior_sd)
@@ -211,7 +212,8 @@ def fit_table(table: PairTable, *, mean: float = MEAN, prior_sd: float = PRIOR_S
         ratings, value = candidate, new_value
         if float(np.max(np.abs(scale * step))) < TOLERANCE:
             break
-    _, information = _gradient_and_information(table, ratings, mean, prior_sd)
+    # The information at the last step's start: the step moved no rating by TOLERANCE, so it
+    # is the information at the maximum to far better than any published digit.
     covariance = np.linalg.inv(information)
     component = components(table)
     sizes = np.bincount(component, minlength=n)[component]
