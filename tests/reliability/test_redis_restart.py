@@ -88,7 +88,7 @@ def test_league_survives_a_redis_restart(
         slow_bot.url = server.url
         slow_bot.save(update_fields=["url"])
         league = league_create(
-            creator=user, name="redis", bot_ids=[b.id for b in [*bots, slow_bot]]
+            creator=user, name="redis", bot_ids=[b.id for b in [*bots, slow_bot]], rated=True
         )
         celery_worker_factory(pool="threads", concurrency=2)
         league_start(league_id=league.id, user=user)
