@@ -305,7 +305,7 @@ def start_demo_league(supervisor: Supervisor) -> None:
     )
     league = [
         "league_run", "--detach", "--name", "Demo league", "--bots", ",".join(DEMO_BOTS),
-        "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING),
+        "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING), "--unrated",
     ]  # fmt: skip
     subprocess.run(python_command(*manage, *league), cwd=ROOT, env=supervisor.env, check=True)
     supervisor.urls["leagues"] = f"{supervisor.base_url}/leagues/"

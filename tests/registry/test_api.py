@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 BOTS = "/api/bots/"
 PUBLIC_FIELDS = {"id", "name", "owner", "description", "status", "health", "ratings",
-                 "created_at"}
+                 "created_at", "version", "versions", "rated_play", "no_shows", "no_shows_in_row"}
 OWNER_FIELDS = PUBLIC_FIELDS | {
     "url", "check_failures", "last_checked_at", "last_latency_ms", "last_check_report",
     "protocol_name", "protocol_author", "protocol_version", "updated_at",
@@ -68,11 +68,15 @@ def test_others_see_only_public_fields(user_client, other_client, greedy_bot):
 
 
 def test_list_mine_and_ratings(user_client, other_client, greedy_bot):
-    from tournaments.models import Rating
+    from tournaments.models import BotVersion, Rating
 
     mine = register(user_client, greedy_bot, name="mine")
     theirs = register(other_client, greedy_bot, name="theirs")
-    Rating.objects.create(bot_id=theirs["id"], pool="classic/2p", rating="1512.50", games=4)
+    version = BotVersion.objects.get(bot_id=theirs["id"])  # noted at registration
+    Rating.objects.create(
+        bot_id=theirs["id"], version=version, pool="classic/2p", rating="1512.50",
+        rating_low="1400.00", rating_high="1625.00", games=4, sets=2,
+    )  # fmt: skip
 
     assert [b["name"] for b in user_client.get(BOTS).json()["results"]] == ["mine", "theirs"]
     assert [b["id"] for b in user_client.get(BOTS, {"mine": "true"}).json()["results"]] == [
@@ -80,7 +84,13 @@ def test_list_mine_and_ratings(user_client, other_client, greedy_bot):
     ]
     assert APIClient().get(BOTS, {"mine": "1"}).json()["results"] == []
     public = APIClient().get(f"{BOTS}{theirs['id']}/").json()
-    assert public["ratings"] == [{"pool": "classic/2p", "rating": 1512.5, "games": 4}]
+    (rating,) = public["ratings"]
+    assert {key: rating[key] for key in ("pool", "rating", "games")} == {
+        "pool": "classic/2p",
+        "rating": 1512.5,  # a JSON number
+        "games": 4,
+    }
+    assert (rating["rating_low"], rating["rating_high"], rating["sets"]) == (1400.0, 1625.0, 2)
 
 
 def test_anonymous_users_cannot_register(api_client, greedy_bot):
