@@ -41,13 +41,17 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from bots_sdk.engine import Move
 from bots_sdk.examples import expert, greedy
 from bots_sdk.examples import random as random_bot
 from bots_sdk.local import play_game
 from bots_sdk.state import BotState
+from tournaments.rating_fit import PairTable, fit_table
 
 # -- methods: eight bots of known order, four ways of rating the same games ----------------------
 
@@ -163,96 +167,148 @@ def game_score(game: dict, seat: int) -> float:
     return 0.5 if winner is None else 1.0 if winner == seat else 0.0
 
 
-def rate_league(league: Sequence[dict], players: int) -> dict[str, list[float]]:
-    """The same games rated the four ways (see the module docstring)."""
-    from tournaments.rating_fit import fit_ratings
+def set_scores(item: dict) -> dict[str, float]:
+    """The set's score for its pair's first bot, under each way of scoring a set."""
     from tournaments.set_scoring import GameFacts, set_pair_scores
 
-    per_game: list[tuple[int, int, float]] = []
-    per_set_games: list[tuple[int, int, float]] = []
-    per_set: list[tuple[int, int, float]] = []
-    for item in league:
-        a, b = item["pair"]
-        scores = []
-        facts = []
-        for game in item["games"]:
-            first, second = game["seating"]
-            score = game_score(game, 0)
-            per_game.append((first, second, score))
-            scores.append(score if first == a else 1.0 - score)
-            facts.append(
-                GameFacts(
-                    participants=((first, 0), (second, 1)),
-                    winner=game["winner"],
-                    totals=tuple(game["totals"]),
-                    forfeit_team=None,
-                )
-            )
-        per_set_games.append((a, b, sum(scores) / len(scores)))
-        (pair_score,) = set_pair_scores(facts)
-        per_set.append(pair_score)
-
-    def fitted(results: list[tuple[int, int, float]]) -> list[float]:
-        fit = fit_ratings(results)
-        return [fit.rating_of(i) for i in range(players)]
-
+    a, _ = item["pair"]
+    won = points = 0.0
+    facts = []
+    for game in item["games"]:
+        seat = game["seating"].index(a)
+        won += game_score(game, seat)
+        points += game["totals"][seat] - game["totals"][1 - seat]
+        first, second = game["seating"]
+        facts.append(
+            GameFacts(((first, 0), (second, 1)), game["winner"], tuple(game["totals"]), None)
+        )
+    share = won / len(item["games"])
+    level = 0.5 if points == 0 else 0.75 if points > 0 else 0.25
+    ((_, _, published),) = set_pair_scores(facts)
     return {
-        "online Elo": online_elo(per_game, players),
-        "fit per game": fitted(per_game),
-        "fit per set, games": fitted(per_set_games),
-        "fit per set": fitted(per_set),
+        "games": share,
+        "games, then points": share if share != 0.5 else level,
+        "games, else points": published,
     }
 
 
-METHODS = ("online Elo", "fit per game", "fit per set, games", "fit per set")
+SET_METHODS = ("games", "games, then points", "games, else points")
+METHODS = ("online Elo", "fit per game", *(f"fit per set: {m}" for m in SET_METHODS))
+PUBLISHED = "fit per set: games, then points"
 
 
-def draw_league(sets: dict[tuple[int, int], list[dict]], games: int, rng: random.Random) -> list:
-    """A round robin of ``games`` games per pair, drawn from the sets played, in random order."""
-    league = []
+@dataclass
+class PairSets:
+    """One pair's played sets as arrays: per set, its two games and its scores."""
+
+    pair: tuple[int, int]
+    firsts: np.ndarray  # (sets, 2): the bot in seat 0 of each game
+    seconds: np.ndarray
+    scores: np.ndarray  # (sets, 2): seat 0's score in each game
+    set_scores: dict[str, np.ndarray]  # per way of scoring: the pair's first bot's score
+
+
+def prepare(sets: dict[tuple[int, int], list[dict]]) -> list[PairSets]:
+    prepared = []
     for pair in sorted(sets):
-        league.extend(rng.choices(sets[pair], k=games // 2))
-    rng.shuffle(league)
-    return league
+        found = sets[pair]
+        seatings = np.array([[g["seating"] for g in item["games"]] for item in found])
+        scores = np.array([[game_score(g, 0) for g in item["games"]] for item in found])
+        by_way = [set_scores(item) for item in found]
+        prepared.append(
+            PairSets(
+                pair=pair,
+                firsts=seatings[:, :, 0],
+                seconds=seatings[:, :, 1],
+                scores=scores,
+                set_scores={m: np.array([w[m] for w in by_way]) for m in SET_METHODS},
+            )
+        )
+    return prepared
 
 
-def league_scores(args: tuple[dict, int, int, int]) -> dict[str, list[tuple[float, bool]]]:
+def fit_order(firsts, seconds, scores, players: int) -> np.ndarray:
+    """The fitted ratings of results (firsts[k] scored scores[k] against seconds[k])."""
+    a, b = np.minimum(firsts, seconds), np.maximum(firsts, seconds)
+    mine = np.where(firsts < seconds, scores, 1 - scores)
+    keys, index = np.unique(a * players + b, return_inverse=True)
+    table = PairTable(
+        players=np.arange(players, dtype=np.int64),
+        first=keys // players,
+        second=keys % players,
+        count=np.bincount(index, minlength=keys.size).astype(float),
+        score=np.bincount(index, mine, minlength=keys.size),
+    )
+    return fit_table(table).ratings
+
+
+def rate_league(
+    pairs: list[PairSets], games: int, rng: np.random.Generator, players: int
+) -> dict[str, list[float]]:
+    """One league of ``games`` games per pair drawn from ``pairs``, rated every way."""
+    units = games // 2
+    picks = [rng.integers(0, len(p.scores), units) for p in pairs]
+    order = rng.permutation(len(pairs) * units)  # the sets in the order they are played
+    firsts = np.concatenate([p.firsts[k] for p, k in zip(pairs, picks, strict=True)])[order]
+    seconds = np.concatenate([p.seconds[k] for p, k in zip(pairs, picks, strict=True)])[order]
+    scores = np.concatenate([p.scores[k] for p, k in zip(pairs, picks, strict=True)])[order]
+    played = list(
+        zip(firsts.ravel().tolist(), seconds.ravel().tolist(), scores.ravel().tolist(), strict=True)
+    )
+    rated = {
+        "online Elo": online_elo(played, players),
+        "fit per game": fit_order(firsts.ravel(), seconds.ravel(), scores.ravel(), players),
+    }
+    set_a = np.concatenate([np.full(units, p.pair[0]) for p in pairs])
+    set_b = np.concatenate([np.full(units, p.pair[1]) for p in pairs])
+    for way in SET_METHODS:
+        set_score = np.concatenate(
+            [p.set_scores[way][k] for p, k in zip(pairs, picks, strict=True)]
+        )
+        rated[f"fit per set: {way}"] = fit_order(set_a, set_b, set_score, players)
+    return rated
+
+
+def league_scores(
+    args: tuple[list[PairSets], int, int, int],
+) -> dict[str, list[tuple[float, bool]]]:
     """(tau, true order?) of each method over ``leagues`` leagues of ``games`` games per pair."""
-    sets, games, leagues, seed = args
-    rng = random.Random(seed)
+    pairs, games, leagues, seed = args
+    rng = np.random.default_rng(seed)
     players = len(EPSILONS)
     outcome: dict[str, list[tuple[float, bool]]] = {m: [] for m in METHODS}
     for _ in range(leagues):
-        ratings = rate_league(draw_league(sets, games, rng), players)
-        for method, values in ratings.items():
-            tau = kendall_tau(values)
+        for method, values in rate_league(pairs, games, rng, players).items():
+            tau = kendall_tau(list(values))
             outcome[method].append((tau, tau == 1.0))
     return outcome
 
 
 def methods(args: argparse.Namespace) -> None:
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     play_missing(args.cache, args.sets, args.processes)
     sets = {pair: found[: args.sets] for pair, found in load_sets(args.cache).items()}
-    print(f"{sum(len(v) for v in sets.values())} sets from {args.cache}")
-    print("mean score of the stronger bot of each neighbouring pair (per game):")
+    print(f"{sum(len(v) for v in sets.values())} sets ({args.sets} per pair) from {args.cache}")
+    print("mean score of the stronger bot of each neighbouring pair, per game / per set:")
+    pairs = prepare(sets)
     for i in range(len(EPSILONS) - 1):
         found = sets[(i, i + 1)]
         mean = sum(
             game_score(g, g["seating"].index(i)) for item in found for g in item["games"]
         ) / (2 * len(found))
-        print(f"  eps {EPSILONS[i]:.2f} over {EPSILONS[i + 1]:.2f}: {mean:.3f}")
+        published = next(p for p in pairs if p.pair == (i, i + 1)).set_scores
+        per_set = ", ".join(f"{way} {published[way].mean():.3f}" for way in SET_METHODS)
+        print(f"  eps {EPSILONS[i]:.2f} over {EPSILONS[i + 1]:.2f}: {mean:.3f} / {per_set}")
 
     needed: dict[str, dict[str, int | None]] = {m: {"tau": None, "order": None} for m in METHODS}
     print(f"\nshare of {args.leagues} leagues with tau >= {TAU_GOAL} / in the true order:")
-    print("games/pair  " + "  ".join(f"{m:>20}" for m in METHODS))
+    print("games/pair  " + "  ".join(f"{m[-20:]:>20}" for m in METHODS))
     started = time.perf_counter()
     with ProcessPoolExecutor(args.processes) as pool:
         for games in METHOD_BUDGETS:
             if games > args.max_games:
                 break
             chunks = max(1, args.processes)
-            jobs = [(sets, games, args.leagues // chunks, 7919 * games + c) for c in range(chunks)]
+            jobs = [(pairs, games, args.leagues // chunks, 7919 * games + c) for c in range(chunks)]
             outcome: dict[str, list[tuple[float, bool]]] = {m: [] for m in METHODS}
             for part in pool.map(league_scores, jobs):
                 for method, rows in part.items():
@@ -271,18 +327,18 @@ def methods(args: argparse.Namespace) -> None:
             if all(n["order"] is not None for n in needed.values()):
                 break
     print(f"({time.perf_counter() - started:.0f} s of rating)")
-    print(f"\ngames per pair needed for {CONFIDENCE:.0%} of leagues:")
-    print(f"{'method':20}  {'tau >= 0.9':>12}  {'true order':>12}")
+    print(f"\ngames per pair needed for {CONFIDENCE:.0%} of leagues (published: {PUBLISHED}):")
+    print(f"{'method':34}  {'tau >= 0.9':>12}  {'true order':>12}")
     for method in METHODS:
         cells = [
             str(needed[method][goal]) if needed[method][goal] else f"> {args.max_games}"
             for goal in ("tau", "order")
         ]
-        print(f"{method:20}  {cells[0]:>12}  {cells[1]:>12}")
+        print(f"{method:34}  {cells[0]:>12}  {cells[1]:>12}")
     base = needed["online Elo"]
     for goal in ("tau", "order"):
-        if base[goal] and needed["fit per set"][goal]:
-            ratio = needed["fit per set"][goal] / base[goal]
+        if base[goal] and needed[PUBLISHED][goal]:
+            ratio = needed[PUBLISHED][goal] / base[goal]
             print(f"published / online Elo ({goal}): {ratio:.2f}")
 
 

@@ -145,7 +145,7 @@ class RatingAdmin(ReadOnlyAdmin):
 
 class SetScoreInline(admin.TabularInline):
     model = SetScore
-    fields = ["player", "opponent", "points"]
+    fields = ["player", "opponent", "twelfths"]
     readonly_fields = fields
     extra = 0
     max_num = 0

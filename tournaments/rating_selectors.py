@@ -56,19 +56,19 @@ def _set_scores(version_ids: list[int], pool: str) -> dict[int, float]:
     """Each version's mean score per pair met in its rated sets of ``pool`` (0 to 1)."""
     totals: dict[int, list[int]] = {}
     rows = SetScore.objects.filter(pool=pool, player_id__in=version_ids).values_list(
-        "player_id", "points"
+        "player_id", "twelfths"
     )
     mirrored = SetScore.objects.filter(pool=pool, opponent_id__in=version_ids).values_list(
-        "opponent_id", "points"
+        "opponent_id", "twelfths"
     )
-    for version_id, points in rows:
+    for version_id, twelfths in rows:
         cell = totals.setdefault(version_id, [0, 0])
-        cell[0] += points
-        cell[1] += 2
-    for version_id, points in mirrored:
+        cell[0] += twelfths
+        cell[1] += 12
+    for version_id, twelfths in mirrored:
         cell = totals.setdefault(version_id, [0, 0])
-        cell[0] += 2 - points
-        cell[1] += 2
+        cell[0] += 12 - twelfths
+        cell[1] += 12
     return {version_id: won / possible for version_id, (won, possible) in totals.items()}
 
 

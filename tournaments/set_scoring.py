@@ -1,13 +1,18 @@
 """What a finished game and a duplicate set count for: standings, set scores, no-shows. Pure.
 
 A duplicate set (a ``Match``: its games share one deal seed, the seats rotated) is the unit of the
-published rating. Each pair of bots in a set gets one score from it, 1, 1/2 or 0: a bot that
-forfeited a game of the set loses it to one that did not; otherwise the bot that beat the other
-in more of the set's games takes it, and if they beat each other equally often, the one whose
-side made more game points over the set; still level, it is a draw. Within a set
-both bots played the same cards, so the luck of the deal has cancelled out, and the game points
-break the usual 1-1 split by how much better each bot did with the same cards.
-(``benchmarks/ranking_quality.py`` measures this against the share of games won alone.)
+published rating. Each pair of bots in a set gets one score from it, between 0 and 1:
+
+- a bot that forfeited a game of the set scores 0 against one that did not (and 1 the other way);
+- otherwise its share of the set's games in which it beat the other (a drawn game counts half):
+  with two games 1, 1/2 or 0;
+- a level share (the usual 1-1 split of a two-game set) leans a quarter, to 3/4 against 1/4,
+  towards the bot whose side made more game points over the set; with equal points it stays 1/2.
+
+Within a set both bots played the same cards, so the luck of the deal has cancelled out; the game
+points then tell a split set by how much more each bot made of the same cards, without outweighing
+a game won. ``benchmarks/ranking_quality.py`` compares this with the share of games alone and
+with letting the points decide the whole set (docs/ratings.md).
 
 No-shows: a seat that made no valid move because the bot could not be reached or never answered
 is a no-show (``no_show_seats``): the game is recorded, but rated for nobody. A bot that played
@@ -85,7 +90,8 @@ class GameFacts:
 def set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
     """Each pair's score from one duplicate set: (a, b, a's score) with a < b, sorted.
 
-    See the module docstring for the rule. Every game of the set must have the same players.
+    See the module docstring for the rule; scores are whole twelfths. Every game of the set must
+    have the same players.
     """
     beaten: dict[tuple[int, int], float] = {}
     points: dict[int, int] = {}
@@ -101,9 +107,13 @@ def set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
             beaten[(a, b)] = beaten.get((a, b), 0.0) + pairwise_score(keys[a], keys[b])
     scores = []
     for a, b in itertools.combinations(sorted(players), 2):
-        mine = (-forfeits[a], beaten.get((a, b), 0.0), points[a])
-        theirs = (-forfeits[b], beaten.get((b, a), 0.0), points[b])
-        scores.append((a, b, pairwise_score(mine, theirs)))
+        if (forfeits[a] > 0) != (forfeits[b] > 0):
+            scores.append((a, b, 0.0 if forfeits[a] else 1.0))
+            continue
+        share = beaten.get((a, b), 0.0) / len(games)
+        if share == 0.5 and points[a] != points[b]:
+            share = 0.75 if points[a] > points[b] else 0.25
+        scores.append((a, b, share))
     return scores
 
 

@@ -159,11 +159,11 @@ def test_replaying_a_finished_match_changes_nothing(staff, make_rated_bot):
     league = _rated(staff, [make_rated_bot("greedy"), make_rated_bot("random")])
     league_start(league_id=league.id, user=staff)
     match = Match.objects.get(league=league)
-    changes = list(SetScore.objects.values_list("id", "points"))
+    changes = list(SetScore.objects.values_list("id", "twelfths"))
     ratings = list(Rating.objects.values_list("id", "rating", "fit_id"))
     assert len(changes) == 1 and len(ratings) == 2
     assert match_play(match_id=match.id).status == "skipped"
-    assert list(SetScore.objects.values_list("id", "points")) == changes
+    assert list(SetScore.objects.values_list("id", "twelfths")) == changes
     assert list(Rating.objects.values_list("id", "rating", "fit_id")) == ratings
 
 

@@ -51,7 +51,7 @@ def record_sets(staff) -> Callable[..., list]:  # noqa: F811
             if va.id > vb.id:
                 va, vb, score = vb, va, 1 - score
             SetScore.objects.create(
-                rated_set=rated, pool=pool, player=va, opponent=vb, points=round(2 * score)
+                rated_set=rated, pool=pool, player=va, opponent=vb, twelfths=round(12 * score)
             )
             made.append(rated)
         if fit:

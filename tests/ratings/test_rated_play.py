@@ -148,7 +148,7 @@ def test_a_bot_that_played_and_then_failed_loses_its_set_by_forfeit(staff, make_
     assert all(g.rated for g in games)
     (score,) = SetScore.objects.all()
     tired_version = tired.versions.get().id
-    tired_score = score.points if score.player_id == tired_version else 2 - score.points
+    tired_score = score.twelfths if score.player_id == tired_version else 12 - score.twelfths
     assert tired_score == 0  # the set is lost by forfeit
     ratings = dict(Rating.objects.values_list("bot_id", "rating"))
     assert ratings[rival.id] > ratings[tired.id]

@@ -28,15 +28,18 @@ def test_standing_key_orders_forfeit_last_and_winner_first():
     [
         # won both games of the set
         ([duel(1, 2, 0, [21, 10]), duel(2, 1, 1, [9, 21])], 1.0),
-        # one game each: the game points over the set decide (1 made 21 + 12, 2 made 15 + 21)
-        ([duel(1, 2, 0, [21, 15]), duel(2, 1, 0, [21, 12])], 0.0),
-        ([duel(1, 2, 0, [21, 5]), duel(2, 1, 0, [21, 19])], 1.0),
-        # one game each and the same points: a drawn set
+        # one game each: leans a quarter to the side with more game points over the set
+        ([duel(1, 2, 0, [21, 15]), duel(2, 1, 0, [21, 12])], 0.25),  # 1 made 33, 2 made 36
+        ([duel(1, 2, 0, [21, 5]), duel(2, 1, 0, [21, 19])], 0.75),  # 1 made 40, 2 made 26
+        # one game each and the same points: level
         ([duel(1, 2, 0, [21, 16]), duel(2, 1, 0, [21, 16])], 0.5),
-        # a drawn game (no winner) and a win
-        ([duel(1, 2, None, [20, 20]), duel(2, 1, 1, [3, 21])], 1.0),
+        # a drawn game (no winner) counts half
+        ([duel(1, 2, None, [20, 20]), duel(2, 1, 1, [3, 21])], 0.75),
+        ([duel(1, 2, None, [20, 20]), duel(2, 1, 0, [21, 3])], 0.25),
         # a bot that forfeited a game of the set loses the set, whatever it did in the other
         ([duel(1, 2, 1, [20, 2], forfeit_team=0), duel(2, 1, 1, [10, 21])], 0.0),
+        # both forfeited one: the games decide as usual (one each; 1 made 7 points, 2 made 12)
+        ([duel(1, 2, 1, [5, 2], forfeit_team=0), duel(2, 1, 1, [10, 2], forfeit_team=0)], 0.25),
     ],
 )
 def test_a_two_player_set_scores_games_won_then_game_points(games, score):
@@ -57,8 +60,17 @@ def test_a_three_player_set_scores_every_pair():
         trio((2, 3, 1), 2, (12, 14, 21)),  # 1 wins; 3 beats 2
         trio((3, 1, 2), 2, (8, 6, 21)),  # 2 wins; 3 beats 1
     ]
-    # 1 beat 2 and 3 in games 1 and 2; 2 beat 3 in games 1 and 3: two games to one each time
-    assert set_pair_scores(games) == [(1, 2, 1.0), (1, 3, 1.0), (2, 3, 1.0)]
+    # 1 beat 2 and 3 in games 1 and 2; 2 beat 3 in games 1 and 3: two games of three each time
+    assert set_pair_scores(games) == [(1, 2, 2 / 3), (1, 3, 2 / 3), (2, 3, 2 / 3)]
+
+
+def test_every_set_score_is_whole_twelfths_and_the_pair_sums_to_one():
+    for a_points, b_points in [(21, 15), (15, 21), (21, 21)]:
+        games = [duel(1, 2, 0, [21, b_points]), duel(2, 1, 0, [21, a_points])]
+        (_, _, score) = set_pair_scores(games)[0]
+        (_, _, mirrored) = set_pair_scores([duel(2, 1, 1, [b_points, 21]), games[1]])[0]
+        assert score * 12 == round(score * 12)
+        assert mirrored == score  # the same games told from the other seat
 
 
 def test_partnership_bots_count_once_per_game():

@@ -241,9 +241,9 @@ class Migration(migrations.Migration):
                 ),
                 ("pool", models.CharField(max_length=50)),
                 (
-                    "points",
+                    "twelfths",
                     models.PositiveSmallIntegerField(
-                        help_text="The player's score in half points: 2 won, 1 drawn, 0 lost."
+                        help_text="The player's score in twelfths: 12 won, 6 level, 0 lost."
                     ),
                 ),
                 (
@@ -323,7 +323,7 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name="setscore",
             constraint=models.CheckConstraint(
-                condition=models.Q(("points__lte", 2)), name="set_score_points"
+                condition=models.Q(("twelfths__lte", 12)), name="set_score_range"
             ),
         ),
     ]

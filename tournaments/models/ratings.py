@@ -40,8 +40,8 @@ class SetScore(models.Model):
     pool = models.CharField(max_length=50)
     player = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
     opponent = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
-    points = models.PositiveSmallIntegerField(
-        help_text="The player's score in half points: 2 won, 1 drawn, 0 lost."
+    twelfths = models.PositiveSmallIntegerField(
+        help_text="The player's score in twelfths: 12 won, 6 level, 0 lost."
     )
 
     class Meta:
@@ -53,12 +53,12 @@ class SetScore(models.Model):
             models.CheckConstraint(
                 condition=models.Q(player__lt=models.F("opponent")), name="set_score_pair_ordered"
             ),
-            models.CheckConstraint(condition=models.Q(points__lte=2), name="set_score_points"),
+            models.CheckConstraint(condition=models.Q(twelfths__lte=12), name="set_score_range"),
         ]
         indexes = [models.Index(fields=["pool", "player", "opponent"], name="setscore_pool_pair")]
 
     def __str__(self) -> str:
-        return f"{self.player} {self.points / 2:g} against {self.opponent}"
+        return f"{self.player} {self.twelfths}/12 against {self.opponent}"
 
 
 class RatingFit(models.Model):

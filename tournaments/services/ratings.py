@@ -249,7 +249,11 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
     rated_set.players.set(sorted(versions.values()))
     SetScore.objects.bulk_create(
         SetScore(
-            rated_set=rated_set, pool=league.pool, player_id=a, opponent_id=b, points=round(2 * s)
+            rated_set=rated_set,
+            pool=league.pool,
+            player_id=a,
+            opponent_id=b,
+            twelfths=round(12 * s),
         )
         for a, b, s in set_pair_scores(facts)
     )
@@ -372,11 +376,11 @@ def pool_fit_compute(*, pool: str) -> PoolFit:
     sums = (
         SetScore.objects.filter(pool=pool, rated_set_id__lte=last_set_id)
         .values("player_id", "opponent_id")
-        .annotate(results=Count("id"), points=Sum("points"))
+        .annotate(results=Count("id"), twelfths=Sum("twelfths"))
         .order_by()
-        .values_list("player_id", "opponent_id", "results", "points")
+        .values_list("player_id", "opponent_id", "results", "twelfths")
     )
-    rows = [(a, b, results, points / 2) for a, b, results, points in sums]
+    rows = [(a, b, results, twelfths / 12) for a, b, results, twelfths in sums]
     played = (
         BotVersion.objects.filter(rated_sets__pool=pool, rated_sets__id__lte=last_set_id)
         .annotate(sets=Count("rated_sets"), games=Sum("rated_sets__games"))
