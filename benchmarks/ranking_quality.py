@@ -14,13 +14,15 @@ games are kept in ``--cache`` (JSON lines), so a second run only plays the sets 
 
 Leagues of G games per pair are then drawn from those sets (with replacement, in random order, the
 two games of a set one after the other, as a round robin of duplicate sets plays them), and the
-very same games are rated four ways:
+very same games are rated five ways:
 
 - ``online Elo``: today's rating, K = 32, one update per game (the baseline, kept here only);
 - ``fit per game``: the Bradley-Terry fit of ``tournaments.rating_fit``, each game one result;
-- ``fit per set, games``: the fit, each set one result, its score the share of games won;
-- ``fit per set``: the published rating, each set one result scored as the arena scores it
-  (``tournaments.set_scoring``: most games won, then most game points).
+- ``fit per set: games``: the fit, each set one result, its score the share of games won;
+- ``fit per set: games, then points``: the published rating, scored as the arena scores a set
+  (``tournaments.set_scoring``: the share of games won, a split set leaning a quarter to the
+  side with more game points);
+- ``fit per set: games, else points``: a split set decided outright by the game points.
 
 For each way and each G the share of leagues whose ratings have Kendall's tau >= 0.9 with the true
 order, and the share that put all eight bots in the true order, are counted; the answer is the
@@ -183,12 +185,14 @@ def set_scores(item: dict) -> dict[str, float]:
             GameFacts(((first, 0), (second, 1)), game["winner"], tuple(game["totals"]), None)
         )
     share = won / len(item["games"])
-    level = 0.5 if points == 0 else 0.75 if points > 0 else 0.25
-    ((_, _, published),) = set_pair_scores(facts)
+    ((first, _, published),) = set_pair_scores(facts)  # the arena's own scoring
+    if first != a:
+        published = 1 - published
+    decided = 0.5 if points == 0 else 1.0 if points > 0 else 0.0
     return {
         "games": share,
-        "games, then points": share if share != 0.5 else level,
-        "games, else points": published,
+        "games, then points": published,
+        "games, else points": share if share != 0.5 else decided,
     }
 
 

@@ -40,6 +40,24 @@ def current_ratings(*, pool: str, bot_ids: list[int]) -> QuerySet[Rating]:
     )
 
 
+def pool_standing(pool: str) -> dict[int, dict[str, Any]]:
+    """Bot id -> its current version's ``rating``, ``half_width`` (of the 95 % interval),
+    ``provisional`` and ``sets`` in ``pool``: what a matchmaker needs to pick who plays whom.
+    Bots without a rated set of their current version are absent."""
+    rows = Rating.objects.filter(
+        pool=pool, version__version=F("bot__protocol_version")
+    ).values_list("bot_id", "rating", "rating_low", "rating_high", "provisional", "sets")
+    return {
+        bot_id: {
+            "rating": float(rating),
+            "half_width": float(high - low) / 2,
+            "provisional": provisional,
+            "sets": sets,
+        }
+        for bot_id, rating, low, high, provisional, sets in rows
+    }
+
+
 def bot_current_ratings(bot: Bot) -> QuerySet[Rating]:
     """The bot's ratings in every pool, for its current version only."""
     return Rating.objects.filter(bot=bot, version__version=bot.protocol_version).order_by("pool")

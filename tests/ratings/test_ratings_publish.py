@@ -9,7 +9,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from tournaments.models import Rating, RatingFit, RatingPoint
-from tournaments.rating_selectors import bot_rating_series, ranking_rows
+from tournaments.rating_selectors import bot_rating_series, pool_standing, ranking_rows
 from tournaments.selectors import league_standings
 from tournaments.services import ratings as rating_services
 from tournaments.services.ratings import (
@@ -54,6 +54,9 @@ def test_provisional_bots_are_marked_and_ranked_after_established_ones(
         half = (row["rating_high"] - row["rating_low"]) / 2
         assert (half > 150) == row["provisional"]
     assert rows[-1]["sets"] == 2 and rows[-1]["games"] == 4
+    standing = pool_standing("classic/2p")  # what the ladder's matchmaker reads
+    assert set(standing) == {a.id, b.id, c.id, newcomer.id}
+    assert standing[newcomer.id]["provisional"] and standing[newcomer.id]["half_width"] > 150
 
 
 def test_the_same_sets_in_any_order_publish_the_same_ratings(make_rated_bot, record_sets):
