@@ -14,9 +14,10 @@ from typing import Any
 
 from django.db.models import Count, Q, Sum
 
+from games.engine import Ruleset
 from tournaments.models import Game, League
 from tournaments.rating_selectors import current_ratings
-from tournaments.set_scoring import game_participants, pairwise_score, standing_key, team_of_seat
+from tournaments.set_scoring import game_participants, pairwise_score, standing_key
 
 
 @dataclass
@@ -29,14 +30,14 @@ class _GameFacts:
 
 
 def _finished_games(league: League) -> list[_GameFacts]:
-    teams = team_of_seat(league.players)
+    team_of = Ruleset.from_dict(league.ruleset).team_of
     facts = []
     games = league.games.filter(status=Game.Status.FINISHED).order_by("id")
     # league_id too: the related manager sets game.league from it, one query per game without it
     fields = ("id", "league_id", "match_id", "seating", "winner", "totals", "forfeit")
     for game in games.only(*fields):
-        participants = game_participants(game.seating, league.players)
-        forfeit_team = None if game.forfeit is None else teams[game.forfeit]
+        participants = game_participants(game.seating, team_of)
+        forfeit_team = None if game.forfeit is None else team_of(game.forfeit)
         keys = [
             standing_key(won=game.winner == t, forfeited=forfeit_team == t, total=game.totals[t])
             for _, t in participants

@@ -22,7 +22,7 @@ and then failed is not a no-show: it loses by forfeit, as the fault policy says.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,18 +31,15 @@ from typing import Any
 NO_SHOW_FAULTS = frozenset({"connect", "timeout", "address"})
 
 
-def team_of_seat(players: int) -> list[int]:
-    """Seat -> team for a table size: partners sit opposite in 4-seat (partnership) games."""
-    return [seat % 2 for seat in range(4)] if players == 4 else list(range(players))
-
-
-def game_participants(seating: Sequence[int], players: int) -> list[tuple[int, int]]:
+def game_participants(
+    seating: Sequence[int], team_of: Callable[[int], int]
+) -> list[tuple[int, int]]:
     """(bot id, team) of each bot seated, in bot id order (also the order rows are locked in).
 
-    In partnership games a bot holds both seats of its team and counts once.
+    `team_of` is the league ruleset's `Ruleset.team_of`. In partnership games a bot holds both
+    seats of its team and counts once.
     """
-    teams = team_of_seat(players)
-    return sorted({bot_id: teams[seat] for seat, bot_id in enumerate(seating)}.items())
+    return sorted({bot_id: team_of(seat) for seat, bot_id in enumerate(seating)}.items())
 
 
 def standing_key(*, won: bool, forfeited: bool, total: int) -> tuple[int, int, int]:

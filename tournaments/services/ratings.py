@@ -36,7 +36,8 @@ from django.db import transaction
 from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum
 from django.utils import timezone
 
-from games.runner import GameRecord
+from games.engine import Ruleset
+from tournaments.bot_calls.runner import GameRecord
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -51,13 +52,7 @@ from tournaments.models import (
 )
 from tournaments.rating_fit import Fit, PairTable, fit_table
 from tournaments.services.bots import bots_schedulable
-from tournaments.set_scoring import (
-    GameFacts,
-    game_participants,
-    no_show_seats,
-    set_pair_scores,
-    team_of_seat,
-)
+from tournaments.set_scoring import GameFacts, game_participants, no_show_seats, set_pair_scores
 
 logger = logging.getLogger(__name__)
 
@@ -172,9 +167,7 @@ def game_no_shows_record(*, game: Game, record: GameRecord, seats: list[Seat]) -
     no-shows are recorded, but nobody's run grows.
     """
     plays = [
-        (play["seat"], meta.get("fault"))
-        for round_log, round_meta in zip(record.log["rounds"], record.meta, strict=False)
-        for play, meta in zip(round_log["plays"], round_meta, strict=False)
+        (call.seat, None if call.fault is None else str(call.fault.kind)) for call in record.plays
     ]
     absent_seats = no_show_seats(seats=len(game.seating), plays=plays, faults=record.faults)
     seats_of: dict[int, list[int]] = {}
@@ -233,16 +226,16 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
     if any(bot.rated_paused_at is not None for bot in bots):
         return None
     versions = {bot.id: bot_version_current(bot=bot).id for bot in bots}
-    teams = team_of_seat(league.players)
+    team_of = Ruleset.from_dict(league.ruleset).team_of
     facts = []
     for game in games:
-        participants = game_participants(game.seating, league.players)
+        participants = game_participants(game.seating, team_of)
         facts.append(
             GameFacts(
                 participants=tuple((versions[bot_id], team) for bot_id, team in participants),
                 winner=game.winner,
                 totals=tuple(game.totals),
-                forfeit_team=None if game.forfeit is None else teams[game.forfeit],
+                forfeit_team=None if game.forfeit is None else team_of(game.forfeit),
             )
         )
     rated_set = RatedSet.objects.create(match=match, pool=league.pool, games=len(games))
