@@ -48,11 +48,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bots_sdk.engine import Move
 from bots_sdk.examples import expert, greedy
 from bots_sdk.examples import random as random_bot
 from bots_sdk.local import play_game
 from bots_sdk.state import BotState
+from games.engine import Move
 from tournaments.rating_fit import PairTable, fit_table
 
 # -- methods: eight bots of known order, four ways of rating the same games ----------------------

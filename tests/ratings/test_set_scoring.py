@@ -2,6 +2,7 @@
 
 import pytest
 
+from games.engine import Ruleset
 from tournaments.set_scoring import (
     GameFacts,
     game_participants,
@@ -74,8 +75,10 @@ def test_every_set_score_is_whole_twelfths_and_the_pair_sums_to_one():
 
 
 def test_partnership_bots_count_once_per_game():
-    assert game_participants([5, 3, 5, 3], 4) == [(3, 1), (5, 0)]
-    assert game_participants([5, 3, 8], 3) == [(3, 1), (5, 0), (8, 2)]
+    teams = Ruleset.from_preset("classic", {"players": 4, "teams": True}).team_of
+    assert game_participants([5, 3, 5, 3], teams) == [(3, 1), (5, 0)]
+    trio = Ruleset.from_preset("classic", {"players": 3}).team_of
+    assert game_participants([5, 3, 8], trio) == [(3, 1), (5, 0), (8, 2)]
 
 
 def fault(seat: int, kind: str) -> dict:
