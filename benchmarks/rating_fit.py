@@ -110,8 +110,13 @@ def main() -> None:
         f"{half.mean():.1f} Elo; true rating inside the interval for {inside:.1%} of bots"
     )
     print(f"LOS of the top bot over the second: {los[0]:.3f}")
-    verdict = "within" if best["total"] <= 5 else "OVER"
-    print(f"refit {best['total']:.2f} s: {verdict} the 5 s goal")
+    # The CPU time is what one core spends, whatever else the machine runs; the wall clock
+    # also counts the waits for a core that a loaded machine adds.
+    verdict = "within" if cpu["total"] <= 5 else "OVER"
+    print(
+        f"refit: {cpu['total']:.2f} s of one core ({best['total']:.2f} s wall clock here): "
+        f"{verdict} the 5 s goal"
+    )
 
 
 if __name__ == "__main__":
