@@ -11,10 +11,11 @@ INSTALLED := $(VENV)/.installed
 run: $(INSTALLED)
 	$(BIN)/python -m scripts.run
 
-# The whole suite: everything on SQLite, then what PostgreSQL proves (concurrent rating commits,
+# The whole suite: lint, the import contracts (pyproject.toml), everything on SQLite, then what PostgreSQL proves (concurrent rating commits,
 # and the reliability and query-count suites again) against a private PostgreSQL cluster.
 test: $(INSTALLED)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest tests
 	$(MAKE) test-postgres
 
@@ -30,6 +31,7 @@ test-postgres: $(INSTALLED)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 venv: $(INSTALLED)
 
@@ -40,4 +42,4 @@ $(INSTALLED): requirements/base.txt requirements/local.txt
 	touch $(INSTALLED)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .import_linter_cache .grimp_cache

@@ -23,14 +23,19 @@ def rating_pools() -> list[str]:
     return list(Rating.objects.order_by("pool").values_list("pool", flat=True).distinct())
 
 
-def ranking(pool: str) -> QuerySet[Rating]:
-    """The published ranking of ``pool``: each bot's current version with a rated set,
+def published_ratings() -> QuerySet[Rating]:
+    """Every pool's published ranking: each bot's current version with a rated set,
     established ratings first, then provisional ones, each best first (the fit's ``rank``)."""
     return (
-        Rating.objects.filter(pool=pool, rank__isnull=False)
+        Rating.objects.filter(rank__isnull=False)
         .select_related("bot__owner", "version")
-        .order_by("rank")
+        .order_by("pool", "rank")
     )
+
+
+def ranking(pool: str) -> QuerySet[Rating]:
+    """The published ranking of ``pool`` (see ``published_ratings``)."""
+    return published_ratings().filter(pool=pool)
 
 
 def current_ratings(*, pool: str, bot_ids: list[int]) -> QuerySet[Rating]:
@@ -154,13 +159,16 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     return rows
 
 
+def rating_points() -> QuerySet[RatingPoint]:
+    """Every bot version's rating after each fit that moved it, oldest first."""
+    return RatingPoint.objects.select_related("version").order_by("id")
+
+
 def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingPoint]:
     """The bot's rating after each fit that moved it, oldest first, every version (for charts:
     a new version starts a new series)."""
-    points = RatingPoint.objects.filter(bot=bot).select_related("version")
-    if pool:
-        points = points.filter(pool=pool)
-    return points.order_by("id")
+    points = rating_points().filter(bot=bot)
+    return points.filter(pool=pool) if pool else points
 
 
 def bot_rating_series(bot: Bot, pool: str) -> list[dict[str, Any]]:

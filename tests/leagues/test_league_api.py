@@ -6,8 +6,8 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tournaments.models import Game, League
-from tournaments.services import leagues as league_services
+from tournaments import queueing
+from tournaments.models import Game, GameLog, League
 from tournaments.services.leagues import ERROR_NOT_BOT_OWNER, ERROR_NOT_CREATOR
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -146,7 +146,7 @@ def test_matches_games_and_logs(played_league, api_client):
 
 
 def test_log_of_an_unplayed_game_is_404(user_client, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     bots = [make_bot("greedy").id, make_bot("random").id]
     league_id = user_client.post(
         "/api/leagues/", {"name": "l", "bots": bots}, format="json"
@@ -218,12 +218,15 @@ def test_reads_cost_the_same_queries_however_many_games_and_load_no_logs(
         for column in ("log", "record"):  # read whole; one key of it (JSON_EXTRACT) is fine
             whole = re.compile(rf'"tournaments_game"\."{column}"(?!, \')')
             assert not [q for q in big[name] if whole.search(q)], (name, column)
+        for column in ("document", "meta"):  # the log table: only its faults may be listed
+            log_column = re.compile(rf'"tournaments_gamelog"\."{column}"')
+            assert not [q for q in big[name] if log_column.search(q)], (name, column)
 
 
 def test_game_list_and_detail_show_the_same_faults(played_league, api_client):
     game = Game.objects.filter(league=played_league).order_by("id").first()
     fault = {"seat": 1, "round": 2, "play": 3, "kind": "timeout", "detail": "no answer in 1000 ms"}
-    Game.objects.filter(pk=game.pk).update(record={**game.record, "faults": [fault]})
+    GameLog.objects.filter(game=game).update(faults=[fault])
 
     listed = api_client.get(f"/api/games/?league={played_league.id}").json()["results"]
     detail = api_client.get(f"/api/games/{game.id}/").json()

@@ -12,14 +12,14 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import F
 from django.utils import timezone
 
-from tournaments.models import Game, League, Match, RatedSet, Rating, Seat, SetScore
+from tournaments import queueing
+from tournaments.models import Game, GameLog, League, Match, RatedSet, Rating, Seat, SetScore
 from tournaments.rating_selectors import bot_rating_history, ranking
 from tournaments.selectors import (
     league_crosstable,
     league_progress,
     league_standings,
 )
-from tournaments.services import leagues as league_services
 from tournaments.services.leagues import (
     ERROR_ALREADY_ENTERED,
     ERROR_NOT_BOT_OWNER,
@@ -120,15 +120,15 @@ def test_two_player_league_plays_to_the_end_with_logs_ratings_and_standings(staf
     assert Match.objects.filter(league=league, status=Match.Status.FINISHED).count() == 3
     for game in Game.objects.filter(league=league):
         assert game.status == Game.Status.FINISHED and game.rated
-        assert game.log["format"] == "escoba-log/1"
-        assert game.log["seed"] == game.match.seed
-        assert game.moves == sum(len(r["plays"]) for r in game.log["rounds"])
-        assert len(game.record["meta"]) == len(game.log["rounds"])
+        assert game.log.document["format"] == "escoba-log/1"
+        assert game.log.document["seed"] == game.match.seed
+        assert game.moves == sum(len(r["plays"]) for r in game.log.document["rounds"])
+        assert len(game.log.meta) == len(game.log.document["rounds"])
         assert game.match.rated_set.scores.count() == 1  # one pair, one score per set
     # duplicate deals: the two games of a match deal the same cards with seats swapped
     first, second = Game.objects.filter(league=league, match__number=1).order_by("number")
     assert first.seating == second.seating[::-1]
-    assert first.log["rounds"][0]["deals"] == second.log["rounds"][0]["deals"]
+    assert first.log.document["rounds"][0]["deals"] == second.log.document["rounds"][0]["deals"]
     seats = Seat.objects.filter(game=first).order_by("seat")
     assert [s.bot_id for s in seats] == first.seating
     assert all(s.moves > 0 and s.latency_mean_ms is not None for s in seats)
@@ -170,7 +170,7 @@ def test_replaying_a_finished_match_changes_nothing(staff, make_rated_bot):
 def test_half_played_match_replays_only_unfinished_games(staff, make_rated_bot, monkeypatch):
     user = staff
     league = _rated(staff, [make_rated_bot("greedy"), make_rated_bot("random")])
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     league_start(league_id=league.id, user=user)
     match = Match.objects.get(league=league)
     match_play(match_id=match.id)
@@ -180,6 +180,7 @@ def test_half_played_match_replays_only_unfinished_games(staff, make_rated_bot, 
     # set was not recorded yet)
     Game.objects.filter(match=match, number=2).update(status=Game.Status.PENDING, rated=False)
     RatedSet.objects.filter(match=match).delete()
+    GameLog.objects.filter(game__match=match, game__number=2).delete()
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, claim="dead-run")
     League.objects.filter(pk=league.pk).update(status=League.Status.RUNNING)
     # while its run's lease looks alive, another delivery leaves the match alone
@@ -200,7 +201,7 @@ def test_half_played_match_replays_only_unfinished_games(staff, make_rated_bot, 
 
 def test_pause_holds_matches_and_resume_finishes_the_league(user, make_bot, monkeypatch):
     enqueued = []
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", enqueued.extend)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", enqueued.extend)
     league = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")])
     league_start(league_id=league.id, user=user)
     league_pause(league_id=league.id, user=user)
@@ -216,7 +217,7 @@ def test_pause_holds_matches_and_resume_finishes_the_league(user, make_bot, monk
 
 
 def test_cancel_drops_pending_matches(user, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     league = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")])
     league_start(league_id=league.id, user=user)
     league_cancel(league_id=league.id, user=user)
@@ -241,7 +242,7 @@ def test_three_player_and_partnership_leagues(staff, make_rated_bot):
     pairs = _rated(user, [make_bot("greedy"), make_bot("random")], players=4)
     league_start(league_id=pairs.id, user=user)
     game = Game.objects.filter(league=pairs).first()
-    assert game.seating[0] == game.seating[2] and len(game.log["seats"]) == 4
+    assert game.seating[0] == game.seating[2] and len(game.log.document["seats"]) == 4
     assert SetScore.objects.filter(rated_set__match__league=pairs).count() == 1
     assert Rating.objects.filter(pool="classic/4p").count() == 2
     standings = league_standings(pairs)

@@ -11,9 +11,9 @@ from django.db import connection
 
 from games.engine import Game as EngineGame
 from games.engine import Move, Ruleset
+from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Game, Match, RatedSet, Rating, SetScore
-from tournaments.services import leagues as league_services
 from tournaments.services import ratings as rating_services
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.matches import game_finish, match_finish
@@ -43,7 +43,7 @@ def move_of(play: dict) -> Move:
 def test_concurrent_finishes_record_each_set_once_and_fit_one_at_a_time(
     staff, make_rated_bot, monkeypatch
 ):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     running, most = [0], [0]
     lock = threading.Lock()
     compute = rating_services.pool_fit_compute

@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
-from tournaments.models import Game, League, Match, RatingPoint, Seat
+from tournaments.models import Game, League, Match, Rating, RatingPoint, Seat
 
 ERROR_RULESET_SHAPE = 'Give a preset name, or {"name": preset, "options": {...}}.'
 
@@ -263,9 +263,7 @@ class GameSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_faults(self, game: Game) -> list[dict]:
         """Every fault: seat, 1-based round and play, kind and detail."""
-        if hasattr(game, "record_faults"):  # a list: only this key of the record was read
-            return game.record_faults or []
-        return (game.record or {}).get("faults", [])
+        return game.fault_list or []  # annotated from the log row: F("log__faults")
 
 
 def duplicate_info(game: Game) -> dict:
@@ -290,14 +288,15 @@ class GameLogSerializer(serializers.Serializer):
     faults = serializers.ListField(child=serializers.DictField())
 
 
-class RankingSerializer(serializers.Serializer):
-    """One bot in a pool's published ranking (``rating_selectors.rating_row``)."""
+class RankingSerializer(serializers.ModelSerializer):
+    """One bot in a pool's published ranking (the figures of ``rating_selectors.rating_row``)."""
 
     rank = serializers.IntegerField(help_text="Established ratings first, then provisional.")
-    bot = serializers.IntegerField(help_text="The bot's id.")
-    name = serializers.CharField()
-    version = serializers.CharField(help_text="The bot version this rating belongs to.")
-    pool = serializers.CharField()
+    bot = serializers.IntegerField(source="bot_id", help_text="The bot's id.")
+    name = serializers.CharField(source="bot.name")
+    version = serializers.CharField(
+        source="version.version", help_text="The bot version this rating belongs to."
+    )
     rating = serializers.FloatField(help_text="Elo, fitted over all rated sets of the pool.")
     rating_low = serializers.FloatField(help_text="95% interval, low end.")
     rating_high = serializers.FloatField(help_text="95% interval, high end.")
@@ -309,6 +308,13 @@ class RankingSerializer(serializers.Serializer):
         help_text="Likelihood of superiority over the next bot down (null for the last).",
     )
     updated_at = serializers.DateTimeField(help_text="When the pool was last fitted.")
+
+    class Meta:
+        model = Rating
+        fields = [
+            "rank", "bot", "name", "version", "pool", "rating", "rating_low", "rating_high",
+            "provisional", "sets", "games", "los_next", "updated_at",
+        ]  # fmt: skip
 
 
 class RatingPointSerializer(serializers.ModelSerializer):

@@ -1,5 +1,5 @@
 from .bots import Bot, BotCheck, BotVersion
-from .leagues import Game, League, LeagueEntry, Match, Seat
+from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
 from .ratings import RatedSet, Rating, RatingFit, RatingPoint, SetScore
 
 __all__ = [
@@ -7,6 +7,7 @@ __all__ = [
     "BotCheck",
     "BotVersion",
     "Game",
+    "GameLog",
     "League",
     "LeagueEntry",
     "Match",

@@ -28,6 +28,7 @@ from django.utils import timezone
 from games.check import FAIL, MAX_CALLS, CheckReport
 from tournaments.bot_calls.caller import check_bot_info, run_protocol_check
 from tournaments.models import Bot, BotCheck
+from tournaments.services.ratings import bot_no_shows_clear, bot_version_observe
 
 logger = logging.getLogger(__name__)
 
@@ -45,21 +46,13 @@ ERROR_CHECK_CRASHED = "The check itself failed ({error}); please report it."
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 SECRET_PREFIX = "whsec_"
 
-DEFAULT_VERIFY_TIMEOUT_MS = 3000
-DEFAULT_CHECK_TIMEOUT_MS = 1000
-DEFAULT_UNHEALTHY_AFTER = 3
-DEFAULT_MAX_BOTS_PER_OWNER = 20
 # Check history kept per bot: enough to explain its health, bounded under scheduled checks.
 KEEP_CHECKS = 50
 
 
-def _setting(name: str, default: int) -> int:
-    return int(getattr(settings, name, default))
-
-
 def unhealthy_after() -> int:
     """Consecutive failed checks that make a bot unhealthy (`ESCOBA_BOT_UNHEALTHY_AFTER`)."""
-    return max(1, _setting("ESCOBA_BOT_UNHEALTHY_AFTER", DEFAULT_UNHEALTHY_AFTER))
+    return max(1, settings.ESCOBA_BOT_UNHEALTHY_AFTER)
 
 
 def new_secret() -> str:
@@ -107,7 +100,7 @@ def _bot_info(url: str, secret: str) -> tuple[dict[str, str] | None, str]:
     result = check_bot_info(
         url,
         secret,
-        timeout_ms=_setting("ESCOBA_BOT_VERIFY_TIMEOUT_MS", DEFAULT_VERIFY_TIMEOUT_MS),
+        timeout_ms=settings.ESCOBA_BOT_VERIFY_TIMEOUT_MS,
         allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS,
     )
     if not result.ok or result.info is None:
@@ -142,7 +135,7 @@ def bot_register(*, owner: Any, name: str, url: str, description: str = "") -> B
     The returned bot carries its new secret, which the caller shows to the owner this once.
     """
     name = _clean_name(name)
-    limit = _setting("ESCOBA_MAX_BOTS_PER_OWNER", DEFAULT_MAX_BOTS_PER_OWNER)
+    limit = settings.ESCOBA_MAX_BOTS_PER_OWNER
     if Bot.objects.filter(owner=owner).count() >= limit:
         raise ValidationError(ERROR_TOO_MANY_BOTS.format(limit=limit))
     url = url.strip()
@@ -158,8 +151,6 @@ def bot_register(*, owner: Any, name: str, url: str, description: str = "") -> B
 
 def _version_observe(bot: Bot) -> None:
     """Ratings belong to the version a bot announces (see `services.ratings`)."""
-    from tournaments.services.ratings import bot_version_observe
-
     bot_version_observe(bot=bot)
 
 
@@ -228,8 +219,6 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
     `unhealthy_after()`-th in a row makes it unhealthy. A pass also brings a bot paused for
     no-shows back into rated play, and notes the version its `GET U` announces now.
     """
-    from tournaments.services.ratings import bot_no_shows_clear
-
     url, secret = bot.url, bot.secret
     report = _run_check(url, secret)
     info = _bot_info(url, secret)[0] if report.ok else None
@@ -290,7 +279,7 @@ def _run_check(url: str, secret: str) -> CheckReport:
     deadline is one more bound, so that nothing a bot does can hold a worker longer. The check
     is async and runs to its end or its deadline before this returns: no thread is left behind.
     """
-    timeout_ms = _setting("ESCOBA_BOT_CHECK_TIMEOUT_MS", DEFAULT_CHECK_TIMEOUT_MS)
+    timeout_ms = settings.ESCOBA_BOT_CHECK_TIMEOUT_MS
     report = CheckReport(url=url, timeout_ms=timeout_ms)
     deadline_s = _check_deadline_s(timeout_ms)
 

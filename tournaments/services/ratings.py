@@ -37,6 +37,7 @@ from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from games.engine import Ruleset
+from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord
 from tournaments.models import (
     Bot,
@@ -51,7 +52,6 @@ from tournaments.models import (
     SetScore,
 )
 from tournaments.rating_fit import Fit, PairTable, fit_table
-from tournaments.services.bots import bots_schedulable
 from tournaments.set_scoring import GameFacts, game_participants, no_show_seats, set_pair_scores
 
 logger = logging.getLogger(__name__)
@@ -89,9 +89,11 @@ def provisional_half_width() -> float:
 
 
 def bots_rated_eligible() -> QuerySet[Bot]:
-    """Bots rated play may schedule: schedulable, healthy (they passed the protocol check) and
-    not paused for no-shows. The ladder picks among these."""
-    return bots_schedulable().filter(health=Bot.Health.HEALTHY, rated_paused_at__isnull=True)
+    """Bots rated play may schedule: active, healthy (they passed the protocol check, so they
+    are schedulable too) and not paused for no-shows. The ladder picks among these."""
+    return Bot.objects.filter(
+        status=Bot.Status.ACTIVE, health=Bot.Health.HEALTHY, rated_paused_at__isnull=True
+    )
 
 
 def may_create_rated(user: Any) -> bool:
@@ -274,10 +276,8 @@ def ratings_fit_request(*, pool: str) -> None:
     """
 
     def send() -> None:
-        from tournaments.tasks import fit_ratings
-
         cache.set(_dirty_key(pool), 1, None)
-        fit_ratings.delay(pool)
+        queueing.ratings_fit_enqueue(pool)
 
     transaction.on_commit(send, robust=True)
 
