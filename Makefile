@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test test-postgres lint venv clean
+.PHONY: run test test-node test-postgres lint venv clean
 
 run: $(INSTALLED)
 	$(BIN)/python -m scripts.run
@@ -16,8 +16,14 @@ run: $(INSTALLED)
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(MAKE) test-node
 	$(BIN)/python -m pytest tests
 	$(MAKE) test-postgres
+
+# The Node.js starter's own tests (node:test, standard library only); .ci/run installs nodejs.
+test-node:
+	@if command -v node >/dev/null; then node --test starters/node/; \
+	else echo "test-node: node is missing, so the Node.js starter's tests were skipped (apt-get install nodejs)"; fi
 
 # Needs the PostgreSQL server binaries (Debian: postgresql-15); .ci/run installs them.
 test-postgres: $(INSTALLED)

@@ -35,6 +35,8 @@ SWEEP_MATCHES = "leagues.sweep"
 RUN_LADDER = "leagues.run_ladder"
 CHECK_DUE_BOTS = "bots.check_due"
 CHECK_BOT = "bots.check_one"
+SEND_NOTIFICATION_EMAIL = "notifications.send_email"
+CALL_NOTIFICATION_WEBHOOK = "notifications.call_webhook"
 FIT_RATINGS = "ratings.fit_pool"
 SWEEP_RATINGS = "ratings.sweep"
 
@@ -114,6 +116,14 @@ def bot_checks_enqueue(bot_ids: Iterable[int]) -> None:
     task = _task(CHECK_BOT)
     for bot_id in bot_ids:
         task.delay(bot_id)
+
+
+def notification_enqueue(notification_id: int, *, email: bool, webhook: bool) -> None:
+    """Send a notification's deliveries (maintenance queue). Call it from ``on_commit``."""
+    if email:
+        _task(SEND_NOTIFICATION_EMAIL).delay(notification_id)
+    if webhook:
+        _task(CALL_NOTIFICATION_WEBHOOK).delay(notification_id)
 
 
 def ratings_fit_enqueue(pool: str) -> None:

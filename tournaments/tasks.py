@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from tournaments import queueing
 from tournaments.models import BotCheck
+from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bots_due_for_check
 from tournaments.services.leagues import ladder_start
 from tournaments.services.matches import match_play, matches_recover, matches_sweep, stopping
@@ -207,6 +208,67 @@ def check_bot(bot_id: int) -> bool | None:
             return bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE).passed
     finally:
         cache.delete(_waiting_key(bot_id))
+
+
+# -- notifications: on the maintenance queue (CELERY_TASK_ROUTES), never behind the games ------
+
+
+# Idempotent (a delivered notification is not delivered again) and short: at most one SMTP
+# exchange or one webhook call per run.
+NOTIFICATION_TASK = {
+    "bind": True,
+    "acks_late": True,
+    "autoretry_for": INFRASTRUCTURE_ERRORS,
+    "retry_backoff": True,
+    "soft_time_limit": 60,
+    "time_limit": 90,
+}
+
+
+def _deliver_or_retry(task, deliver, give_up, notification_id: int) -> None:
+    """Run one delivery; when the far end failed, retry with a doubling delay, and after the
+    last retry record the failure (`give_up`) instead of raising."""
+    try:
+        deliver(notification_id=notification_id)
+    except notifications.DeliveryError as error:
+        if task.request.retries >= task.max_retries:
+            give_up(notification_id=notification_id)
+            return
+        delay = notifications.retry_delay_s(task.request.retries)
+        raise task.retry(exc=error, countdown=delay) from error
+
+
+@shared_task(
+    name=queueing.SEND_NOTIFICATION_EMAIL,
+    max_retries=notifications.EMAIL_RETRIES,
+    **NOTIFICATION_TASK,
+)
+def send_notification_email(self, notification_id: int) -> None:
+    """Email one notification (Django's mail backend)."""
+    _deliver_or_retry(
+        self,
+        notifications.notification_email_deliver,
+        notifications.notification_email_failed,
+        notification_id,
+    )
+
+
+@shared_task(
+    name=queueing.CALL_NOTIFICATION_WEBHOOK,
+    max_retries=notifications.WEBHOOK_RETRIES,
+    **NOTIFICATION_TASK,
+)
+def call_notification_webhook(self, notification_id: int) -> None:
+    """POST one notification to its owner's webhook; one that keeps failing is suspended."""
+    _deliver_or_retry(
+        self,
+        notifications.notification_webhook_deliver,
+        notifications.notification_webhook_failed,
+        notification_id,
+    )
+
+
+# -- ratings: on the maintenance queue (CELERY_TASK_ROUTES) --------------------------------
 
 
 @shared_task(

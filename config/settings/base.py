@@ -53,6 +53,17 @@ ESCOBA_LADDER_POOLS = env_list("ESCOBA_LADDER_POOLS", default=["classic/2p"])
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 
+# Owners' notifications (tournaments/services/notifications.py). Mail is printed to the
+# console unless EMAIL_BACKEND says otherwise (production sends through SMTP).
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Escoba Arena <noreply@localhost>")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS = env_int("ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS", 5000)
+# A webhook that failed every retry of this many notifications in a row is no longer called.
+ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER = env_int("ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER", 5)
+# The first retry of a failed delivery waits this long; each next one twice as long.
+ESCOBA_NOTIFY_RETRY_BASE_MS = env_int("ESCOBA_NOTIFY_RETRY_BASE_MS", 30_000)
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -208,6 +219,7 @@ SPECTACULAR_SETTINGS = {
         "LeagueStatusEnum": "tournaments.models.leagues.League.Status",
         "MatchStatusEnum": "tournaments.models.leagues.Match.Status",
         "GameStatusEnum": "tournaments.models.leagues.Game.Status",
+        "NotificationDeliveryEnum": "tournaments.models.notifications.Notification.Delivery",
     },
 }
 
@@ -236,6 +248,8 @@ CELERY_TASK_ROUTES = {
     "leagues.run_ladder": {"queue": "maintenance"},
     "bots.*": {"queue": "maintenance"},
     "ratings.*": {"queue": "maintenance"},
+    # Owners' notifications: a flood of them never delays a game.
+    "notifications.*": {"queue": "maintenance"},
 }
 # Limits of every task that sets none of its own; the soft limit raises SoftTimeLimitExceeded
 # inside the task so it can record a clean failure first. leagues.play_match has its own, just

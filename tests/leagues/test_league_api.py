@@ -64,14 +64,18 @@ def test_create_answers_400_naming_each_bad_field(user_client):
 def test_create_answers_400_for_service_rules(user_client):
     response = user_client.post(
         "/api/leagues/",
-        {"name": "odd", "games_per_pairing": 3, "move_timeout_ms": 0, "bots": [424242]},
+        {"name": "odd", "games_per_pairing": 3, "move_timeout_ms": 0, "bots": [424242, 424243]},
         format="json",
     )
     assert response.status_code == 400
     assert {"games_per_pairing", "move_timeout_ms"} <= set(response.json()["errors"])
     response = user_client.post(
         "/api/leagues/",
-        {"name": "rules", "ruleset": {"name": "classic", "options": {"target": "many"}}},
+        {
+            "name": "rules",
+            "ruleset": {"name": "classic", "options": {"target": "many"}},
+            "bots": [424242, 424243],
+        },
         format="json",
     )
     assert response.status_code == 400
@@ -86,7 +90,9 @@ def test_anonymous_users_read_but_cannot_create(api_client):
 def test_only_the_creator_runs_the_league(user_client, make_bot):
     stranger = make_bot("greedy")
     league_id = user_client.post(
-        "/api/leagues/", {"name": "mine", "bots": [stranger.id]}, format="json"
+        "/api/leagues/",
+        {"name": "mine", "bots": [stranger.id, make_bot("random").id]},
+        format="json",
     ).json()["id"]
     other = client_for(stranger.owner)
     for verb in ("start", "pause", "resume", "cancel"):
@@ -99,7 +105,11 @@ def test_only_the_creator_runs_the_league(user_client, make_bot):
 
 
 def test_owners_enrol_only_their_own_bots(user, user_client, make_bot):
-    league_id = user_client.post("/api/leagues/", {"name": "open"}, format="json").json()["id"]
+    # A league is created with enough bots for a table; owners may enrol more while it is open.
+    founders = [make_bot("expert", owner=user), make_bot("random7", owner=user)]
+    league_id = user_client.post(
+        "/api/leagues/", {"name": "open", "bots": [b.id for b in founders]}, format="json"
+    ).json()["id"]
     theirs = make_bot("random")
     mine = make_bot("greedy", owner=user)
     response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": theirs.id})
@@ -109,7 +119,11 @@ def test_owners_enrol_only_their_own_bots(user, user_client, make_bot):
     )
     assert response.status_code == 201
     response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": mine.id})
-    assert {b["name"] for b in response.json()["bots"]} == {theirs.name, mine.name}
+    assert {b["name"] for b in response.json()["bots"]} == {
+        theirs.name,
+        mine.name,
+        *(b.name for b in founders),
+    }
     assert user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": 0}).status_code == 400
     response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": 987654})
     assert response.status_code == 400 and "bot" in response.json()["errors"]

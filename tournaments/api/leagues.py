@@ -1,7 +1,9 @@
 """`/api/leagues/` and `/api/matches/`: create, enter, run and follow leagues.
 
-Anyone may read. Signed-in users create leagues; only a league's creator starts, pauses,
-resumes or cancels it (403 otherwise), and a bot's owner enrols it into an open league. Every
+Anyone may read. Signed-in users create leagues (enough distinct bots for a table, a name not
+taken); only a league's creator starts, pauses, resumes or cancels it (403 otherwise), the
+creator or staff may delete one that never started, and a bot's owner enrols it into an open
+league. Every
 write goes through ``tournaments.services.leagues``; its ``ValidationError`` becomes a 400 with
 a message per field (see ``tournaments.api.errors``).
 """
@@ -30,6 +32,7 @@ from tournaments.selectors import league_crosstable, league_progress, league_sta
 from tournaments.services.leagues import (
     league_cancel,
     league_create,
+    league_delete,
     league_enrol,
     league_pause,
     league_resume,
@@ -97,6 +100,15 @@ class LeagueViewSet(viewsets.GenericViewSet):
             bot_ids=data["bots"],
         )
         return self._detail(league, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Delete a league that never started (its creator or staff)",
+        description="403 for anyone else; 400 once the league has started.",
+        responses={204: None, **ERRORS},
+    )
+    def destroy(self, request: Request, pk: str) -> Response:
+        league_delete(league_id=self.get_object().id, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _transition(self, service, code: int = status.HTTP_200_OK) -> Response:
         league = self.get_object()

@@ -10,7 +10,7 @@ def unrate_games(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0002_game_logs"),
+        ("tournaments", "0005_notifications"),
     ]
 
     operations = [

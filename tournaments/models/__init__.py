@@ -1,5 +1,6 @@
 from .bots import Bot, BotCheck, BotVersion
 from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
+from .notifications import Notification, NotificationSettings
 from .ratings import RatedSet, Rating, RatingFit, RatingPoint, SetScore
 
 __all__ = [
@@ -11,6 +12,8 @@ __all__ = [
     "League",
     "LeagueEntry",
     "Match",
+    "Notification",
+    "NotificationSettings",
     "RatedSet",
     "Rating",
     "RatingFit",

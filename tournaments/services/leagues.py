@@ -45,6 +45,8 @@ ERROR_RULESET_PLAYERS = "Set the table size with 'players', not in the ruleset o
 ERROR_TRANSITION = "A league that is {status} cannot be {action}."
 ERROR_MOVE_TIMEOUT = "move_timeout_ms must be between {low} and {high}."
 ERROR_MAX_FAULTS = "max_faults must be between {low} and {high}."
+ERROR_DELETE_NOT_ALLOWED = "Only the league's creator or staff may delete it."
+ERROR_DELETE_STARTED = "Only a league that never started can be deleted; this one is {status}."
 
 
 class QueueUnavailable(Exception):
@@ -291,6 +293,20 @@ def league_cancel(*, league_id: int, user: Any) -> League:
     league.save(update_fields=["status", "finished_at"])
     league.matches.filter(status=Match.Status.PENDING).update(status=Match.Status.CANCELLED)
     return league
+
+
+@transaction.atomic
+def league_delete(*, league_id: int, user: Any) -> None:
+    """Delete a league that never started, so that junk does not stay in the public list.
+
+    Its creator or staff may; a league that started has games in the records and stays.
+    """
+    league = _locked_league(league_id)
+    if league.creator_id != user.pk and not user.is_staff:
+        raise PermissionDenied(ERROR_DELETE_NOT_ALLOWED)
+    if league.status != League.Status.OPEN:
+        raise ValidationError(ERROR_DELETE_STARTED.format(status=league.status))
+    league.delete()
 
 
 @transaction.atomic
