@@ -6,17 +6,30 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test test-postgres lint venv clean
+.PHONY: run test test-postgres test-engine-python engine-build lint venv clean
 
-run: $(INSTALLED)
+run: $(INSTALLED) engine-build
+	$(BIN)/python -m games info
 	$(BIN)/python -m scripts.run
 
 # The whole suite: everything on SQLite, then what PostgreSQL proves (concurrent rating commits,
 # and the reliability and query-count suites again) against a private PostgreSQL cluster.
-test: $(INSTALLED)
+# The engine suite runs twice: on the compiled build in the whole suite (when a C compiler made
+# one), then on the pure-Python build (test-engine-python).
+test: $(INSTALLED) engine-build
 	$(BIN)/ruff check .
+	$(BIN)/python -m games info
 	$(BIN)/python -m pytest tests
+	$(MAKE) test-engine-python
 	$(MAKE) test-postgres
+
+test-engine-python: $(INSTALLED)
+	ESCOBA_ENGINE=python $(BIN)/python -m pytest tests/engine
+
+# Compile the engine's hot modules with Cython (games/engine/_build.py): a no-op while the build
+# matches the sources, and without a C compiler (the engine then runs as pure Python).
+engine-build: $(INSTALLED)
+	$(BIN)/python -m scripts.engine_build
 
 # Needs the PostgreSQL server binaries (Debian: postgresql-15); .ci/run installs them.
 test-postgres: $(INSTALLED)
@@ -40,4 +53,4 @@ $(INSTALLED): requirements/base.txt requirements/local.txt
 	touch $(INSTALLED)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache games/engine/_compiled

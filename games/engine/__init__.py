@@ -11,6 +11,7 @@ from ._build import select as _select_build
 BUILD, BUILD_REASON = _select_build(__name__, __path__)
 
 from .cards import ALL_CARDS, Card, french_label  # noqa: E402
+from .determinize import Determinizer, determinize  # noqa: E402
 from .errors import (  # noqa: E402
     EscobaError,
     IllegalMoveError,
@@ -30,6 +31,7 @@ __all__ = [
     "BUILD",
     "PRESETS",
     "Card",
+    "Determinizer",
     "EscobaError",
     "Game",
     "GameView",
@@ -44,6 +46,7 @@ __all__ = [
     "Ruleset",
     "RulesetError",
     "SeatPublic",
+    "determinize",
     "french_label",
     "replay_log",
     "validate_log",

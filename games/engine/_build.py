@@ -23,7 +23,7 @@ from pathlib import Path
 ENV = "ESCOBA_ENGINE"
 PACKAGE = "games.engine"
 CHOICES = ("auto", "python", "compiled")
-COMPILED = ("moves", "captures", "scoring", "state")
+COMPILED = ("moves", "captures", "scoring", "state", "determinize")
 STAMP = "SOURCES"
 HERE = Path(__file__).resolve().parent
 

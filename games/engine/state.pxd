@@ -80,7 +80,7 @@ cdef class Game:
 
 
 @cython.locals(number=object, low=cython.longlong, product=cython.longlong, size=int,
-               remaining=list, deck=list, sizes=tuple)
+               index=cython.Py_ssize_t, remaining=list, deck=list, sizes=tuple)
 cpdef list round_deck(object seed, int round_number)
 
 cpdef tuple decode_play(long long code)
@@ -94,8 +94,11 @@ cpdef _mask(list cards)
 @cython.locals(c=int)
 cpdef list _names(list cards)
 
-@cython.locals(order=list, deck=list, deals=list, position=int, seat=int, step=int,
-               first=int, second=int, third=int, deal=list)
+@cython.locals(order=list, deck=list, names=tuple, deals=list, position=int, seat=int,
+               step=int, first=int, second=int, third=int, deal=list)
 cpdef list _deals_log(_Round record, int players)
+
+@cython.locals(moves=dict, logged=list, code=cython.longlong, move=_MoveFields)
+cpdef list _plays_log(list plays)
 
 cpdef dict _round_log(_Round record, int players)

@@ -48,7 +48,8 @@ def round_deck(seed: int, round_number: int) -> list[int]:
     for product, sizes in _DECK_GROUPS:
         number, low = divmod(number, product)
         for size in sizes:
-            deck.append(remaining.pop(low % size))
+            index = low % size
+            deck.append(remaining.pop(index))
             low //= size
     return deck
 
@@ -116,9 +117,8 @@ class _ByPlay(dict):  # type: ignore[type-arg]
 _PLAY_LIMIT = 100_000
 
 
-# What a view's history shows of a play, and the play's fields in the log.
+# What a view's history shows of a play.
 _PLAY_VIEWS = _ByPlay(lambda seat, move, escoba: Play(seat, move.card, move.capture, escoba))
-_PLAY_FIELDS = _ByPlay(lambda seat, move, escoba: (seat, *move.wire, escoba))
 
 
 class _Round:
@@ -542,18 +542,32 @@ def _deals_log(record: _Round, players: int) -> list[list[list[str]]]:
     first deal comes off the top, then the 4 table cards, then the later deals."""
     order = [(record.dealer + 1 + step) % players for step in range(players)]
     deck = record.deck
+    names = NAMES
     deals = []
     position = 0
     for _ in range(record.deals):
         deal: list[list[str]] = [[]] * players
         for seat in order:
             first, second, third = _hand(deck, position)
-            deal[seat] = [NAMES[first], NAMES[second], NAMES[third]]
+            deal[seat] = [names[first], names[second], names[third]]
             position += HAND_SIZE
         if position == HAND_SIZE * players:
             position += TABLE_SIZE
         deals.append(deal)
     return deals
+
+
+def _plays_log(plays: list[int]) -> list[dict[str, Any]]:
+    """A round's plays as the log shows them, decoded from their codes (see decode_play)."""
+    moves = _MOVES
+    logged = []
+    for code in plays:
+        move = moves[code >> 3]
+        card, capture = move.wire
+        logged.append(
+            {"seat": code >> 1 & 3, "card": card, "capture": [*capture], "escoba": code & 1 == 1}
+        )
+    return logged
 
 
 def _round_log(record: _Round, players: int) -> dict[str, Any]:
@@ -569,10 +583,7 @@ def _round_log(record: _Round, players: int) -> dict[str, Any]:
         "table": _names(record.table),
         "lucky_deal": lucky,
         "deals": _deals_log(record, players),
-        "plays": [
-            {"seat": seat, "card": card, "capture": [*capture], "escoba": escoba}
-            for seat, card, capture, escoba in map(_PLAY_FIELDS.__getitem__, record.plays)
-        ],
+        "plays": _plays_log(record.plays),
         "leftover": leftover,
         "score": [dict(side, points=dict(side["points"])) for side in record.score]
         if record.score is not None

@@ -1,0 +1,213 @@
+"""Determinized Monte Carlo search: play the round out many times over the cards it cannot see.
+
+For every sampled deal of the unseen cards (``games.engine.Determinizer``: the other hands and
+the deck drawn uniformly from what this seat has not seen) it tries each legal move and plays
+the rest of the round with a quick greedy policy for every seat, then scores the round. The
+move with the best average wins. Trying every move on the same deals (common random numbers)
+makes the comparison between moves much sharper than the number of deals alone would.
+
+The time it takes comes from the request: a share of ``time_bank_ms`` (the time this call may
+take), so it answers well inside the arena's deadline whatever the time control.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from random import Random
+from typing import Any
+
+from games.engine import ALL_CARDS, Card, Determinizer, Game, Move
+
+from ..state import BotState
+
+# Of the time this call may take, the share spent searching, and what is always kept back for
+# parsing, the reply and the network.
+BUDGET_SHARE = 0.6
+RESERVE_MS = 15.0
+MIN_BUDGET_MS = 5.0
+# How a round's outcome is valued: its point difference, plus this much for a game it decides.
+GAME_WIN = 10.0
+# In rollouts, the chance that a seat plays a random legal move instead of the greedy one.
+EXPLORE = 0.1
+
+
+@dataclass(frozen=True)
+class _Known:
+    """The request in the terms of ``games.engine`` (the SDK may carry its own copy of the engine
+    classes, so cards and moves are re-read by their text forms)."""
+
+    ruleset: Any
+    seat: int
+    hand: list[Card]
+    table: list[Card]
+    round: int
+    dealer: int
+    deck_remaining: int
+    seats: Any
+    scores: list[int]
+    history: list[Any]
+    lucky_deal: Any
+
+
+@dataclass(frozen=True)
+class _Play:
+    seat: int
+    card: Card
+    capture: tuple[Card, ...]
+    escoba: bool
+
+
+@dataclass(frozen=True)
+class _Lucky:
+    seat: int
+    cards: tuple[Card, ...]
+    escobas: int
+
+
+def _card(card: Any) -> Card:
+    return Card.from_str(str(card))
+
+
+def known(state: BotState) -> _Known:
+    lucky = state.lucky_deal
+    return _Known(
+        ruleset=state.ruleset,
+        seat=state.seat,
+        hand=[_card(card) for card in state.hand],
+        table=[_card(card) for card in state.table],
+        round=state.round,
+        dealer=state.dealer,
+        deck_remaining=state.deck_remaining,
+        seats=state.seats,
+        scores=list(state.scores),
+        history=[
+            _Play(play.seat, _card(play.card), tuple(map(_card, play.capture)), play.escoba)
+            for play in state.history
+        ],
+        lucky_deal=None
+        if lucky is None
+        else _Lucky(lucky.seat, tuple(map(_card, lucky.cards)), lucky.escobas),
+    )
+
+
+def budget_seconds(state: BotState) -> float:
+    """How long to search: a share of the call's time bank, minus a fixed reserve."""
+    bank = float(min(state.time_bank_ms, state.timeout_ms or state.time_bank_ms))
+    return max(MIN_BUDGET_MS, bank * BUDGET_SHARE - RESERVE_MS) / 1000.0
+
+
+# -- the rollout policy ----------------------------------------------------------------------
+
+_SEVEN_OF_OROS = Card.from_str("7o").index
+_WORTH = [
+    1.0 + 0.5 * (card.suit == "o") + 1.0 * (card.value == 7) + 3.0 * (card.index == _SEVEN_OF_OROS)
+    for card in ALL_CARDS
+]
+_SWEEP = 8.0
+_RISK = 3.0
+_scores: dict[Move, float] = {}
+
+
+def _static_score(move: Move) -> float:
+    """A move's greedy value apart from sweeping: what it takes, or what trailing gives away."""
+    score = _scores.get(move)
+    if score is None:
+        if move.capture:
+            score = _WORTH[move.card.index] + sum(_WORTH[card.index] for card in move.capture)
+        else:
+            # Trail the card that matters least; a low card is also harder to sweep with.
+            score = -_WORTH[move.card.index] - 0.05 * move.card.value
+        _scores[move] = score
+    return score
+
+
+def _greedy(game: Game, moves: list[Move], rng: Random) -> Move:
+    """The rollout policy: what a move takes (sweeps first), less the risk of leaving a table
+    worth 5 to 14, which the next player sweeps with one card; now and then a random move."""
+    if len(moves) == 1:
+        return moves[0]
+    if rng.random() < EXPLORE:
+        return moves[int(rng.random() * len(moves))]
+    table = game.table
+    size = len(table)
+    worth = 0
+    for card in table:
+        worth += card.value
+    best, best_score = moves[0], -1e9
+    for move in moves:
+        score = _static_score(move)
+        value = move.card.value
+        if move.capture:
+            if len(move.capture) == size:
+                score += _SWEEP
+                left = 0
+            else:
+                left = worth + value - 15
+        else:
+            left = worth + value
+        if 5 <= left <= 14:
+            score -= _RISK
+        if score > best_score:
+            best, best_score = move, score
+    return best
+
+
+def rollout(game: Game, team: int, teams: list[int], rng: Random) -> float:
+    """Play ``game`` to the end of its round with the greedy policy; the round's value to
+    ``team``: its points minus the best other side's, and ``GAME_WIN`` more when it decides the
+    game."""
+    before = game.totals
+    number = game.round
+    while not game.is_over and game.round == number:
+        game.apply(_greedy(game, game.legal_moves(), rng))
+    after = game.totals
+    gains = [a - b for a, b in zip(after, before, strict=True)]
+    value = float(gains[team] - max(g for t, g in enumerate(gains) if t != team))
+    result = game.result
+    if result is not None:
+        if result.winner == team:
+            value += GAME_WIN
+        elif result.winner is not None:
+            value -= GAME_WIN
+    return value
+
+
+# -- the search ------------------------------------------------------------------------------
+
+
+def search(
+    state: BotState, deadline: float, max_deals: int | None = None
+) -> tuple[Move, list[tuple[Move, int, float]]]:
+    """The best move by average rollout value over sampled deals, with each move's statistics
+    (move, deals, mean value): deals until ``deadline`` (``time.perf_counter``) or ``max_deals``,
+    and always at least one."""
+    view = known(state)
+    sampler = Determinizer(view)
+    moves = [Move.from_str(move.to_str()) for move in state.legal_moves]
+    totals = [0.0] * len(moves)
+    ruleset = sampler.sample(Random(0)).ruleset
+    teams = [ruleset.team_of(seat) for seat in range(ruleset.players)]
+    team = teams[state.seat]
+    rng = Random(f"{state.game_id}/{state.round}/{len(state.history)}/{state.seat}")
+    deals = 0
+    while True:
+        world = sampler.sample(rng)
+        for index, move in enumerate(moves):
+            game = world.clone()
+            game.apply(move)
+            totals[index] += rollout(game, team, teams, rng)
+        deals += 1
+        if time.perf_counter() >= deadline or deals == max_deals:
+            break
+    stats = [(move, deals, total / deals) for move, total in zip(moves, totals, strict=True)]
+    best = max(range(len(moves)), key=lambda index: totals[index])
+    return moves[best], stats
+
+
+def choose(state: BotState) -> str:
+    if len(state.legal_moves) == 1:
+        return state.legal_moves[0].to_str()
+    deadline = time.perf_counter() + budget_seconds(state)
+    move, _ = search(state, deadline)
+    return move.to_str()
