@@ -20,6 +20,7 @@ from typing import Any
 from games.engine import ALL_CARDS, Card, Determinizer, Game, Move
 
 from ..state import BotState
+from . import expert
 
 # Of the time this call may take, the share spent searching, and what is always kept back for
 # parsing, the reply and the network.
@@ -30,6 +31,10 @@ MIN_BUDGET_MS = 5.0
 GAME_WIN = 10.0
 # In rollouts, the chance that a seat plays a random legal move instead of the greedy one.
 EXPLORE = 0.1
+# The expert's score of a move (in its own units, about a fifth of a point each) weighs as much
+# as this many deals.
+PRIOR_DEALS = 6
+PRIOR_SCALE = 0.2
 
 
 @dataclass(frozen=True)
@@ -122,45 +127,52 @@ def _static_score(move: Move) -> float:
     return score
 
 
-def _greedy(game: Game, moves: list[Move], rng: Random) -> Move:
-    """The rollout policy: what a move takes (sweeps first), less the risk of leaving a table
-    worth 5 to 14, which the next player sweeps with one card; now and then a random move."""
-    if len(moves) == 1:
-        return moves[0]
-    if rng.random() < EXPLORE:
-        return moves[int(rng.random() * len(moves))]
+def rollout(game: Game, team: int, rng: Random) -> float:
+    """Play ``game`` to the end of its round, every seat with the same greedy policy (what a
+    move takes, sweeps first, less the risk of leaving a table worth 5 to 14, which the next
+    player sweeps with one card; now and then a random move). Returns the round's value to
+    ``team``: its points minus the best other side's, and ``GAME_WIN`` more when it decides the
+    game. The table's size and worth are followed here rather than read back on every play."""
+    before = game.totals
+    number = game.round
     table = game.table
     size = len(table)
     worth = 0
     for card in table:
         worth += card.value
-    best, best_score = moves[0], -1e9
-    for move in moves:
-        score = _static_score(move)
-        value = move.card.value
-        if move.capture:
-            if len(move.capture) == size:
-                score += _SWEEP
-                left = 0
-            else:
-                left = worth + value - 15
-        else:
-            left = worth + value
-        if 5 <= left <= 14:
-            score -= _RISK
-        if score > best_score:
-            best, best_score = move, score
-    return best
-
-
-def rollout(game: Game, team: int, teams: list[int], rng: Random) -> float:
-    """Play ``game`` to the end of its round with the greedy policy; the round's value to
-    ``team``: its points minus the best other side's, and ``GAME_WIN`` more when it decides the
-    game."""
-    before = game.totals
-    number = game.round
+    scores = _scores
     while not game.is_over and game.round == number:
-        game.apply(_greedy(game, game.legal_moves(), rng))
+        moves = game.legal_moves()
+        move = moves[0]
+        if len(moves) > 1:
+            if rng.random() < EXPLORE:
+                move = moves[int(rng.random() * len(moves))]
+            else:
+                best_score = -1e9
+                for candidate in moves:
+                    score = scores.get(candidate)
+                    if score is None:
+                        score = _static_score(candidate)
+                    value = candidate.card.value
+                    if candidate.capture:
+                        if len(candidate.capture) == size:
+                            score += _SWEEP
+                            left = 0
+                        else:
+                            left = worth + value - 15
+                    else:
+                        left = worth + value
+                    if 5 <= left <= 14:
+                        score -= _RISK
+                    if score > best_score:
+                        move, best_score = candidate, score
+        game.apply(move)
+        if move.capture:
+            size -= len(move.capture)
+            worth += move.card.value - 15
+        else:
+            size += 1
+            worth += move.card.value
     after = game.totals
     gains = [a - b for a, b in zip(after, before, strict=True)]
     value = float(gains[team] - max(g for t, g in enumerate(gains) if t != team))
@@ -185,10 +197,9 @@ def search(
     view = known(state)
     sampler = Determinizer(view)
     moves = [Move.from_str(move.to_str()) for move in state.legal_moves]
+    prior = expert_scores(state)
     totals = [0.0] * len(moves)
-    ruleset = sampler.sample(Random(0)).ruleset
-    teams = [ruleset.team_of(seat) for seat in range(ruleset.players)]
-    team = teams[state.seat]
+    team = state.team
     rng = Random(f"{state.game_id}/{state.round}/{len(state.history)}/{state.seat}")
     deals = 0
     while True:
@@ -196,13 +207,27 @@ def search(
         for index, move in enumerate(moves):
             game = world.clone()
             game.apply(move)
-            totals[index] += rollout(game, team, teams, rng)
+            totals[index] += rollout(game, team, rng)
         deals += 1
         if time.perf_counter() >= deadline or deals == max_deals:
             break
-    stats = [(move, deals, total / deals) for move, total in zip(moves, totals, strict=True)]
-    best = max(range(len(moves)), key=lambda index: totals[index])
+    # The expert's one-ply judgement of each move counts as PRIOR_DEALS deals: with few deals
+    # (a short time bank, a loaded machine) the choice is the expert's, with many the rollouts'.
+    means = [
+        (PRIOR_DEALS * PRIOR_SCALE * prior[index] + totals[index]) / (PRIOR_DEALS + deals)
+        for index in range(len(moves))
+    ]
+    stats = [(move, deals, mean) for move, mean in zip(moves, means, strict=True)]
+    best = max(range(len(moves)), key=lambda index: means[index])
     return moves[best], stats
+
+
+def expert_scores(state: BotState) -> list[float]:
+    """The expert example's score of each legal move (what it takes now, less what the next
+    player can expect to take from the table it leaves)."""
+    weights = expert.Weights()
+    chances = expert.chance_of_value(state.unseen_cards(), expert.next_hand_size(state))
+    return [expert.score_move(state, move, weights, chances) for move in state.legal_moves]
 
 
 def choose(state: BotState) -> str:

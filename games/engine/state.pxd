@@ -52,8 +52,8 @@ cdef class Game:
     @cython.locals(
         seat=int, card=int, taken=int, position=int, key=cython.longlong,
         mask=cython.ulonglong, one=cython.ulonglong, optional=bint,
-        table=list, by_key=dict, by_card=tuple, combos=tuple, positions=tuple, moves=dict,
-        trails=tuple, legal=list,
+        table=list, hand=list, by_key=dict, by_card=tuple, combos=tuple, positions=tuple,
+        moves=dict, trails=tuple, legal=list,
     )
     cpdef list legal_moves(self)
 

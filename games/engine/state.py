@@ -238,7 +238,8 @@ class Game:
         # No local aliases for legal.append or moves.get: CPython 3.11 specialises the plain
         # method calls, which beats creating a bound method on every call.
         legal: list[Move] = []
-        for card in self._hands[seat]:
+        hand = self._hands[seat]
+        for card in hand:
             combos = by_card[card]
             for positions in combos:
                 mask = 0
