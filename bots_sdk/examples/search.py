@@ -13,9 +13,7 @@ take), so it answers well inside the arena's deadline whatever the time control.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from random import Random
-from typing import Any
 
 from games.engine import ALL_CARDS, Card, Determinizer, Game, Move
 
@@ -35,65 +33,6 @@ EXPLORE = 0.1
 # as this many deals.
 PRIOR_DEALS = 6
 PRIOR_SCALE = 0.2
-
-
-@dataclass(frozen=True)
-class _Known:
-    """The request in the terms of ``games.engine`` (the SDK may carry its own copy of the engine
-    classes, so cards and moves are re-read by their text forms)."""
-
-    ruleset: Any
-    seat: int
-    hand: list[Card]
-    table: list[Card]
-    round: int
-    dealer: int
-    deck_remaining: int
-    seats: Any
-    scores: list[int]
-    history: list[Any]
-    lucky_deal: Any
-
-
-@dataclass(frozen=True)
-class _Play:
-    seat: int
-    card: Card
-    capture: tuple[Card, ...]
-    escoba: bool
-
-
-@dataclass(frozen=True)
-class _Lucky:
-    seat: int
-    cards: tuple[Card, ...]
-    escobas: int
-
-
-def _card(card: Any) -> Card:
-    return Card.from_str(str(card))
-
-
-def known(state: BotState) -> _Known:
-    lucky = state.lucky_deal
-    return _Known(
-        ruleset=state.ruleset,
-        seat=state.seat,
-        hand=[_card(card) for card in state.hand],
-        table=[_card(card) for card in state.table],
-        round=state.round,
-        dealer=state.dealer,
-        deck_remaining=state.deck_remaining,
-        seats=state.seats,
-        scores=list(state.scores),
-        history=[
-            _Play(play.seat, _card(play.card), tuple(map(_card, play.capture)), play.escoba)
-            for play in state.history
-        ],
-        lucky_deal=None
-        if lucky is None
-        else _Lucky(lucky.seat, tuple(map(_card, lucky.cards)), lucky.escobas),
-    )
 
 
 def budget_seconds(state: BotState) -> float:
@@ -194,9 +133,9 @@ def search(
     """The best move by average rollout value over sampled deals, with each move's statistics
     (move, deals, mean value): deals until ``deadline`` (``time.perf_counter``) or ``max_deals``,
     and always at least one."""
-    view = known(state)
-    sampler = Determinizer(view)
-    moves = [Move.from_str(move.to_str()) for move in state.legal_moves]
+    # The request carries everything the sampler needs: hand, table, plays, lucky deal, counts.
+    sampler = Determinizer(state)
+    moves = list(state.legal_moves)
     prior = expert_scores(state)
     totals = [0.0] * len(moves)
     team = state.team
@@ -230,9 +169,9 @@ def expert_scores(state: BotState) -> list[float]:
     return [expert.score_move(state, move, weights, chances) for move in state.legal_moves]
 
 
-def choose(state: BotState) -> str:
+def choose(state: BotState) -> Move:
     if len(state.legal_moves) == 1:
-        return state.legal_moves[0].to_str()
+        return state.legal_moves[0]
     deadline = time.perf_counter() + budget_seconds(state)
     move, _ = search(state, deadline)
-    return move.to_str()
+    return move

@@ -1,7 +1,8 @@
 """The Escoba rules engine: cards, moves, rulesets, game state, the escoba-log/1 log.
 
-Pure standard-library Python with relative imports only, because the bots SDK ships this package
-as it is. See docs/architecture.md for the API contract and docs/rules.md for the rules.
+Pure standard-library Python with relative imports only: the service and the bots SDK both
+install it as part of the ``games`` distribution. See docs/architecture.md for the API contract
+and docs/rules.md for the rules.
 """
 
 from ._build import select as _select_build
