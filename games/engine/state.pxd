@@ -7,6 +7,8 @@ cimport cython
 from .moves cimport _MoveFields
 
 
+# A search clones a game (and its round record) for every simulation: keep freed ones for reuse.
+@cython.freelist(64)
 cdef class _Round:
     cdef public int dealer
     cdef public list deck
@@ -22,6 +24,7 @@ cdef class _Round:
 
 
 @cython.final
+@cython.freelist(64)
 cdef class Game:
     cdef public object ruleset
     cdef public object seed
