@@ -323,6 +323,7 @@ DEMO_BOTS = {
     "counter": "bots_sdk.examples.variants:counter",
     "random7": "bots_sdk.examples.variants:random_7",
     "random42": "bots_sdk.examples.variants:random_42",
+    "search": "bots_sdk.examples.search:choose",
 }
 # The example bots answer in about a millisecond, which would play the whole demo league in ten
 # seconds: a newcomer would only ever see it finished. Thinking this long per move (the
