@@ -21,6 +21,7 @@ Environment: ``ESCOBA_HOST`` / ``ESCOBA_PORT`` for the web server (127.0.0.1:800
 (README.md). Process logs go to ``data/logs/``.
 """
 
+import dataclasses
 import functools
 import importlib
 import json
@@ -345,7 +346,14 @@ def _demo_bot(target: str) -> Callable:
     def choose(state):
         think_ms = int(os.environ.get("ESCOBA_DEMO_THINK_MS", ESCOBA_DEMO_THINK_MS))
         time.sleep(think_ms / 1000)
-        return example(state)
+        # The thinking came out of this call's time: an example that sizes its search by the
+        # time left (search) must not spend it twice and answer late.
+        left = dataclasses.replace(
+            state,
+            timeout_ms=max(0, state.timeout_ms - think_ms),
+            time_bank_ms=max(0, state.time_bank_ms - think_ms),
+        )
+        return example(left)
 
     return choose
 

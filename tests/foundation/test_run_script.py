@@ -245,11 +245,13 @@ def test_ctrl_c_in_the_middle_of_the_demo_league_and_a_new_start_charge_no_bot(t
             url = page["next"]
         assert len(games) == midway["total"]
         assert {game["status"] for game in games} == {"finished"}
-        # What a stop or a restart would cause: calls to bots that were gone, and forfeits.
-        # (A slow answer on a loaded machine is the bot's own timeout, and stays charged.)
+        # What a stop or a restart would cause: calls to bots that were gone, and the forfeits
+        # they lead to. (A slow answer on a loaded machine is the bot's own timeout, and stays
+        # charged: the search example, thinking hard, may forfeit on timeouts.)
         connect = [(g["id"], f) for g in games for f in g["faults"] if f["kind"] == "connect"]
         assert not connect, connect[:5]
-        assert all(game["result"]["forfeit_seat"] is None for game in games)
+        forfeits = [g for g in games if g["result"]["forfeit_seat"] is not None]
+        assert {f["kind"] for g in forfeits for f in g["faults"]} <= {"timeout"}, forfeits[:3]
         leagues = get_json(f"{base}/api/leagues/")["results"]
         assert [item["id"] for item in leagues] == [league["id"]], "a second demo league began"
         assert ctrl_c(supervisor) == 0
