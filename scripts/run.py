@@ -52,9 +52,9 @@ RESTART_BACKOFF_S = 1.0
 RESTART_BACKOFF_MAX_S = 30.0
 RESTART_LIMIT = 5
 RESTART_WINDOW_S = 300.0
-# Every queue a task may be routed to: games (matches, recovery, sweep), maintenance (checks,
-# ladder) and Celery's default one, for whatever is not routed.
-WORKER_QUEUES = "games,maintenance,celery"
+# Both queues tasks are routed to (CELERY_TASK_ROUTES): games (matches, their recovery and
+# sweep) and maintenance (checks, ladder, rating fits, notifications, anything not routed).
+WORKER_QUEUES = "games,maintenance"
 
 
 @dataclass

@@ -60,6 +60,7 @@ from django.utils import timezone
 from games.engine import Ruleset
 from tournaments import queueing
 from tournaments.bot_calls.caller import Caller
+from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.leagues import league_finish_if_done
@@ -403,30 +404,22 @@ def _renew_lease(match_id: int, claim: str) -> None:
         logger.warning("match %s: heartbeat failed", match_id, exc_info=True)
 
 
-OUR_FAULT_KINDS = frozenset({"connect", "timeout"})
-
-
-def _last_calls(record: GameRecord) -> list[tuple[int, str | None]]:
-    """Every call of the game in order: (seat, fault kind or None), the forfeit's call last."""
-    calls = [
-        (play["seat"], meta.get("fault"))
-        for round_log, round_meta in zip(record.log["rounds"], record.meta, strict=False)
-        for play, meta in zip(round_log["plays"], round_meta, strict=False)
-    ]
-    result = record.log.get("result") or {}
-    if result.get("forfeit_seat") is not None and record.faults:
-        last = record.faults[-1]
-        calls.append((last["seat"], last["kind"]))
-    return calls
+OUR_FAULT_KINDS = frozenset({FaultKind.CONNECT, FaultKind.TIMEOUT})
 
 
 def _all_seats_lost_at_once(record: GameRecord, players: int) -> bool:
-    last = dict(_last_calls(record))  # each seat's last call wins
-    return all(last.get(seat) == "connect" for seat in range(players))
+    """Every seat's last call (the forfeit's included) failed to connect."""
+    last = {call.seat: call.fault for call in record.calls}  # each seat's last call wins
+    return all(
+        (fault := last.get(seat)) is not None and fault.kind == FaultKind.CONNECT
+        for seat in range(players)
+    )
 
 
 def _called_where_the_bot_no_longer_is(game: GamePlan, record: GameRecord) -> bool:
-    seats = {fault["seat"] for fault in record.faults if fault["kind"] == "connect"}
+    seats = {
+        call.seat for call in record.calls if call.fault and call.fault.kind == FaultKind.CONNECT
+    }
     if not seats:
         return False
     now = dict(Bot.objects.filter(id__in={game.seating[s] for s in seats}).values_list("id", "url"))
@@ -436,7 +429,7 @@ def _called_where_the_bot_no_longer_is(game: GamePlan, record: GameRecord) -> bo
 def service_fault(plan: MatchPlan, game: GamePlan, record: GameRecord) -> str | None:
     """Why this finished game's faults are ours rather than its bots' (then it is not stored),
     or None. The rules are in the module docstring."""
-    kinds = {fault["kind"] for fault in record.faults}
+    kinds = {call.fault.kind for call in record.calls if call.fault is not None}
     if not kinds:
         return None
     if stopping and kinds & OUR_FAULT_KINDS:
