@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from tournaments import selectors
+from tournaments import rating_selectors, selectors
 from tournaments.forms import BotForm, RankingFilterForm, SignupForm
 from tournaments.models import Bot, Game, GameLog, League
 from tournaments.page_selectors import (
@@ -52,7 +52,7 @@ def _form_errors_from(form, error: ValidationError) -> None:
 
 
 def rankings(request: HttpRequest) -> HttpResponse:
-    pools = selectors.rating_pools() or [DEFAULT_POOL]
+    pools = rating_selectors.rating_pools() or [DEFAULT_POOL]
     form = RankingFilterForm(request.GET or None, pools=pools)
     pool, query = pools[0], ""
     if form.is_valid():
@@ -91,11 +91,7 @@ def _progress(league: League) -> dict:
 
 
 def _standings(league: League) -> list[dict]:
-    rows = selectors.league_standings(league)
-    for row in rows:
-        has_interval = row["elo_low"] is not None and row["elo_high"] is not None
-        row["elo_interval"] = (row["elo_high"] - row["elo_low"]) / 2 if has_interval else None
-    return rows
+    return selectors.league_standings(league)
 
 
 def _crosstable(league: League) -> dict:
@@ -171,10 +167,14 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
 
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
-    pools = [rating.pool for rating in bot.ratings.all()]
+    pools = rating_selectors.bot_pools(bot)
     pool = request.GET.get("pool") if request.GET.get("pool") in pools else None
     pool = pool or (pools[0] if pools else DEFAULT_POOL)
-    history = list(selectors.bot_rating_history(bot, pool))
+    history = [
+        point
+        for point in rating_selectors.bot_rating_history(bot, pool)
+        if point.version.version == bot.protocol_version
+    ]
     recent = (
         Game.objects.filter(seats__bot=bot, status=Game.Status.FINISHED)
         .prefetch_related("seats__bot")
@@ -186,10 +186,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "bot": bot,
         "pool": pool,
         "pools": pools,
-        "ratings": bot.ratings.order_by("pool"),
-        "chart_ratings": [history[0].before, *(change.after for change in history)]
-        if history
-        else [],
+        "ratings": rating_selectors.bot_current_ratings(bot),
+        "chart_ratings": [point.rating for point in history],
         "latency": bot_latency_percentiles(bot=bot),
         "faults": bot_fault_counts(bot=bot),
         "head_to_head": bot_head_to_head(bot=bot),
