@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "tournaments",
+    "web",
 ]
 
 MIDDLEWARE = [

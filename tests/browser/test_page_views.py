@@ -4,9 +4,9 @@ import pytest
 from django.urls import reverse
 
 from tests.browser.data import stored_game
-from tournaments.forms import PASSWORDS_DIFFER
 from tournaments.models import Bot
-from tournaments.templatetags.cards import card, french_labels
+from web.forms import PASSWORDS_DIFFER
+from web.templatetags.cards import card, french_labels
 
 pytestmark = pytest.mark.django_db
 

@@ -9,37 +9,36 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from tournaments import selectors
-from tournaments.forms import BotForm, RankingFilterForm, SignupForm
-from tournaments.models import Bot, Game, League
-from tournaments.page_selectors import (
-    bot_fault_counts,
-    bot_head_to_head,
-    bot_latency_percentiles,
-    league_fault_rows,
-    league_progress_by_id,
-    ranking_rows,
-)
+from tournaments import page_selectors, selectors
+from tournaments.models import Game, League
 from tournaments.services.accounts import account_register
 from tournaments.services.bots import bot_check, bot_register
-from tournaments.templatetags.cards import french_labels
+from web.forms import BotForm, RankingFilterForm, SignupForm
+from web.templatetags.cards import french_labels
 
 DEFAULT_POOL = "classic/2p"
 # A row id in a URL: at most 18 digits, so an absurd id is a 404 rather than an integer overflow
 # (a 500) in the database driver.
 ROW_ID = "[0-9]{1,18}"
 RECENT_GAMES = 20
+LEAGUES_LISTED = 100
 
 BOT_REGISTERED = "Bot {name} is registered. Copy its signing secret now: it is shown only once."
 CHECK_PASSED = "The protocol check passed."
 CHECK_FAILED = "The protocol check failed; see the report."
+
+
+def _found(row):
+    """The row a selector found, or a 404 page."""
+    if row is None:
+        raise Http404
+    return row
 
 
 def _form_errors_from(form, error: ValidationError) -> None:
@@ -58,7 +57,7 @@ def rankings(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         pool = form.cleaned_data["pool"] or pool
         query = form.cleaned_data["q"].strip()
-    rows = ranking_rows(pool=pool)
+    rows = page_selectors.ranking_rows(pool=pool)
     if query:
         rows = [row for row in rows if query.lower() in row["name"].lower()]
     context = {
@@ -69,19 +68,12 @@ def rankings(request: HttpRequest) -> HttpResponse:
         "rows": rows,
         "query": query,
     }
-    return render(request, "tournaments/rankings.html", context)
+    return render(request, "web/rankings.html", context)
 
 
 def league_list(request: HttpRequest) -> HttpResponse:
-    leagues = list(
-        League.objects.annotate(bot_count=Count("entries")).order_by("-created_at", "-id")[:100]
-    )
-    progress = league_progress_by_id(leagues)
-    rows = [
-        {"league": league, "bots": league.bot_count, "progress": progress[league.pk]}
-        for league in leagues
-    ]
-    return render(request, "tournaments/league_list.html", {"nav": "leagues", "rows": rows})
+    rows = page_selectors.league_rows(limit=LEAGUES_LISTED)
+    return render(request, "web/league_list.html", {"nav": "leagues", "rows": rows})
 
 
 def _progress(league: League) -> dict:
@@ -128,89 +120,67 @@ def _league_live_context(league: League) -> dict:
         "league": league,
         "progress": _progress(league),
         "standings": _standings(league),
-        "recent_games": (
-            Game.objects.filter(league=league, status=Game.Status.FINISHED)
-            .defer("log", "record")
-            .prefetch_related("seats__bot")
-            .order_by("-finished_at", "-id")[:RECENT_GAMES]
-        ),
+        "recent_games": page_selectors.league_recent_games(league=league, limit=RECENT_GAMES),
         "crosstable": _crosstable(league),
-        "fault_rows": league_fault_rows(league=league, limit=RECENT_GAMES),
+        "fault_rows": page_selectors.league_fault_rows(league=league, limit=RECENT_GAMES),
     }
 
 
 def league_detail(request: HttpRequest, league_id: int) -> HttpResponse:
-    league = get_object_or_404(League.objects.select_related("creator"), pk=league_id)
+    league = _found(page_selectors.league_find(league_id))
     context = {**_league_live_context(league), "nav": "leagues"}
-    return render(request, "tournaments/league_detail.html", context)
+    return render(request, "web/league_detail.html", context)
 
 
 def league_live(request: HttpRequest, league_id: int) -> HttpResponse:
     """The part of the league page that changes while games finish; the page polls it."""
-    league = get_object_or_404(League, pk=league_id)
-    return render(request, "tournaments/partials/league_live.html", _league_live_context(league))
+    league = _found(page_selectors.league_find(league_id))
+    return render(request, "web/partials/league_live.html", _league_live_context(league))
 
 
 def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
     """A league's games, or those between bots ``a`` and ``b`` (where a crosstable cell leads)."""
-    league = get_object_or_404(League, pk=league_id)
+    league = _found(page_selectors.league_find(league_id))
     ids = [value for value in (request.GET.get("a"), request.GET.get("b")) if value]
     if not all(re.fullmatch(ROW_ID, value) for value in ids):
         raise Http404
-    bots = list(Bot.objects.filter(pk__in=ids).order_by("name"))
-    if len(bots) != len(set(ids)):
+    bot_ids = {int(value) for value in ids}
+    bots, games = page_selectors.league_games_between(league=league, bot_ids=sorted(bot_ids))
+    if len(bots) != len(bot_ids):
         raise Http404
-    games = (
-        Game.objects.filter(league=league)
-        .defer("log", "record")
-        .select_related("match")
-        .prefetch_related("seats__bot")
-    )
-    for bot in bots:
-        games = games.filter(seats__bot=bot)
-    games = games.distinct().order_by("match__number", "number")
     context = {"nav": "leagues", "league": league, "bots": bots, "games": games}
-    return render(request, "tournaments/league_games.html", context)
+    return render(request, "web/league_games.html", context)
 
 
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
-    pools = [rating.pool for rating in bot.ratings.all()]
+    bot = _found(page_selectors.bot_find(bot_id))
+    ratings = page_selectors.bot_ratings(bot=bot)
+    pools = [rating.pool for rating in ratings]
     pool = request.GET.get("pool") if request.GET.get("pool") in pools else None
     pool = pool or (pools[0] if pools else DEFAULT_POOL)
     history = list(selectors.bot_rating_history(bot, pool))
-    recent = (
-        Game.objects.filter(seats__bot=bot, status=Game.Status.FINISHED)
-        .defer("log", "record")
-        .prefetch_related("seats__bot")
-        .select_related("league")
-        .distinct()
-        .order_by("-finished_at", "-id")[:RECENT_GAMES]
-    )
     context = {
         "bot": bot,
         "pool": pool,
         "pools": pools,
-        "ratings": bot.ratings.order_by("pool"),
+        "ratings": ratings,
         "chart_ratings": [history[0].before, *(change.after for change in history)]
         if history
         else [],
-        "latency": bot_latency_percentiles(bot=bot),
-        "faults": bot_fault_counts(bot=bot),
-        "head_to_head": bot_head_to_head(bot=bot),
-        "recent_games": recent,
+        "latency": page_selectors.bot_latency_percentiles(bot=bot),
+        "faults": page_selectors.bot_fault_counts(bot=bot),
+        "head_to_head": page_selectors.bot_head_to_head(bot=bot),
+        "recent_games": page_selectors.bot_recent_games(bot=bot, limit=RECENT_GAMES),
         "is_owner": request.user.is_authenticated and bot.owner_id == request.user.pk,
     }
-    return render(request, "tournaments/bot_detail.html", context)
+    return render(request, "web/bot_detail.html", context)
 
 
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(
-        Game.objects.select_related("league", "match").prefetch_related("seats__bot"), pk=game_id
-    )
-    seats = list(game.seats.all())
+    game = _found(page_selectors.game_find(game_id))
+    seats = page_selectors.game_seats(game=game)
     names = {seat.seat: seat.bot.name for seat in seats}
-    log = _log_document(game) if game.log else None
+    log = page_selectors.game_log_document(game=game)
     seat_count = len(log["seats"]) if log else len(seats)
     seat_names = [names.get(seat, f"seat {seat}") for seat in range(seat_count)]
     # A bot fields both seats of its partnership: a team is named by its distinct bots.
@@ -245,16 +215,9 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "seat_names": seat_names,
         "french_labels": french_labels(),
         "log_url": reverse("api:game-log", args=[game.pk]),
-        "same_deals": [g.pk for g in game.match.games.order_by("number") if g.pk != game.pk],
+        "same_deals": page_selectors.match_other_game_ids(game=game),
     }
-    return render(request, "tournaments/game_replay.html", context)
-
-
-def _log_document(game: Game) -> dict:
-    """The log as the game log API serves it: the engine's document plus the runner's per-play
-    latency and faults (``meta[round][play]``) and the list of faults."""
-    record = game.record or {}
-    return {**game.log, "meta": record.get("meta", []), "faults": record.get("faults", [])}
+    return render(request, "web/game_replay.html", context)
 
 
 def _outcome(game: Game, team_names: list[str]) -> str:
@@ -281,11 +244,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         else:
             login(request, token.user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect("my_bots")
-    return render(request, "tournaments/auth/signup.html", {"nav": "signup", "form": form})
+    return render(request, "web/auth/signup.html", {"nav": "signup", "form": form})
 
 
 class PageLoginView(LoginView):
-    template_name = "tournaments/auth/login.html"
+    template_name = "web/auth/login.html"
     next_page = "my_bots"
     extra_context = {"nav": "login"}
 
@@ -308,15 +271,15 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, BOT_REGISTERED.format(name=new_bot.name))
             form = BotForm()
-    bots = Bot.objects.filter(owner=request.user).prefetch_related("ratings").order_by("name")
+    bots = page_selectors.bots_of_owner(owner=request.user)
     context = {"nav": "my_bots", "form": form, "bots": bots, "new_bot": new_bot}
-    return render(request, "tournaments/my_bots.html", context)
+    return render(request, "web/my_bots.html", context)
 
 
 @login_required
 @require_POST
 def my_bot_check(request: HttpRequest, bot_id: int) -> HttpResponse:
-    bot = get_object_or_404(Bot, pk=bot_id)
+    bot = _found(page_selectors.bot_find(bot_id))
     if bot.owner_id != request.user.pk:
         raise PermissionDenied
     check = bot_check(bot=bot)
