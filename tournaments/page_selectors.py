@@ -182,6 +182,7 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
                 "game_id": seat.game_id,
                 "bot_id": seat.bot_id,
                 "bot": seat.bot.name,
+                "seat": seat.seat,
                 "count": seat.faults,
                 "kinds": kinds.most_common(),
                 "step": f"r{first['round']}p{first['play']}" if first else "",

@@ -33,4 +33,5 @@ urlpatterns = [
     path("accounts/login/", views.PageLoginView.as_view(), name="login"),
     path("accounts/logout/", LogoutView.as_view(next_page="rankings"), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),
+    path("favicon.ico", views.favicon, name="favicon"),
 ]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from functools import cache
+from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -12,14 +14,14 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.cache import never_cache
+from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
 from tournaments import page_selectors, selectors
 from tournaments.models import Game, League
 from tournaments.services.accounts import account_register
 from tournaments.services.bots import bot_check, bot_register
-from web.forms import BotForm, RankingFilterForm, SignupForm
+from web.forms import BotForm, LoginForm, RankingFilterForm, SignupForm
 from web.templatetags.cards import french_labels
 
 DEFAULT_POOL = "classic/2p"
@@ -32,6 +34,9 @@ LEAGUES_LISTED = 100
 BOT_REGISTERED = "Bot {name} is registered. Copy its signing secret now: it is shown only once."
 CHECK_PASSED = "The protocol check passed."
 CHECK_FAILED = "The protocol check failed; see the report."
+# The site's icon (16, 32 and 48 px, drawn from favicon.svg) at the address browsers and the
+# admin ask for by default.
+FAVICON = Path(__file__).parent / "static" / "web" / "favicon.ico"
 
 
 def _found(row):
@@ -82,14 +87,6 @@ def _progress(league: League) -> dict:
     return progress
 
 
-def _standings(league: League) -> list[dict]:
-    rows = selectors.league_standings(league)
-    for row in rows:
-        has_interval = row["elo_low"] is not None and row["elo_high"] is not None
-        row["elo_interval"] = (row["elo_high"] - row["elo_low"]) / 2 if has_interval else None
-    return rows
-
-
 def _crosstable(league: League) -> dict:
     """The selector's crosstable with names, labels and win/loss colouring for the template."""
     table = selectors.league_crosstable(league)
@@ -119,7 +116,8 @@ def _league_live_context(league: League) -> dict:
     return {
         "league": league,
         "progress": _progress(league),
-        "standings": _standings(league),
+        # The league's own results only: the pool rating is the one Elo a page shows.
+        "standings": selectors.league_standings(league),
         "recent_games": page_selectors.league_recent_games(league=league, limit=RECENT_GAMES),
         "crosstable": _crosstable(league),
         "fault_rows": page_selectors.league_fault_rows(league=league, limit=RECENT_GAMES),
@@ -249,6 +247,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 class PageLoginView(LoginView):
     template_name = "web/auth/login.html"
+    authentication_form = LoginForm
     next_page = "my_bots"
     extra_context = {"nav": "login"}
 
@@ -288,3 +287,14 @@ def my_bot_check(request: HttpRequest, bot_id: int) -> HttpResponse:
     else:
         messages.error(request, CHECK_FAILED)
     return redirect(f"{reverse('my_bots')}?report={bot.pk}#bot-{bot.pk}")
+
+
+@cache
+def _favicon_bytes() -> bytes:
+    return FAVICON.read_bytes()
+
+
+@cache_control(max_age=86400, public=True)
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``: asked for by pages without an icon link (the admin's) and by browsers."""
+    return HttpResponse(_favicon_bytes(), content_type="image/x-icon")

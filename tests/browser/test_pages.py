@@ -39,6 +39,11 @@ def _first_play(log: dict, *, escoba: bool) -> tuple[int, int]:
     raise AssertionError("no such play in this game")
 
 
+def _focus_viewer(page) -> None:
+    """Put keyboard focus in the replay viewer (its keys work only there): on its Play button."""
+    page.locator('[data-go="play"]').focus()
+
+
 def _table_cards(page) -> list[str]:
     return sorted(page.locator("[data-part=table]").get_attribute("data-cards").split())
 
@@ -124,6 +129,7 @@ def test_replay_steps_by_keyboard_to_the_right_tables(league_world, live_server,
     capture_round, capture_play = _first_play(game.log, escoba=False)
     page.goto(f"{live_server.url}/games/{game.pk}/#r{capture_round}p{capture_play - 1}")
     page.reload()
+    _focus_viewer(page)
     page.keyboard.press("ArrowRight")
     expect(page).to_have_url(re.compile(rf"#r{capture_round}p{capture_play}$"))
     assert _table_cards(page) == tables[(capture_round, capture_play)]
@@ -138,6 +144,7 @@ def test_replay_steps_by_keyboard_to_the_right_tables(league_world, live_server,
     sweep_round, sweep_play = _first_play(game.log, escoba=True)
     page.goto(f"{live_server.url}/games/{game.pk}/#r{sweep_round}p{sweep_play - 1}")
     page.reload()
+    _focus_viewer(page)
     page.keyboard.press("ArrowRight")
     expect(page).to_have_url(re.compile(rf"#r{sweep_round}p{sweep_play}$"))
     assert _table_cards(page) == tables[(sweep_round, sweep_play)] == []
@@ -174,6 +181,7 @@ def test_replay_of_three_seats_and_of_partnerships(
             assert sorted(table) == tables[(r + 1, p)], (r + 1, p)
             checked += 1
     assert checked == len(tables)
+    _focus_viewer(page)
     page.keyboard.press("End")
     expect(page.locator("[data-part=step-label]")).to_have_text(
         f"Round {len(game.log['rounds'])}, score"
@@ -338,6 +346,7 @@ def test_replay_shows_faults_and_latency_on_their_play(league_world, live_server
         expect(event.locator(".latency")).to_have_text(f"Answered in {meta['latency_ms']:.1f} ms.")
     current = page.locator(".play-list a[aria-current=step]")
     expect(current.locator(".tag.fault")).to_be_visible()
+    _focus_viewer(page)
     page.keyboard.press("ArrowLeft")
     expect(page.locator("[data-part=event] .fault")).to_have_count(
         1 if _has_fault(game, fault["round"], fault["play"] - 1) else 0
@@ -510,6 +519,7 @@ def test_replay_of_a_forfeited_game_shows_where_it_stopped(
     page.goto(f"{live_server.url}/games/{stored.pk}/#r{last}end")
     expect(page.locator("[data-part=event]")).to_contain_text("forfeited")
     expect(page.get_by_text("forfeit: not scored")).to_be_visible()
+    _focus_viewer(page)
     page.keyboard.press("Home")
     page.keyboard.press("End")
     expect(page.get_by_text("forfeit: not scored")).to_be_visible()

@@ -6,7 +6,11 @@
 // only lays out what decided them, such as each side's best card per suit for the setenta).
 //
 // Every step has a shareable address: #r2p0 is round 2 as dealt, #r2p14 the table after its
-// 14th play, #r2end the round's score. Keys: arrows step, Page Up/Down jump a round, Home/End.
+// 14th play, #r2end the round's score. Keys, only while focus is in the viewer: arrows step,
+// Page Up/Down jump a round, Home/End. The plays list is one Tab stop (a roving tabindex on the
+// current step), and focus inside it follows the step.
+
+import { markScrollableRegions } from "./site.js";
 
 const SUIT_NAMES = { o: "oros", c: "copas", e: "espadas", b: "bastos" };
 const FACE_NAMES = { 8: "sota", 9: "caballo", 10: "rey" };
@@ -167,7 +171,8 @@ class ReplayViewer {
     this.root.querySelectorAll("[data-go]").forEach((button) => {
       button.addEventListener("click", () => this.command(button.dataset.go));
     });
-    document.addEventListener("keydown", (event) => this.onKey(event));
+    // Only inside the viewer: elsewhere the keys keep their usual jobs (scrolling, links).
+    this.root.addEventListener("keydown", (event) => this.onKey(event));
     window.addEventListener("hashchange", () => this.fromHash());
     this.setupDeckToggle();
     this.renderPlayList();
@@ -209,7 +214,7 @@ class ReplayViewer {
         else this.go(this.index + 1);
       }, 900);
     }
-    button.setAttribute("aria-pressed", this.timer ? "true" : "false");
+    // The label says what the button will do; no aria-pressed beside it ("Pause, pressed").
     button.textContent = this.timer ? "Pause" : "Play";
   }
 
@@ -221,6 +226,8 @@ class ReplayViewer {
       ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last",
       PageUp: "prev-round", PageDown: "next-round",
     };
+    const inList = Boolean(target && target.closest && target.closest("[data-part=plays]"));
+    if (inList) Object.assign(keys, { ArrowUp: "prev", ArrowDown: "next" });
     const name = keys[event.key];
     if (!name) return;
     event.preventDefault();
@@ -250,8 +257,22 @@ class ReplayViewer {
     this.renderEvent(step);
     this.renderScore(step);
     this.markPlayList();
-    this.root.querySelector('[data-go="prev"]').disabled = this.index === 0;
-    this.root.querySelector('[data-go="next"]').disabled = this.index === this.steps.length - 1;
+    this.setEnds();
+  }
+
+  /** Prev and Next are disabled at the ends; focus on the one that goes moves to the other. */
+  setEnds() {
+    const prev = this.root.querySelector('[data-go="prev"]');
+    const next = this.root.querySelector('[data-go="next"]');
+    const atStart = this.index === 0;
+    const atEnd = this.index === this.steps.length - 1;
+    const focused = document.activeElement;
+    prev.disabled = atStart;
+    next.disabled = atEnd;
+    if ((focused === prev && atStart) || (focused === next && atEnd)) {
+      const other = focused === prev ? next : prev;
+      (other.disabled ? this.root.querySelector('[data-go="play"]') : other).focus();
+    }
   }
 
   describeStep(step) {
@@ -406,6 +427,7 @@ class ReplayViewer {
     section.querySelector("[data-part=score-title]").textContent =
       `Round ${step.round + 1} score`;
     section.querySelector("[data-part=score-table]").replaceChildren(this.scoreTable(step));
+    markScrollableRegions(section);
   }
 
   teamName(team) {
@@ -581,6 +603,7 @@ class ReplayViewer {
       const link = document.createElement("a");
       link.href = `#${stepHash(step)}`;
       link.dataset.index = String(index);
+      link.tabIndex = -1;
       const text = document.createElement("span");
       const tags = document.createElement("span");
       if (step.kind === "deal") text.textContent = "Deal";
@@ -606,10 +629,16 @@ class ReplayViewer {
 
   markPlayList() {
     const list = this.el("plays");
-    list.querySelectorAll("a[aria-current]").forEach((a) => a.removeAttribute("aria-current"));
+    const hadFocus = list.contains(document.activeElement);
+    list.querySelectorAll("a[aria-current]").forEach((a) => {
+      a.removeAttribute("aria-current");
+      a.tabIndex = -1;
+    });
     const current = list.querySelector(`a[data-index="${this.index}"]`);
     if (current) {
       current.setAttribute("aria-current", "step");
+      current.tabIndex = 0;
+      if (hadFocus) current.focus({ preventScroll: true });
       const box = list.getBoundingClientRect();
       const at = current.getBoundingClientRect();
       if (at.top < box.top || at.bottom > box.bottom) {
