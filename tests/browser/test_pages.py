@@ -155,6 +155,10 @@ def test_replay_steps_by_keyboard_to_the_right_tables(league_world, live_server,
     raw = page.get_by_role("link", name="Raw log (JSON)").get_attribute("href")
     assert page.request.get(f"{live_server.url}{raw}").json()["log"] == game.log
 
+    if page.locator("[data-part=hand] .card").count() == 0:
+        # The sweep was the last play of a deal: show the step before it, with cards in hand.
+        _focus_viewer(page)
+        page.keyboard.press("ArrowLeft")
     page.get_by_role("button", name="French deck").click()
     expect(page.locator("[data-replay]")).to_have_class(re.compile(r"\bdeck-french\b"))
     first_hand_card = page.locator("[data-part=hand] .card .french").first
