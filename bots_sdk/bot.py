@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .engine import EscobaError, Move
-from .protocol import ProtocolError, info_reply
+from games.engine import EscobaError, Move
+from games.wire import ProtocolError, info_reply
+
 from .state import BotState
 
 Choose = Callable[[BotState], Move | str]

@@ -12,8 +12,15 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from tournaments import admin_bots  # noqa: F401  (registers Bot and BotCheck)
+from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Game, League, LeagueEntry, Match, Rating, RatingChange, Seat
-from tournaments.services.leagues import league_cancel, league_pause, league_resume, league_start
+from tournaments.services.leagues import (
+    QueueUnavailable,
+    league_cancel,
+    league_pause,
+    league_resume,
+    league_start,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -39,6 +46,8 @@ def _run_as_creator(service, verb: str):
                 service(league_id=league.id, user=league.creator)
             except ValidationError as error:
                 modeladmin.message_user(request, f"{league}: {error.messages[0]}", messages.ERROR)
+            except QueueUnavailable:
+                modeladmin.message_user(request, f"{league}: {QUEUE_UNAVAILABLE}", messages.ERROR)
             else:
                 modeladmin.message_user(request, f"{league}: {verb}.")
 

@@ -13,13 +13,10 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
 
+from games.engine import Ruleset
 from tournaments.elo import pairwise_score, performance, standing_key
 from tournaments.models import Bot, Game, League, Rating, RatingChange
 from tournaments.services.ratings import game_participants
-
-
-def _team_of_seat(league: League) -> list[int]:
-    return [0, 1, 0, 1] if league.players == 4 else list(range(league.players))
 
 
 @dataclass
@@ -32,14 +29,14 @@ class _GameFacts:
 
 
 def _finished_games(league: League) -> list[_GameFacts]:
-    teams = _team_of_seat(league)
+    team_of = Ruleset.from_dict(league.ruleset).team_of
     facts = []
     games = league.games.filter(status=Game.Status.FINISHED).order_by("id")
     # league_id too: the related manager sets game.league from it, one query per game without it
     fields = ("id", "league_id", "match_id", "seating", "winner", "totals", "forfeit")
     for game in games.only(*fields):
-        participants = game_participants(game, teams)
-        forfeit_team = None if game.forfeit is None else teams[game.forfeit]
+        participants = game_participants(game, team_of)
+        forfeit_team = None if game.forfeit is None else team_of(game.forfeit)
         keys = [
             standing_key(won=game.winner == t, forfeited=forfeit_team == t, total=game.totals[t])
             for _, t in participants

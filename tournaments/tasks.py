@@ -7,7 +7,10 @@ match is idempotent (``services.matches``). Only our own infrastructure failing,
 Redis, is retried, with backoff; bot faults never raise.
 
 Run workers with ``--pool threads --concurrency 32`` (or more): a match spends its time waiting
-for bots, and every match of a worker shares one event loop (``services.matches``).
+for bots, and every match of a worker shares one event loop (``services.matches``). A worker that
+begins a warm shutdown releases the matches it is playing (``worker_shutting_down``): their
+unfinished games are played again later, never forfeited (the threads pool; a prefork child
+finishes its match, or is killed and recovered).
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from collections.abc import Iterable
 
 import redis.exceptions
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.exceptions import Reject
+from celery.signals import worker_ready, worker_shutting_down
 from django.conf import settings
 from django.db import OperationalError
 from django.utils import timezone
@@ -32,9 +36,14 @@ from tournaments.services.matches import (
     match_play,
     matches_recover,
     matches_sweep,
+    stopping,
 )
 
-INFRASTRUCTURE_ERRORS = (OperationalError, BrokerError, redis.exceptions.ConnectionError)
+# What sending a message raises when the broker (Redis) is unreachable.
+BROKER_ERRORS = (BrokerError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+INFRASTRUCTURE_ERRORS = (OperationalError, *BROKER_ERRORS)
+# How long asking "is the broker there?" may take before the answer is no.
+BROKER_CHECK_TIMEOUT_S = 2.0
 # A scheduled run checks at most this many bots; the rest are due again at the next run.
 CHECKS_PER_RUN = 50
 
@@ -55,16 +64,27 @@ CHECKS_PER_RUN = 50
     time_limit=DEFAULT_MATCH_TIME_LIMIT_S + 60,
 )
 def play_match(self, match_id: int) -> dict:
+    """A match released because of the service (``services.matches``) goes back to the queue:
+    at once when this worker is stopping (another worker, or this one restarted, takes it),
+    after ``retry_in_s`` otherwise."""
     outcome = match_play(
         match_id=match_id, worker=self.request.hostname or "", claim=self.request.id or ""
     )
+    if outcome.status == "released":
+        if outcome.stopping:
+            raise Reject("worker stopping: match released", requeue=True)
+        play_match.apply_async((match_id,), countdown=outcome.retry_in_s, ignore_result=True)
     return {"match": match_id, **outcome.__dict__}
 
 
 def enqueue_matches(match_ids: Iterable[int]) -> None:
-    """Send one ``play_match`` per id, in schedule order. Call it from ``transaction.on_commit``."""
+    """Send one ``play_match`` per id, in schedule order. Call it from ``transaction.on_commit``.
+
+    No one waits for these results (the database has them), so sending does not subscribe to
+    them in the result store: a send while Redis is down fails at once, with a broker error.
+    """
     for match_id in match_ids:
-        play_match.delay(match_id)
+        play_match.apply_async((match_id,), ignore_result=True)
 
 
 @shared_task(name="leagues.recover_matches", autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=5)
@@ -78,6 +98,32 @@ def recover_matches(worker: str, since: str | None = None) -> list[int]:
 def _recover_after_restart(sender, **kwargs) -> None:
     """A starting worker re-enqueues what a dead worker (itself, or any other) left behind."""
     recover_matches.delay(sender.hostname, timezone.now().isoformat())
+
+
+def broker_reachable(timeout: float = BROKER_CHECK_TIMEOUT_S) -> bool:
+    """True when a message could be sent right now: one bounded connection attempt, no retry.
+
+    Always True when tasks run eagerly (tests), where no broker is involved.
+    """
+    from config.celery_app import app
+
+    if app.conf.task_always_eager:
+        return True
+    connection = app.connection_for_write(connect_timeout=timeout)
+    try:
+        connection.ensure_connection(max_retries=1, interval_start=0, timeout=timeout)
+    except (*BROKER_ERRORS, OSError):
+        return False
+    finally:
+        connection.release()
+    return True
+
+
+@worker_shutting_down.connect
+def _release_matches_when_stopping(sender, **kwargs) -> None:
+    """Warm shutdown (SIGTERM, Ctrl-C): matches in play stop at once and are handed back, so no
+    game is played on while the bots may be stopping too (``services.matches``)."""
+    stopping.begin()
 
 
 def queued_tasks() -> int:

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from math import comb
 
-from ..engine import Card, Move
+from games.engine import Card, Move
+
 from ..state import BotState
 
 HAND_SIZE = 3

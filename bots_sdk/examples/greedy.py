@@ -3,7 +3,8 @@ of oros, sevens and oros. With nothing to take it trails its least useful card."
 
 from __future__ import annotations
 
-from ..engine import Card, Move
+from games.engine import Card, Move
+
 from ..state import BotState
 
 

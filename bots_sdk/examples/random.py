@@ -5,7 +5,8 @@ from __future__ import annotations
 import random as _random
 from collections.abc import Callable
 
-from ..engine import Move
+from games.engine import Move
+
 from ..state import BotState
 
 

@@ -101,11 +101,20 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis is both the Celery broker/result store and the cache (throttling counters live there).
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+# Seconds any Redis client (cache, broker, result store) waits to connect or for an answer: while
+# Redis is unreachable a request must get its answer (throttles fail open, league start 503)
+# quickly rather than hang (docs/scaling.md).
+REDIS_CONNECT_TIMEOUT_S = 2
+REDIS_SOCKET_TIMEOUT_S = 5
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "escoba",
+        "OPTIONS": {
+            "socket_connect_timeout": REDIS_CONNECT_TIMEOUT_S,
+            "socket_timeout": REDIS_SOCKET_TIMEOUT_S,
+        },
     }
 }
 
@@ -144,6 +153,13 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # JSON through orjson with a nesting limit (tournaments/api/parsers.py); forms for the
+    # browsable API.
+    "DEFAULT_PARSER_CLASSES": [
+        "tournaments.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
@@ -157,6 +173,10 @@ REST_FRAMEWORK = {
         "bot_calls": env("ESCOBA_THROTTLE_BOT_CALLS", "30/minute"),
     },
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
+    # Throttles count per client address: REMOTE_ADDR, or with N trusted reverse proxies in
+    # front, the address the N-th proxy from us saw (in X-Forwarded-For). With 0, the default,
+    # X-Forwarded-For is ignored: anyone can write it.
+    "NUM_PROXIES": env_int("ESCOBA_TRUSTED_PROXIES", 0),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
@@ -184,6 +204,9 @@ SPECTACULAR_SETTINGS = {
 
 # Celery (config/celery_app.py reads every CELERY_* name below).
 CELERY_BROKER_URL = REDIS_URL
+# kombu's Redis transport with a fix that keeps workers alive when Redis dies under them
+# (config/redis_transport.py says what and why).
+CELERY_BROKER_TRANSPORT = "config.redis_transport:Transport"
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
@@ -202,8 +225,24 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Redis re-delivers an unacknowledged message after this many seconds; it must exceed the
 # longest task or an acks_late task would run twice while the first run is still going.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 10 * 60}
-CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_TASK_TIME_LIMIT + 10 * 60,
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT_S,
+}
+# Sending a task while Redis is down fails within a few seconds, not after the result store's
+# default 20 retries (19 s): a web request must not hang on it.
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    **CELERY_BROKER_TRANSPORT_OPTIONS,
+    "retry_policy": {
+        "max_retries": 2,
+        "interval_start": 0,
+        "interval_step": 0.5,
+        "interval_max": 1,
+    },  # fmt: skip
+}
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = REDIS_CONNECT_TIMEOUT_S
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_CONNECT_TIMEOUT_S
+CELERY_TASK_PUBLISH_RETRY_POLICY = CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS["retry_policy"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

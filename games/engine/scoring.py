@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .cards import OROS_MASK, SEVEN_OF_OROS, SEVENS_MASK
+from .cards import NAMES, OROS_MASK, SEVEN_OF_OROS, SEVENS_MASK
 
 CATEGORIES = ("cards", "oros", "seven_of_oros", "sevens", "escobas")
 
@@ -133,3 +133,77 @@ def score_round(
             }
         )
     return scores
+
+
+# --- the breakdown a log shows ---------------------------------------------------------------
+#
+# What decided a round's points beyond the counts: the best card of each suit (what setenta and
+# primera compare) and how much of a category's points a bonus gave. Kept apart from
+# ``score_round`` so that scoring itself stays a handful of popcounts.
+
+# The keys ``add_score_breakdown`` adds to each side of a round's score (logs written before they
+# existed lack all three, and still replay).
+BREAKDOWN_KEYS = ("best_cards", "setenta_cards", "bonus")
+
+# Values from the best card of a suit to the worst: A's setenta ranking (``PRIMERA_VALUES``'s
+# order), the face cards, which all count 10, from the rey down.
+_RANKED_VALUES = (7, 6, 1, 5, 4, 3, 2, 10, 9, 8)
+_RANK = {value: rank for rank, value in enumerate(_RANKED_VALUES)}
+# The categories a bonus can double: rule A's big wins, rule C's all oros and all four sevens.
+_BONUS_CATEGORIES = ("cards", "oros", "sevens")
+
+
+def best_card_indices(mask: int) -> list[int | None]:
+    """The index of the best card of each suit held in ``mask``, suits in the order oros, copas,
+    espadas, bastos (None for a missing suit); the best is the card ``best_cards`` counts."""
+    best: list[int | None] = []
+    for suit in range(4):
+        index = None
+        for value in _RANKED_VALUES:
+            card = 4 * (value - 1) + suit
+            if mask >> card & 1:
+                index = card
+                break
+        best.append(index)
+    return best
+
+
+def add_score_breakdown(
+    options: Mapping[str, Any], captured: Sequence[int], score: Sequence[dict[str, Any]]
+) -> None:
+    """Add to each side of ``score`` (from ``score_round``) what decided its points.
+
+    - ``best_cards``: the best card of each suit, in the order oros, copas, espadas, bastos,
+      None for a suit the side has none of (primera needs all four);
+    - ``setenta_cards``: the same cards best first, as the setenta compares them;
+    - ``bonus``: for cards, oros and sevens, the part of ``points`` a bonus gave (a category won
+      is worth 1; a second point in it only comes from a bonus). ``per_suit`` sevens are a point
+      per seven, never a bonus.
+    """
+    per_suit = options["sevens"] == "per_suit"
+    for mask, side in zip(captured, score, strict=True):
+        best = best_card_indices(mask)
+        held = sorted((card for card in best if card is not None), key=lambda c: _RANK[c // 4 + 1])
+        points = side["points"]
+        side["best_cards"] = [None if card is None else NAMES[card] for card in best]
+        side["setenta_cards"] = [NAMES[card] for card in held]
+        side["bonus"] = {
+            key: 0 if key == "sevens" and per_suit else max(points[key] - 1, 0)
+            for key in _BONUS_CATEGORIES
+        }
+
+
+def score_log(score: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A fresh copy of a round's score for a log, so that no caller can change the game's own."""
+    copies = []
+    for side in score:
+        copies.append(
+            dict(
+                side,
+                points=dict(side["points"]),
+                best_cards=list(side["best_cards"]),
+                setenta_cards=list(side["setenta_cards"]),
+                bonus=dict(side["bonus"]),
+            )
+        )
+    return copies

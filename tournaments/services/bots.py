@@ -1,33 +1,32 @@
 """The bot registry: registering bots, changing them, and checking that they still play.
 
 A bot is verified when it is registered and whenever its URL changes (`GET U` must answer
-`escoba/1` in time, through the hardened caller of `games.caller`). The fuller protocol check
-(`bots_sdk.check`: scripted positions, legality, latency) runs when the owner or an admin asks,
-and for every bot `bots_due_for_check` lists when a periodic task calls `bot_check`. A bot that
-fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is unhealthy and is not scheduled
-(`bots_schedulable`) until a check passes again.
+`escoba/1` in time, through the hardened caller of `tournaments.bot_calls`). The fuller protocol
+check (`games.check`: scripted positions, legality, latency, sent through the same caller) runs
+when the owner or an admin asks, and for every bot `bots_due_for_check` lists when a periodic
+task calls `bot_check`. A bot that fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is
+unhealthy and is not scheduled (`bots_schedulable`) until a check passes again.
 
 No database transaction is held open while a bot is being called: bots may be slow.
 """
 
+import asyncio
 import base64
 import logging
 import re
 import secrets
-import threading
 from datetime import timedelta
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from bots_sdk.check import FAIL, POSITIONS, CheckReport, run_check
-from games.addresses import AddressError, parse_bot_url, resolve_checked
-from games.caller import check_bot_info, run_sync
-from games.faults import Fault, FaultKind
+from games.check import FAIL, MAX_CALLS, CheckReport
+from tournaments.bot_calls.caller import check_bot_info, run_protocol_check
 from tournaments.models import Bot, BotCheck
 
 logger = logging.getLogger(__name__)
@@ -41,7 +40,6 @@ ERROR_HAS_PLAYED = (
     "This bot has played league games, which stay in the records; pause it instead of deleting it."
 )
 ERROR_CHECK_TOO_LONG = "The check did not finish within {seconds:g} s."
-ERROR_NAME_UNRESOLVED = "The bot is unreachable: {detail}"
 ERROR_CHECK_CRASHED = "The check itself failed ({error}); please report it."
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
@@ -247,48 +245,34 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
 
 
 def _run_check(url: str, secret: str) -> CheckReport:
-    """`bots_sdk.check.run_check`, behind our address policy and under one overall deadline.
+    """The protocol check through the service's caller, under one overall deadline.
 
-    The SDK client connects where it is told, so the name is resolved and checked here once and
-    the checked address is handed over (no second lookup to rebind). Each of its requests has
-    one total deadline, so a check ends by itself; it still runs in a thread we stop waiting
-    for at an overall deadline, so that nothing a bot does can hold a worker longer.
+    The caller applies the address policy (a refused URL is one failed `url` line and no request)
+    and gives each request its own total deadline, so a check ends by itself; the overall
+    deadline is one more bound, so that nothing a bot does can hold a worker longer. The check
+    is async and runs to its end or its deadline before this returns: no thread is left behind.
     """
     timeout_ms = _setting("ESCOBA_BOT_CHECK_TIMEOUT_MS", DEFAULT_CHECK_TIMEOUT_MS)
-    allow_private = settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS
     report = CheckReport(url=url, timeout_ms=timeout_ms)
-    try:
-        target = parse_bot_url(url, allow_private=allow_private)
-        addresses = run_sync(resolve_checked(target, allow_private=allow_private))
-    except AddressError as error:
-        report.add("url", FAIL, Fault(FaultKind.ADDRESS, str(error)).message)
-        return report
-    except OSError as error:
-        report.add("url", FAIL, ERROR_NAME_UNRESOLVED.format(detail=error))
-        return report
-    outcome: list[CheckReport] = []
-
-    def check() -> None:
-        try:
-            outcome.append(
-                run_check(url, secret=secret, timeout_ms=timeout_ms, connect_host=str(addresses[0]))
-            )
-        except Exception as error:  # the SDK promises not to raise; a bug must not hide a bot
-            logger.exception("bot check of %s crashed", url)
-            report.add("check", FAIL, ERROR_CHECK_CRASHED.format(error=type(error).__name__))
-            outcome.append(report)
-
     deadline_s = _check_deadline_s(timeout_ms)
-    worker = threading.Thread(target=check, name=f"bot-check {target.host}", daemon=True)
-    worker.start()
-    worker.join(deadline_s)
-    if outcome:
-        return outcome[0]
-    report.add("deadline", FAIL, ERROR_CHECK_TOO_LONG.format(seconds=deadline_s))
+
+    async def check() -> None:
+        try:
+            async with asyncio.timeout(deadline_s):
+                await run_protocol_check(
+                    report, secret=secret, allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS
+                )
+        except TimeoutError:
+            report.add("deadline", FAIL, ERROR_CHECK_TOO_LONG.format(seconds=deadline_s))
+
+    try:
+        async_to_sync(check)()
+    except Exception as error:  # the check promises not to raise; a bug must not hide a bot
+        logger.exception("bot check of %s crashed", url)
+        report.add("check", FAIL, ERROR_CHECK_CRASHED.format(error=type(error).__name__))
     return report
 
 
 def _check_deadline_s(timeout_ms: int) -> float:
     """Every request of a check at its full timeout, plus a margin for the rest."""
-    requests = len(POSITIONS) + 4  # info, the positions, two notices, the forged signature
-    return requests * timeout_ms / 1000 + 2.0
+    return MAX_CALLS * timeout_ms / 1000 + 2.0

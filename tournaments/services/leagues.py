@@ -3,10 +3,17 @@
 open → running ⇄ paused → finished, and cancelled from any unfinished state. Starting a league
 writes its whole schedule (matches, games, seats) in one transaction and enqueues one task per
 match once that transaction commits; the league finishes when the last match does.
+
+Starting or resuming a league needs the match queue (Redis). When it is unreachable the service
+raises ``QueueUnavailable`` and changes nothing (the API answers 503), rather than start a league
+whose matches cannot be sent. Should the queue fail between that check and the commit, the league
+stays started and the beat sweep (``services.matches.matches_sweep``) sends its matches once the
+queue is back.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -18,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Ruleset, RulesetError
-from games.faults import DEFAULT_MAX_FAULTS
+from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.scheduling import build_schedule, minimum_bots, schedule_errors, set_length
 from tournaments.services.bots import bots_schedulable
@@ -33,6 +40,13 @@ ERROR_RULESET_PLAYERS = "Set the table size with 'players', not in the ruleset o
 ERROR_TRANSITION = "A league that is {status} cannot be {action}."
 ERROR_MOVE_TIMEOUT = "move_timeout_ms must be between {low} and {high}."
 ERROR_MAX_FAULTS = "max_faults must be between {low} and {high}."
+
+logger = logging.getLogger(__name__)
+
+
+class QueueUnavailable(Exception):
+    """The match queue (the Celery broker) cannot be reached: nothing was changed."""
+
 
 MOVE_TIMEOUT_RANGE = (10, 60_000)
 MAX_FAULTS_RANGE = (0, 100)
@@ -196,10 +210,29 @@ def _write_schedule(league: League) -> list[int]:
     return [match.id for match in matches]
 
 
-def _enqueue_on_commit(match_ids: list[int]) -> None:
-    from tournaments.tasks import enqueue_matches
+def _require_queue() -> None:
+    """Refuse early, inside the caller's transaction, when the matches could not be sent."""
+    from tournaments.tasks import broker_reachable
 
-    transaction.on_commit(lambda: enqueue_matches(match_ids))
+    if not broker_reachable():
+        raise QueueUnavailable
+
+
+def _enqueue_on_commit(match_ids: list[int]) -> None:
+    """Send the matches once the transaction commits; a queue lost in between is the sweep's."""
+    from tournaments.tasks import BROKER_ERRORS, enqueue_matches
+
+    def send() -> None:
+        try:
+            enqueue_matches(match_ids)
+        except BROKER_ERRORS:
+            logger.warning(
+                "the match queue failed while sending %s matches; the sweep will send them",
+                len(match_ids),
+                exc_info=True,
+            )
+
+    transaction.on_commit(send)
 
 
 @transaction.atomic
@@ -212,6 +245,8 @@ def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = Tru
     if user is not None:
         _require_creator(league, user)
     _require_status(league, [League.Status.OPEN], "started")
+    if enqueue:
+        _require_queue()
     match_ids = _write_schedule(league)
     league.status = League.Status.RUNNING
     league.started_at = timezone.now()
@@ -242,6 +277,7 @@ def league_resume(*, league_id: int, user: Any) -> League:
     league = _locked_league(league_id)
     _require_creator(league, user)
     _require_status(league, [League.Status.PAUSED], "resumed")
+    _require_queue()
     league.status = League.Status.RUNNING
     league.save(update_fields=["status"])
     pending = list(

@@ -9,12 +9,14 @@ record the order in which games were applied; ``ratings_recompute`` replays them
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
 
+from games.engine import Ruleset
 from tournaments.elo import DEFAULT_K, INITIAL_RATING, game_deltas, standing_key
 from tournaments.models import Game, Rating, RatingChange
 
@@ -24,18 +26,19 @@ def elo_k() -> Decimal:
     return Decimal(str(getattr(settings, "ESCOBA_ELO_K", DEFAULT_K)))
 
 
-def game_participants(game: Game, team_of_seat: list[int]) -> list[tuple[int, int]]:
+def game_participants(game: Game, team_of: Callable[[int], int]) -> list[tuple[int, int]]:
     """(bot id, team) of each bot in the game, in bot id order: the fixed locking order.
 
-    In partnership games a bot holds both seats of its team and counts once.
+    `team_of` is the league ruleset's `Ruleset.team_of`. In partnership games a bot holds both
+    seats of its team and counts once.
     """
-    teams = {bot_id: team_of_seat[seat] for seat, bot_id in enumerate(game.seating)}
+    teams = {bot_id: team_of(seat) for seat, bot_id in enumerate(game.seating)}
     return sorted(teams.items())
 
 
 def game_standings(game: Game, participants: list[tuple[int, int]]) -> list[tuple]:
     """Each participant's standing key from the stored result (see ``elo.standing_key``)."""
-    forfeit_team = None if game.forfeit is None else _team_of_seat(game)[game.forfeit]
+    forfeit_team = None if game.forfeit is None else _ruleset(game).team_of(game.forfeit)
     return [
         standing_key(
             won=game.winner == team, forfeited=forfeit_team == team, total=game.totals[team]
@@ -44,10 +47,8 @@ def game_standings(game: Game, participants: list[tuple[int, int]]) -> list[tupl
     ]
 
 
-def _team_of_seat(game: Game) -> list[int]:
-    """Seat → team, as the league's table size decides (partners sit opposite)."""
-    seats = len(game.seating)
-    return [seat % 2 for seat in range(seats)] if game.league.players == 4 else list(range(seats))
+def _ruleset(game: Game) -> Ruleset:
+    return Ruleset.from_dict(game.league.ruleset)
 
 
 def rating_apply_game(*, game: Game) -> list[RatingChange]:
@@ -58,7 +59,7 @@ def rating_apply_game(*, game: Game) -> list[RatingChange]:
     league = game.league
     if not league.rated:
         return []
-    participants = game_participants(game, _team_of_seat(game))
+    participants = game_participants(game, _ruleset(game).team_of)
     bot_ids = [bot_id for bot_id, _ in participants]
     known = set(
         Rating.objects.filter(pool=league.pool, bot_id__in=bot_ids).values_list("bot_id", flat=True)
@@ -131,7 +132,7 @@ def ratings_recompute(*, write: bool = False) -> RecomputeReport:
         by_game[change.game_id].append(change)
     for changes in by_game.values():
         game = changes[0].game
-        participants = game_participants(game, _team_of_seat(game))
+        participants = game_participants(game, _ruleset(game).team_of)
         stored = {change.bot_id: change for change in changes}
         pool = game.league.pool
         befores = [current[(pool, bot_id)] for bot_id, _ in participants]
