@@ -399,7 +399,9 @@ def test_tables_fit_or_scroll_by_keyboard_at_phone_width(league_world, live_serv
     world = league_world()
     page.set_viewport_size(PHONE)
     _log_in(page, live_server.url, world.owner.username, world.password)
-    page.locator(f"#bot-{world.bots[0].pk}").get_by_role("button", name="Run protocol check").click()
+    page.locator(f"#bot-{world.bots[0].pk}").get_by_role(
+        "button", name="Run protocol check"
+    ).click()
     report = page.get_by_test_id("check-report")
     expect(report).to_be_visible()
     assert report.evaluate("t => t.parentElement.scrollWidth <= t.parentElement.clientWidth")

@@ -527,3 +527,47 @@ def test_replay_of_a_forfeited_game_shows_where_it_stopped(
     page.keyboard.press("Home")
     page.keyboard.press("End")
     expect(page.get_by_text("forfeit: not scored")).to_be_visible()
+
+
+def test_replay_shows_the_logs_own_breakdown_and_old_logs_without_it(
+    live_server, page, transactional_db, django_user_model
+):
+    """The viewer re-derives no rule: it shows the setenta cards and the bonus split the log
+    carries; a log written before they were logged still shows its points."""
+    owner = django_user_model.objects.create_user(username="rules", password=PASSWORD)
+    log = _scripted_log("bonus", lambda score: score["bonus"]["sevens"] == 1)
+    r, round_log = next(
+        (r, round_log)
+        for r, round_log in enumerate(log["rounds"], start=1)
+        if any(score["bonus"]["sevens"] for score in round_log["score"])
+    )
+    team = next(t for t, score in enumerate(round_log["score"]) if score["bonus"]["sevens"])
+    game = stored_game(owner, ruleset=log["ruleset"], seed=log["seed"], log=log)
+    page.goto(f"{live_server.url}/games/{game.pk}/#r{r}end")
+    cells = page.evaluate(SCORE_CELLS)
+    assert cells[f"bonus-sevens/{team}/points"] == "+1"
+
+    classic = _scripted_log("classic", lambda score: len(score["setenta_cards"]) == 4)
+    r, round_log = next(
+        (r, round_log)
+        for r, round_log in enumerate(classic["rounds"], start=1)
+        if len(round_log["score"][0]["setenta_cards"]) == 4
+    )
+    shown_order = list(reversed(round_log["score"][0]["setenta_cards"]))
+    round_log["score"][0]["setenta_cards"] = shown_order  # only the log can say this order
+    game = stored_game(
+        owner, ruleset=classic["ruleset"], seed=classic["seed"], log=classic, names=("c0", "c1")
+    )
+    page.goto(f"{live_server.url}/games/{game.pk}/#r{r}end")
+    expect(page.locator("[data-part=score-title]")).to_have_text(f"Round {r} score")
+    assert page.evaluate(SCORE_CELLS)["setenta/0/value"] == " ".join(shown_order)
+
+    for round_log in log["rounds"]:
+        for score in round_log["score"] or []:
+            for added in ("best_cards", "setenta_cards", "bonus"):
+                del score[added]
+    old = stored_game(owner, ruleset=log["ruleset"], seed=log["seed"], log=log, names=("o0", "o1"))
+    url = f"{live_server.url}/games/{old.pk}/"
+    page.goto(url)
+    shown = _check_score_breakdown(page, url, log)
+    assert not any("bonus-sevens/label" in cells for cells in shown)

@@ -2,8 +2,10 @@
 //
 // The log only records deals and plays, so the viewer rebuilds each step's table, hands and
 // captured piles by bookkeeping (no rules are judged here: the engine already refereed the game).
-// Scores are never recomputed: the round-end points are read straight from the log (the viewer
-// only lays out what decided them, such as each side's best card per suit for the setenta).
+// Scores are never recomputed, nor the rules behind them: the round-end points and their
+// breakdown (each side's best card per suit, the setenta order, what a bonus added) are read from
+// the log as the engine computed them. Logs written before the breakdown was logged show the
+// points without it.
 //
 // Every step has a shareable address: #r2p0 is round 2 as dealt, #r2p14 the table after its
 // 14th play, #r2end the round's score. Keys, only while focus is in the viewer: arrows step,
@@ -14,9 +16,10 @@ import { markScrollableRegions } from "./site.js";
 
 const SUIT_NAMES = { o: "oros", c: "copas", e: "espadas", b: "bastos" };
 const FACE_NAMES = { 8: "sota", 9: "caballo", 10: "rey" };
-// A card's setenta rank, best first (rule A): 7, 6, ace, 5, 4, 3, 2, then the face cards.
-const SETENTA_ORDER = [7, 6, 1, 5, 4, 3, 2, 10, 9, 8];
-// The categories a bonus ruleset can double, and what doubles them (rules A and C).
+// The suits in the order of a score's best_cards.
+const SUIT_ORDER = ["o", "c", "e", "b"];
+// The categories a bonus ruleset can double, and what doubles them (rules A and C): the labels
+// of the bonus rows; the log's score.bonus says how many points a bonus added.
 const BONUSES = { cards: "30+ cards, the others under 10", oros: "all 10 oros", sevens: "all four sevens" };
 
 function parseCard(text) {
@@ -435,22 +438,19 @@ class ReplayViewer {
     return [...new Set(members)].join(" & ");
   }
 
-  /** Every card a team captured this round, from the end-of-round piles of its seats. */
-  teamPile(step, team) {
-    return this.log.seats.filter((s) => teamOf(this.log, s.seat) === team)
-      .flatMap((s) => step.piles[s.seat]);
+  /** The setenta's cards as the log ranks them, best first; "–" for each suit it lacks. */
+  setentaCards(score) {
+    if (!score.setenta_cards) return "not in this log";
+    const cards = score.setenta_cards.map((card) => this.frenchOrSpanish(card));
+    return [...cards, ...Array(SUIT_ORDER.length - cards.length).fill("–")].join(" ");
   }
 
-  /** The best card of each suit by setenta rank, best first; "–" for a missing suit. */
-  bestCards(pile) {
-    const best = Object.keys(SUIT_NAMES).map((suit) => {
-      const ofSuit = pile.filter((card) => parseCard(card).suit === suit);
-      const rank = (card) => SETENTA_ORDER.indexOf(parseCard(card).value);
-      return ofSuit.sort((a, b) => rank(a) - rank(b))[0] || null;
-    });
-    const rank = (card) => (card ? SETENTA_ORDER.indexOf(parseCard(card).value) : 99);
-    return best.sort((a, b) => rank(a) - rank(b))
-      .map((card) => (card ? this.frenchOrSpanish(card) : "–")).join(" ");
+  /** The primera's value, and the suits it lacks (the log's best_cards has null for them). */
+  primera(score) {
+    const missing = (score.best_cards || [])
+      .map((card, i) => (card === null ? SUIT_NAMES[SUIT_ORDER[i]] : null))
+      .filter(Boolean);
+    return missing.length ? `${score.primera} (no ${missing.join(", ")})` : String(score.primera);
   }
 
   /**
@@ -475,17 +475,11 @@ class ReplayViewer {
     ];
     if (how === "setenta") {
       rows.push({ key: "setenta", label: "Setenta (best card of each suit)", points: "sevens",
-        value: (s, team) => this.bestCards(this.teamPile(step, team)) });
+        value: (s) => this.setentaCards(s) });
     }
     if (how === "primera") {
       rows.push({ key: "primera", label: "Primera (all four suits needed)", points: "sevens",
-        value: (s, team) => {
-          const pile = this.teamPile(step, team);
-          const missing = Object.entries(SUIT_NAMES)
-            .filter(([suit]) => !pile.some((card) => parseCard(card).suit === suit))
-            .map(([, name]) => name);
-          return missing.length ? `${s.primera} (no ${missing.join(", ")})` : String(s.primera);
-        } });
+        value: (s) => this.primera(s) });
     }
     rows.push({ key: "escobas", label: "Escobas", value: (s) => s.escobas });
     for (const row of rows) if (row.points === undefined) row.points = row.key;
@@ -496,16 +490,7 @@ class ReplayViewer {
       if (!known.has(k)) extra.add(k);
     }));
     for (const key of extra) rows.push({ key, label: labelFor(key), value: () => "", points: key });
-    return { rows, how };
-  }
-
-  /**
-   * A doubled category is a bonus (rule C's all oros / all four sevens, rule A's big wins):
-   * it is shown as the category's point plus a bonus row's point, which add up to the log's.
-   */
-  bonusOf(key, points, how) {
-    if (!(key in BONUSES) || points < 2 || (key === "sevens" && how === "per_suit")) return 0;
-    return points - 1;
+    return rows;
   }
 
   scoreTable(step) {
@@ -548,22 +533,24 @@ class ReplayViewer {
       }
       return row;
     };
-    const { rows, how } = this.scoreRows(step);
+    // A doubled category (a bonus) shows as the category's point plus a bonus row's point, as
+    // the log's score.bonus splits it; together they make the log's points.
+    const bonusOf = (s, key) => (s.bonus || {})[key] || 0;
     const bonuses = [];
-    for (const row of rows) {
+    for (const row of this.scoreRows(step)) {
       const pointsOf = (s) => {
         if (!row.points) return null;
         const got = (s.points || {})[row.points];
-        return got === undefined ? null : got - this.bonusOf(row.points, got, how);
+        return got === undefined ? null : got - bonusOf(s, row.points);
       };
       addRow(row.key, row.label, row.value, pointsOf);
-      const bonusOf = (s) => this.bonusOf(row.points, (s.points || {})[row.points] || 0, how);
-      if (row.points && round.score.some(bonusOf)) bonuses.push(row.points);
+      if (row.points in BONUSES && round.score.some((s) => bonusOf(s, row.points))) {
+        bonuses.push(row.points);
+      }
     }
     for (const key of bonuses) {
-      const bonusOf = (s) => this.bonusOf(key, (s.points || {})[key] || 0, how);
-      addRow(`bonus-${key}`, `Bonus: ${BONUSES[key]}`, (s) => (bonusOf(s) ? "yes" : ""),
-        (s) => (bonusOf(s) ? bonusOf(s) : null)).classList.add("bonus");
+      addRow(`bonus-${key}`, `Bonus: ${BONUSES[key]}`, (s) => (bonusOf(s, key) ? "yes" : ""),
+        (s) => bonusOf(s, key) || null).classList.add("bonus");
     }
     const totalRow = body.insertRow();
     totalRow.className = "total";
