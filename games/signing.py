@@ -41,6 +41,12 @@ def secret_key(secret: str) -> bytes:
     return key
 
 
+def new_secret() -> str:
+    """A new secret: `whsec_` and the base64 of 24 random bytes (the size Standard Webhooks
+    recommends at the least)."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode("ascii")
+
+
 class Signer:
     """Signs and verifies with one secret, cheaply enough to sign every move.
 

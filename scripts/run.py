@@ -21,6 +21,7 @@ Environment: ``ESCOBA_HOST`` / ``ESCOBA_PORT`` for the web server (127.0.0.1:800
 (README.md). Process logs go to ``data/logs/``.
 """
 
+import functools
 import importlib
 import json
 import os
@@ -332,13 +333,18 @@ DEMO_GAMES_PER_PAIRING = 4
 
 
 def _demo_bot(target: str) -> Callable:
-    """The example bot ``target``, thinking ``ESCOBA_DEMO_THINK_MS`` before every move."""
+    """The example bot ``target``, thinking ``ESCOBA_DEMO_THINK_MS`` before every move.
 
+    It wears the example's name and module, so its `GET /` gives the example's `__author__`.
+    """
+    module_name, _, attribute = target.partition(":")
+    example = getattr(importlib.import_module(module_name), attribute)
+
+    @functools.wraps(example)
     def choose(state):
-        module_name, _, attribute = target.partition(":")
         think_ms = int(os.environ.get("ESCOBA_DEMO_THINK_MS", ESCOBA_DEMO_THINK_MS))
         time.sleep(think_ms / 1000)
-        return getattr(importlib.import_module(module_name), attribute)(state)
+        return example(state)
 
     return choose
 

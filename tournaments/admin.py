@@ -90,9 +90,6 @@ class GameInline(admin.TabularInline):
     can_delete = False
     show_change_link = True
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
-        return super().get_queryset(request).defer("log", "record")
-
 
 @admin.register(Match)
 class MatchAdmin(ReadOnlyAdmin):
@@ -122,9 +119,6 @@ class GameAdmin(ReadOnlyAdmin):
     search_fields = ["league__name"]
     list_select_related = ["match__league"]
     inlines = [SeatInline]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
-        return super().get_queryset(request).defer("log")
 
 
 @admin.register(Rating)

@@ -2,9 +2,9 @@
 replay, and the rows each page shows. The pages read through these and never query the ORM.
 
 The league selectors (``tournaments.selectors``) give standings, ratings and histories; these add
-the figures around them. Latencies and faults come from the match runner's per-play record kept
-with each game, so only a bot's most recent games are read: a profile shows how it behaves now.
-Lists of games never load a game's log or runner record (tens of KB each).
+the figures around them. Latencies and faults come from the match runner's per-play facts kept
+with each game's log, so only a bot's most recent games are read: a profile shows how it behaves
+now. Logs live in their own table (``GameLog``): only the replay reads one.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from django.db.models.functions import RowNumber
 
 from tournaments import selectors
 from tournaments.elo import performance
-from tournaments.models import Bot, Game, League, Rating, RatingChange, Seat
+from tournaments.models import Bot, Game, GameLog, League, Rating, RatingChange, Seat
 
 RECENT_GAMES = 100
 PERCENTILES = (50, 90, 99)
@@ -106,24 +106,17 @@ def nearest_rank_percentile(sorted_values: list[float], percent: int) -> float:
     return sorted_values[rank - 1]
 
 
-def _recent_seats(bot: Bot, *, with_log: bool) -> list[Seat]:
-    """The bot's seats in its recent finished games, with each game's runner record (and its
-    log, which is the larger of the two, only ``with_log``)."""
-    seats = (
-        Seat.objects.filter(bot=bot, game__status=Game.Status.FINISHED)
-        .select_related("game")
-        .order_by("-game__finished_at", "-game_id")
+def _recent_seats(bot: Bot) -> QuerySet[Seat]:
+    """The bot's seats in its recent finished games, newest first."""
+    return Seat.objects.filter(bot=bot, game__status=Game.Status.FINISHED).order_by(
+        "-game__finished_at", "-game_id"
     )
-    if not with_log:
-        seats = seats.defer("game__log")
-    return list(seats[:RECENT_GAMES])
 
 
-def _plays_of(game: Game, seat: int) -> list[dict[str, Any]]:
-    """The runner's meta rows of ``seat``'s plays in ``game`` (latency, fault)."""
-    record = game.record or {}
-    meta = record.get("meta") or []
-    rounds = (game.log or {}).get("rounds") or []
+def _plays_of(log: GameLog, seat: int) -> list[dict[str, Any]]:
+    """The runner's meta rows of ``seat``'s plays in the game of ``log`` (latency, fault)."""
+    meta = log.meta or []
+    rounds = log.document.get("rounds") or []
     rows = []
     for round_log, round_meta in zip(rounds, meta, strict=False):
         for play, row in zip(round_log.get("plays", []), round_meta, strict=False):
@@ -136,8 +129,9 @@ def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
     """Move latency percentiles over the bot's recent games: ``[{"label", "ms"}]``, [] if none."""
     latencies = sorted(
         float(row["latency_ms"])
-        for seat in _recent_seats(bot, with_log=True)
-        for row in _plays_of(seat.game, seat.seat)
+        for seat in _recent_seats(bot).select_related("game__log")[:RECENT_GAMES]
+        if hasattr(seat.game, "log")
+        for row in _plays_of(seat.game.log, seat.seat)
         if row.get("latency_ms") is not None
     )
     if not latencies:
@@ -150,10 +144,11 @@ def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
 def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
     """Faults by kind over the bot's recent games, most frequent first: ``[{"kind", "count"}]``."""
     counts: Counter[str] = Counter()
-    for seat in _recent_seats(bot, with_log=False):
+    seats = _recent_seats(bot).annotate(game_faults=F("game__log__faults"))[:RECENT_GAMES]
+    for seat in seats:
         if not seat.faults:
             continue
-        for fault in (seat.game.record or {}).get("faults") or []:
+        for fault in seat.game_faults or []:
             if fault.get("seat") == seat.seat:
                 counts[str(fault.get("kind", "unknown"))] += 1
     return [{"kind": kind, "count": count} for kind, count in counts.most_common()]
@@ -165,16 +160,12 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
     seats = (
         Seat.objects.filter(game__league=league, faults__gt=0)
         .select_related("bot", "game")
-        .defer("game__log")
+        .annotate(game_faults=F("game__log__faults"))
         .order_by("-game_id", "seat")[:limit]
     )
     rows = []
     for seat in seats:
-        faults = [
-            fault
-            for fault in (seat.game.record or {}).get("faults") or []
-            if fault.get("seat") == seat.seat
-        ]
+        faults = [fault for fault in seat.game_faults or [] if fault.get("seat") == seat.seat]
         kinds = Counter(str(fault.get("kind", "unknown")) for fault in faults)
         first = faults[0] if faults else None
         rows.append(
@@ -247,7 +238,7 @@ def league_rows(*, limit: int) -> list[dict[str, Any]]:
 
 
 def _game_list() -> QuerySet[Game]:
-    return Game.objects.defer("log", "record").prefetch_related("seats__bot")
+    return Game.objects.prefetch_related("seats__bot")
 
 
 def league_recent_games(*, league: League, limit: int) -> QuerySet[Game]:
@@ -296,8 +287,8 @@ def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
 
 
 def game_find(game_id: int) -> Game | None:
-    """The game with its league, match and seats' bots, or None."""
-    games = Game.objects.select_related("league", "match").prefetch_related("seats__bot")
+    """The game with its league, match, log (if it has one) and seats' bots, or None."""
+    games = Game.objects.select_related("league", "match", "log").prefetch_related("seats__bot")
     return games.filter(pk=game_id).first()
 
 
@@ -308,11 +299,12 @@ def game_seats(*, game: Game) -> list[Seat]:
 
 def game_log_document(*, game: Game) -> dict[str, Any] | None:
     """The log as the game log API serves it: the engine's document plus the runner's per-play
-    latency and faults (``meta[round][play]``) and the list of faults; None before it is played."""
-    if not game.log:
+    latency and faults (``meta[round][play]``) and the list of faults; None before it is played
+    (a game without a ``GameLog`` row)."""
+    log: GameLog | None = getattr(game, "log", None)
+    if log is None:
         return None
-    record = game.record or {}
-    return {**game.log, "meta": record.get("meta", []), "faults": record.get("faults", [])}
+    return {**log.document, "meta": log.meta, "faults": log.faults}
 
 
 def match_other_game_ids(*, game: Game) -> list[int]:

@@ -16,7 +16,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from games.engine import Ruleset
 from tournaments.elo import pairwise_score, performance, standing_key
 from tournaments.models import Bot, Game, League, Rating, RatingChange
-from tournaments.services.ratings import game_participants
+from tournaments.results import game_participants
 
 
 @dataclass
@@ -191,27 +191,26 @@ def league_progress(league: League) -> dict[str, int]:
     }
 
 
+def ranked_ratings() -> QuerySet[Rating]:
+    """Every pool's ladder, best first; bots without a rated game in a pool are absent from it."""
+    return Rating.objects.filter(games__gt=0).select_related("bot").order_by("-rating", "bot__name")
+
+
 def rankings(pool: str) -> QuerySet[Rating]:
     """The public ladder of a pool, best first; bots without a rated game in it are absent."""
-    return (
-        Rating.objects.filter(pool=pool, games__gt=0)
-        .select_related("bot")
-        .order_by("-rating", "bot__name")
-    )
+    return ranked_ratings().filter(pool=pool)
 
 
 def rating_pools() -> list[str]:
     return list(Rating.objects.order_by("pool").values_list("pool", flat=True).distinct())
 
 
+def rating_history() -> QuerySet[RatingChange]:
+    """Rating changes in application order, each with its game's league, for charts."""
+    return RatingChange.objects.select_related("game__league").order_by("id")
+
+
 def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingChange]:
     """Every rating change of a bot in application order, for charts."""
-    # The game's log and runner record are tens of KB each; a chart needs neither.
-    changes = (
-        RatingChange.objects.filter(bot=bot)
-        .select_related("game__league")
-        .defer("game__log", "game__record")
-    )
-    if pool:
-        changes = changes.filter(pool=pool)
-    return changes.order_by("id")
+    changes = rating_history().filter(bot=bot)
+    return changes.filter(pool=pool) if pool else changes

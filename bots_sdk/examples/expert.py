@@ -18,6 +18,9 @@ from games.engine import Card, Move
 
 from ..state import BotState
 
+# What `GET /` says of these bots (see `Bot.author`).
+__author__ = "Escoba Arena examples"
+
 HAND_SIZE = 3
 
 

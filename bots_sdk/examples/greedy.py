@@ -7,6 +7,9 @@ from games.engine import Card, Move
 
 from ..state import BotState
 
+# What `GET /` says of these bots (see `Bot.author`).
+__author__ = "Escoba Arena examples"
+
 
 def card_worth(card: Card) -> int:
     """How much a card helps the round's points: the 7 of oros, then sevens, then oros."""

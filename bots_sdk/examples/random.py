@@ -9,6 +9,9 @@ from games.engine import Move
 
 from ..state import BotState
 
+# What `GET /` says of these bots (see `Bot.author`).
+__author__ = "Escoba Arena examples"
+
 
 def make_random(seed: int | str = 0) -> Callable[[BotState], Move]:
     """A random bot; bots built with different seeds play differently in the same position."""

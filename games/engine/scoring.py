@@ -148,24 +148,24 @@ BREAKDOWN_KEYS = ("best_cards", "setenta_cards", "bonus")
 # Values from the best card of a suit to the worst: A's setenta ranking (``PRIMERA_VALUES``'s
 # order), the face cards, which all count 10, from the rey down.
 _RANKED_VALUES = (7, 6, 1, 5, 4, 3, 2, 10, 9, 8)
-_RANK = {value: rank for rank, value in enumerate(_RANKED_VALUES)}
-# The categories a bonus can double: rule A's big wins, rule C's all oros and all four sevens.
-_BONUS_CATEGORIES = ("cards", "oros", "sevens")
 
 
-def best_card_indices(mask: int) -> list[int | None]:
-    """The index of the best card of each suit held in ``mask``, suits in the order oros, copas,
-    espadas, bastos (None for a missing suit); the best is the card ``best_cards`` counts."""
-    best: list[int | None] = []
-    for suit in range(4):
-        index = None
-        for value in _RANKED_VALUES:
-            card = 4 * (value - 1) + suit
-            if mask >> card & 1:
-                index = card
-                break
-        best.append(index)
-    return best
+# The best card of a suit by its pattern (as for _BEST) in each suit: (rank, suit, name), the
+# rank in _RANKED_VALUES; None for a missing suit.
+_BEST_OF_SUIT = tuple(
+    {
+        sum(1 << 4 * (value - 1) for value in range(1, 11) if pattern >> (value - 1) & 1): next(
+            (
+                (rank, suit, NAMES[4 * (value - 1) + suit])
+                for rank, value in enumerate(_RANKED_VALUES)
+                if pattern >> (value - 1) & 1
+            ),
+            None,
+        )
+        for pattern in range(1024)
+    }
+    for suit in range(4)
+)
 
 
 def add_score_breakdown(
@@ -174,22 +174,30 @@ def add_score_breakdown(
     """Add to each side of ``score`` (from ``score_round``) what decided its points.
 
     - ``best_cards``: the best card of each suit, in the order oros, copas, espadas, bastos,
-      None for a suit the side has none of (primera needs all four);
+      None for a suit the side has none of (primera needs all four); the best is the highest
+      primera value, and among the face cards, which all count 10, the highest face;
     - ``setenta_cards``: the same cards best first, as the setenta compares them;
     - ``bonus``: for cards, oros and sevens, the part of ``points`` a bonus gave (a category won
       is worth 1; a second point in it only comes from a bonus). ``per_suit`` sevens are a point
       per seven, never a bonus.
     """
     per_suit = options["sevens"] == "per_suit"
+    oros_table, copas_table, espadas_table, bastos_table = _BEST_OF_SUIT
     for mask, side in zip(captured, score, strict=True):
-        best = best_card_indices(mask)
-        held = sorted((card for card in best if card is not None), key=lambda c: _RANK[c // 4 + 1])
+        best = [
+            oros_table[mask & _SUIT_BITS],
+            copas_table[mask >> 1 & _SUIT_BITS],
+            espadas_table[mask >> 2 & _SUIT_BITS],
+            bastos_table[mask >> 3 & _SUIT_BITS],
+        ]
+        side["best_cards"] = [None if card is None else card[2] for card in best]
+        side["setenta_cards"] = [card[2] for card in sorted(c for c in best if c is not None)]
         points = side["points"]
-        side["best_cards"] = [None if card is None else NAMES[card] for card in best]
-        side["setenta_cards"] = [NAMES[card] for card in held]
+        cards, oros, sevens = points["cards"], points["oros"], points["sevens"]
         side["bonus"] = {
-            key: 0 if key == "sevens" and per_suit else max(points[key] - 1, 0)
-            for key in _BONUS_CATEGORIES
+            "cards": cards - 1 if cards > 1 else 0,
+            "oros": oros - 1 if oros > 1 else 0,
+            "sevens": sevens - 1 if sevens > 1 and not per_suit else 0,
         }
 
 

@@ -84,7 +84,7 @@ def _public_pages(sweep: Sweep, world, games: dict[str, Game]) -> None:
     sweep.visit(f"/leagues/{league.pk}/games/?a={bots[0].pk}")
     sweep.visit(f"/bots/{bots[0].pk}/")
     played = games["faulty"]
-    fault = played.record["faults"][0]
+    fault = played.log.faults[0]
     for step in ("r1p0", f"r{fault['round']}p{fault['play']}", "r1end"):
         sweep.visit(f"/games/{played.pk}/#{step}")
     sweep.page.get_by_role("button", name="French deck").click()

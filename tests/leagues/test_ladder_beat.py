@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tournaments import tasks
+from tournaments import queueing, tasks
 from tournaments.models import Bot, League
-from tournaments.services import leagues as league_services
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOW_BEAT = (
@@ -74,6 +73,6 @@ def test_ladder_task_plays_a_rated_league_per_pool_and_skips_a_busy_pool(
 
     # a pool whose ladder league is still running is skipped, the others start again
     League.objects.filter(pk=leagues[0].pk).update(status=League.Status.RUNNING)
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     again = League.objects.filter(id__in=tasks.run_ladder.delay().get())
     assert [league.pool for league in again] == ["classic/3p"]

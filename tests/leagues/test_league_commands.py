@@ -6,8 +6,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from tournaments import queueing
 from tournaments.models import Bot, League, Rating
-from tournaments.services import leagues as league_services
 from tournaments.services.leagues import LADDER_USERNAME, ladder_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,7 +76,7 @@ def test_bots_register_examples_registers_and_moves_running_bots(example_servers
 
 
 def test_ladder_starts_one_league_per_pool_among_fit_bots(make_bot, monkeypatch, settings):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     settings.ESCOBA_LADDER_POOLS = ["classic/2p", "classic/3p"]
     fit = [make_bot("greedy"), make_bot("random")]
     make_bot("expert", status=Bot.Status.PAUSED)

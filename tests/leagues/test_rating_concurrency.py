@@ -9,9 +9,9 @@ from django.db import connection
 
 from games.engine import Game as EngineGame
 from games.engine import Move, Ruleset
+from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Game, Rating, RatingChange
-from tournaments.services import leagues as league_services
 from tournaments.services import ratings as rating_services
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.matches import game_finish
@@ -39,7 +39,7 @@ def move_of(play: dict) -> Move:
 
 
 def test_concurrent_finishes_keep_every_update(user, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     compute = rating_services.game_deltas
 
     def slow_deltas(*args):

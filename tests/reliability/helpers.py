@@ -117,5 +117,5 @@ def assert_no_fault_charged(league: League) -> None:
     """The bots never failed: every fault a game records would have been charged wrongly."""
     charged = league.games.filter(status=Game.Status.FINISHED).exclude(faults=0)
     forfeits = league.games.filter(forfeit__isnull=False)
-    details = [(g.id, g.record.get("faults", [])[:2]) for g in charged[:5]]
+    details = [(g.id, g.log.faults[:2]) for g in charged.select_related("log")[:5]]
     assert not charged.exists() and not forfeits.exists(), details

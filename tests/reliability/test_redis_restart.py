@@ -46,10 +46,10 @@ from tests.reliability.helpers import (
 )
 from tournaments import messages
 from tournaments.models import League, Match
+from tournaments.queueing import BROKER_ERRORS
 from tournaments.selectors import league_progress
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.matches import HEARTBEAT_S, matches_sweep
-from tournaments.tasks import BROKER_ERRORS
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 KILLS = 6
@@ -289,7 +289,7 @@ def test_a_queue_lost_between_the_check_and_the_send_is_the_sweeps(
     league = league_create(
         creator=user, name="lost-send", bot_ids=[make_bot("greedy").id, make_bot("random").id]
     )
-    monkeypatch.setattr("tournaments.tasks.broker_reachable", lambda: True)
+    monkeypatch.setattr("tournaments.queueing.broker_reachable", lambda: True)
     restartable_redis.kill()
     assert user_client.post(f"/api/leagues/{league.id}/start/").status_code == 202
     assert league_status(league.id) == "running"

@@ -119,8 +119,10 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         code = codes if isinstance(codes, str) else exc.default_code
         response.data = error_body(str(exc.detail), code)
     else:
-        # Django's Http404 and PermissionDenied, which DRF maps to 404 and 403.
-        code = "not_found" if response.status_code == status.HTTP_404_NOT_FOUND else "forbidden"
+        # Django's Http404 and PermissionDenied, which DRF maps to 404 and 403: the same codes
+        # as DRF's own NotFound and PermissionDenied, so a client sees one code per status.
+        not_found = response.status_code == status.HTTP_404_NOT_FOUND
+        code = "not_found" if not_found else "permission_denied"
         response.data = error_body(str(response.data.get("detail", "")), code)
     return response
 

@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from tournaments.api import accounts, bots, games, health, leagues, rankings
+from tournaments.api import accounts, bots, games, health, leagues, notifications, rankings
 
 app_name = "api"
 
@@ -14,6 +14,17 @@ urlpatterns = [
     path("", include(bots.router.urls)),
     path("", include(leagues.router.urls)),
     path("", include(games.router.urls)),
+    path("", include(notifications.router.urls)),
+    path(
+        "notification-settings/",
+        notifications.NotificationSettingsView.as_view(),
+        name="notification-settings",
+    ),
+    path(
+        "notification-settings/rotate-secret/",
+        notifications.NotificationSecretView.as_view(),
+        name="notification-settings-rotate-secret",
+    ),
     path("rankings/", rankings.RankingListView.as_view(), name="rankings"),
     path("rankings/history/", rankings.RatingHistoryView.as_view(), name="rating-history"),
 ]

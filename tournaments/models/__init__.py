@@ -1,14 +1,18 @@
 from .bots import Bot, BotCheck
-from .leagues import Game, League, LeagueEntry, Match, Seat
+from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
+from .notifications import Notification, NotificationSettings
 from .ratings import Rating, RatingChange
 
 __all__ = [
     "Bot",
     "BotCheck",
     "Game",
+    "GameLog",
     "League",
     "LeagueEntry",
     "Match",
+    "Notification",
+    "NotificationSettings",
     "Rating",
     "RatingChange",
     "Seat",

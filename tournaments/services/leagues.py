@@ -13,7 +13,6 @@ queue is back.
 
 from __future__ import annotations
 
-import logging
 import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -25,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Ruleset, RulesetError
+from tournaments import queueing
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.scheduling import build_schedule, minimum_bots, schedule_errors, set_length
@@ -40,8 +40,8 @@ ERROR_RULESET_PLAYERS = "Set the table size with 'players', not in the ruleset o
 ERROR_TRANSITION = "A league that is {status} cannot be {action}."
 ERROR_MOVE_TIMEOUT = "move_timeout_ms must be between {low} and {high}."
 ERROR_MAX_FAULTS = "max_faults must be between {low} and {high}."
-
-logger = logging.getLogger(__name__)
+ERROR_DELETE_NOT_ALLOWED = "Only the league's creator or staff may delete it."
+ERROR_DELETE_STARTED = "Only a league that never started can be deleted; this one is {status}."
 
 
 class QueueUnavailable(Exception):
@@ -212,27 +212,8 @@ def _write_schedule(league: League) -> list[int]:
 
 def _require_queue() -> None:
     """Refuse early, inside the caller's transaction, when the matches could not be sent."""
-    from tournaments.tasks import broker_reachable
-
-    if not broker_reachable():
+    if not queueing.broker_reachable():
         raise QueueUnavailable
-
-
-def _enqueue_on_commit(match_ids: list[int]) -> None:
-    """Send the matches once the transaction commits; a queue lost in between is the sweep's."""
-    from tournaments.tasks import BROKER_ERRORS, enqueue_matches
-
-    def send() -> None:
-        try:
-            enqueue_matches(match_ids)
-        except BROKER_ERRORS:
-            logger.warning(
-                "the match queue failed while sending %s matches; the sweep will send them",
-                len(match_ids),
-                exc_info=True,
-            )
-
-    transaction.on_commit(send)
 
 
 @transaction.atomic
@@ -252,7 +233,7 @@ def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = Tru
     league.started_at = timezone.now()
     league.save(update_fields=["status", "started_at"])
     if enqueue:
-        _enqueue_on_commit(match_ids)
+        queueing.matches_enqueue_on_commit(match_ids)
     return league
 
 
@@ -285,7 +266,7 @@ def league_resume(*, league_id: int, user: Any) -> League:
         .order_by("number")
         .values_list("id", flat=True)
     )
-    _enqueue_on_commit(pending)
+    queueing.matches_enqueue_on_commit(pending)
     transaction.on_commit(lambda: league_finish_if_done(league_id=league.id))
     return league
 
@@ -301,6 +282,20 @@ def league_cancel(*, league_id: int, user: Any) -> League:
     league.save(update_fields=["status", "finished_at"])
     league.matches.filter(status=Match.Status.PENDING).update(status=Match.Status.CANCELLED)
     return league
+
+
+@transaction.atomic
+def league_delete(*, league_id: int, user: Any) -> None:
+    """Delete a league that never started, so that junk does not stay in the public list.
+
+    Its creator or staff may; a league that started has games in the records and stays.
+    """
+    league = _locked_league(league_id)
+    if league.creator_id != user.pk and not user.is_staff:
+        raise PermissionDenied(ERROR_DELETE_NOT_ALLOWED)
+    if league.status != League.Status.OPEN:
+        raise ValidationError(ERROR_DELETE_STARTED.format(status=league.status))
+    league.delete()
 
 
 @transaction.atomic
@@ -322,12 +317,11 @@ def league_finish_if_done(*, league_id: int) -> bool:
 
 
 LADDER_USERNAME = "ladder"
-DEFAULT_LADDER_POOLS = ("classic/2p",)
 
 
 def ladder_pools() -> list[str]:
     """Pools the standing ladder serves (setting ``ESCOBA_LADDER_POOLS``, e.g. classic/2p)."""
-    return list(getattr(settings, "ESCOBA_LADDER_POOLS", DEFAULT_LADDER_POOLS))
+    return list(settings.ESCOBA_LADDER_POOLS)
 
 
 def system_user(username: str) -> Any:

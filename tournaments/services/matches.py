@@ -58,15 +58,15 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from games.engine import Ruleset
+from tournaments import queueing
 from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game
-from tournaments.models import Bot, Game, League, Match, Seat
+from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.leagues import league_finish_if_done
 from tournaments.services.ratings import rating_apply_game
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_MATCH_TIME_LIMIT_S = 300
 HEARTBEAT_S = 5.0
 LEASE_S = 60.0
 # A match released because of our own fault is sent again this many seconds times its attempts,
@@ -78,7 +78,7 @@ MAX_ATTEMPTS = 5
 def match_time_limit() -> float:
     """Seconds a match may take before its unfinished games are aborted (setting
     ``ESCOBA_MATCH_TIME_LIMIT_S``); the task's own Celery limits sit just above it."""
-    return float(getattr(settings, "ESCOBA_MATCH_TIME_LIMIT_S", DEFAULT_MATCH_TIME_LIMIT_S))
+    return float(settings.ESCOBA_MATCH_TIME_LIMIT_S)
 
 
 @dataclass(frozen=True)
@@ -331,10 +331,9 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     faults = record.faults
     game.moves = len(record.plays)
     game.faults = len(faults)
-    game.log = record.log
-    game.record = {"meta": record.meta, "faults": faults}
     game.finished_at = timezone.now()
     game.save()
+    GameLog.objects.create(game=game, document=record.log, meta=record.meta, faults=faults)
     stats = _seat_stats(record)
     seats = list(game.seats.all())
     for seat in seats:
@@ -545,8 +544,6 @@ def matches_recover(*, worker: str, since: datetime.datetime | None = None) -> l
       told, so every pending match of the running leagues this worker played in is enqueued once
       more; the duplicates find their match claimed or finished and return at once.
     """
-    from tournaments.tasks import enqueue_matches
-
     stale = timezone.now() - datetime.timedelta(seconds=LEASE_S)
     mine = Q(worker=worker) if since is None else Q(worker=worker, started_at__lt=since)
     unfinished = [League.Status.RUNNING, League.Status.PAUSED]
@@ -568,7 +565,7 @@ def matches_recover(*, worker: str, since: datetime.datetime | None = None) -> l
         )
         again = [i for i, status in released.items() if status == League.Status.RUNNING]
         ids = again + waiting
-        transaction.on_commit(lambda: enqueue_matches(ids))
+        queueing.matches_enqueue_on_commit(ids)
     if released:
         logger.warning("worker %s started: playing %s cut-off matches again", worker, len(released))
     return ids
@@ -580,14 +577,12 @@ def matches_sweep(*, idle_s: float = LEASE_S, queued: int | None = None) -> list
     What a worker restart cannot recover: a Redis that lost its data (restarted without its
     append-only file, or flushed) lost the queued ``play_match`` messages, while the workers, still
     running, never restart. A running league none of whose matches has begun, renewed its lease
-    or finished for ``idle_s`` seconds, while the broker's queue is empty (``queued``, read from
-    the broker when not given), is such a case; its pending matches are enqueued once more.
+    or finished for ``idle_s`` seconds, while the broker's games queue is empty (``queued``, read
+    from the broker when not given), is such a case; its pending matches are enqueued once more.
     Running matches whose lease went stale are released and enqueued too, wherever they are.
     Duplicates are harmless: a match claimed or finished makes its task return at once.
     """
-    from tournaments.tasks import enqueue_matches, queued_tasks
-
-    if (queued_tasks() if queued is None else queued) > 0:
+    if (queueing.games_waiting() if queued is None else queued) > 0:
         return []
     quiet_since = timezone.now() - datetime.timedelta(seconds=idle_s)
     with transaction.atomic():
@@ -608,7 +603,7 @@ def matches_sweep(*, idle_s: float = LEASE_S, queued: int | None = None) -> list
         # A released match is enqueued even in a league still busy with others: nothing else
         # would send it again.
         ids = sorted(released + quiet)
-        transaction.on_commit(lambda: enqueue_matches(ids))
+        queueing.matches_enqueue_on_commit(ids)
     if ids:
         logger.warning("sweep: %s pending matches of quiet leagues enqueued again", len(ids))
     return ids

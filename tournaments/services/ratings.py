@@ -9,46 +9,20 @@ record the order in which games were applied; ``ratings_recompute`` replays them
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
 
-from games.engine import Ruleset
-from tournaments.elo import DEFAULT_K, INITIAL_RATING, game_deltas, standing_key
+from tournaments.elo import INITIAL_RATING, game_deltas
 from tournaments.models import Game, Rating, RatingChange
+from tournaments.results import game_participants, game_ruleset, game_standings
 
 
 def elo_k() -> Decimal:
-    """K from the ``ESCOBA_ELO_K`` setting (32 unless set)."""
-    return Decimal(str(getattr(settings, "ESCOBA_ELO_K", DEFAULT_K)))
-
-
-def game_participants(game: Game, team_of: Callable[[int], int]) -> list[tuple[int, int]]:
-    """(bot id, team) of each bot in the game, in bot id order: the fixed locking order.
-
-    `team_of` is the league ruleset's `Ruleset.team_of`. In partnership games a bot holds both
-    seats of its team and counts once.
-    """
-    teams = {bot_id: team_of(seat) for seat, bot_id in enumerate(game.seating)}
-    return sorted(teams.items())
-
-
-def game_standings(game: Game, participants: list[tuple[int, int]]) -> list[tuple]:
-    """Each participant's standing key from the stored result (see ``elo.standing_key``)."""
-    forfeit_team = None if game.forfeit is None else _ruleset(game).team_of(game.forfeit)
-    return [
-        standing_key(
-            won=game.winner == team, forfeited=forfeit_team == team, total=game.totals[team]
-        )
-        for _, team in participants
-    ]
-
-
-def _ruleset(game: Game) -> Ruleset:
-    return Ruleset.from_dict(game.league.ruleset)
+    """K from the ``ESCOBA_ELO_K`` setting."""
+    return Decimal(str(settings.ESCOBA_ELO_K))
 
 
 def rating_apply_game(*, game: Game) -> list[RatingChange]:
@@ -59,7 +33,7 @@ def rating_apply_game(*, game: Game) -> list[RatingChange]:
     league = game.league
     if not league.rated:
         return []
-    participants = game_participants(game, _ruleset(game).team_of)
+    participants = game_participants(game, game_ruleset(game).team_of)
     bot_ids = [bot_id for bot_id, _ in participants]
     known = set(
         Rating.objects.filter(pool=league.pool, bot_id__in=bot_ids).values_list("bot_id", flat=True)
@@ -132,7 +106,7 @@ def ratings_recompute(*, write: bool = False) -> RecomputeReport:
         by_game[change.game_id].append(change)
     for changes in by_game.values():
         game = changes[0].game
-        participants = game_participants(game, _ruleset(game).team_of)
+        participants = game_participants(game, game_ruleset(game).team_of)
         stored = {change.bot_id: change for change in changes}
         pool = game.league.pool
         befores = [current[(pool, bot_id)] for bot_id, _ in participants]
