@@ -323,6 +323,7 @@ DEMO_BOTS = {
     "counter": "bots_sdk.examples.variants:counter",
     "random7": "bots_sdk.examples.variants:random_7",
     "random42": "bots_sdk.examples.variants:random_42",
+    "search": "bots_sdk.examples.search:choose",
 }
 # The example bots answer in about a millisecond, which would play the whole demo league in ten
 # seconds: a newcomer would only ever see it finished. Thinking this long per move (the
@@ -391,15 +392,39 @@ def start_example_bots(supervisor: Supervisor) -> None:
     )
 
 
+DEMO_LEAGUE_NAME = "Demo league"
+DEMO_LEAGUE_UNFINISHED = (
+    "from tournaments.models import League\n"
+    f"print(League.objects.filter(name={DEMO_LEAGUE_NAME!r}, "
+    "status__in=['open', 'running', 'paused']).exists())"
+)
+
+
 def start_demo_league(supervisor: Supervisor) -> None:
-    """Start an unrated demo league of the example bots: something to watch, not to rank."""
+    """Start an unrated demo league of the example bots: something to watch, not to rank.
+
+    Not when the last run's demo league is still being played: its games stopped by that run's
+    Ctrl-C are played now, and a second league would only slow the same bots down.
+    """
     if not demo_enabled():
         return
-    league = [
-        "league_run", "--detach", "--unrated", "--name", "Demo league",
-        "--bots", ",".join(DEMO_BOTS), "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING),
-    ]  # fmt: skip
-    subprocess.run(python_command("manage.py", *league), cwd=ROOT, env=supervisor.env, check=True)
+    unfinished = subprocess.run(
+        python_command("manage.py", "shell", "-c", DEMO_LEAGUE_UNFINISHED),
+        cwd=ROOT,
+        env=supervisor.env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    if unfinished.stdout.strip().endswith("True"):
+        say("the demo league of the last run goes on")
+    else:
+        league = [
+            "league_run", "--detach", "--unrated", "--name", DEMO_LEAGUE_NAME,
+            "--bots", ",".join(DEMO_BOTS), "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING),
+        ]  # fmt: skip
+        command = python_command("manage.py", *league)
+        subprocess.run(command, cwd=ROOT, env=supervisor.env, check=True)
     supervisor.urls["leagues"] = f"{supervisor.base_url}/leagues/"
     supervisor.urls["leagues API"] = f"{supervisor.base_url}/api/leagues/"
 

@@ -9,73 +9,22 @@ now. Logs live in their own table (``GameLog``): only the replay reads one.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, F, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Count, F, Q, QuerySet
 
-from tournaments import selectors
-from tournaments.elo import performance
-from tournaments.models import Bot, Game, GameLog, League, Rating, RatingChange, Seat
+from tournaments import rating_selectors
+from tournaments.models import Bot, Game, GameLog, League, Seat
 
 RECENT_GAMES = 100
 PERCENTILES = (50, 90, 99)
-TREND_GAMES = 10
 
 
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
-    """The ladder of ``pool`` with, per bot, its ± 95% interval, win rate and recent trend.
-
-    The interval comes from the bot's rated results in the pool (a performance estimate); the
-    trend is the sum of its last ``TREND_GAMES`` rating changes.
-    """
-    ratings = list(selectors.rankings(pool).select_related("bot__owner"))
-    bot_ids = [rating.bot_id for rating in ratings]
-    results: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])  # wins, draws, losses
-    seats = Seat.objects.filter(
-        bot_id__in=bot_ids,
-        game__rated=True,
-        game__league__pool=pool,
-        game__status=Game.Status.FINISHED,
-    ).values_list("bot_id", "team", "game_id", "game__winner")
-    counted: set[tuple[int, int]] = set()
-    for bot_id, team, game_id, winner in seats:
-        if (bot_id, game_id) in counted:
-            continue  # a bot fielding both seats of a partnership played one game, not two
-        counted.add((bot_id, game_id))
-        results[bot_id][0 if winner == team else 1 if winner is None else 2] += 1
-    trends: dict[int, float] = defaultdict(float)
-    # One query for every bot's last changes: number each bot's changes newest first, keep the
-    # first TREND_GAMES of each.
-    recent_changes = (
-        RatingChange.objects.filter(bot_id__in=bot_ids, pool=pool)
-        .annotate(newness=Window(RowNumber(), partition_by=[F("bot_id")], order_by=F("id").desc()))
-        .filter(newness__lte=TREND_GAMES)
-        .values_list("bot_id", "delta")
-    )
-    for bot_id, delta in recent_changes:
-        trends[bot_id] += float(delta)
-    rows = []
-    for rank, rating in enumerate(ratings, start=1):
-        wins, draws, losses = results[rating.bot_id]
-        played = wins + draws + losses
-        estimate = performance(wins=wins, draws=draws, losses=losses)
-        rows.append(
-            {
-                "rank": rank,
-                "bot_id": rating.bot_id,
-                "name": rating.bot.name,
-                "owner": rating.bot.owner.username,
-                "rating": rating.rating,
-                "games": rating.games,
-                "interval": (estimate.high - estimate.low) / 2 if estimate else None,
-                "win_rate": 100 * wins / played if played else None,
-                "trend": trends[rating.bot_id],
-            }
-        )
-    return rows
+    """The ranking of ``pool`` as the rankings page shows it (see ``rating_selectors``)."""
+    return rating_selectors.ranking_rows(pool=pool)
 
 
 def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
@@ -263,11 +212,6 @@ def league_games_between(*, league: League, bot_ids: list[int]) -> tuple[list[Bo
 def bot_find(bot_id: int) -> Bot | None:
     """The bot with its owner, or None."""
     return Bot.objects.select_related("owner").filter(pk=bot_id).first()
-
-
-def bot_ratings(*, bot: Bot) -> list[Rating]:
-    """The bot's rating in each pool it plays in, by pool."""
-    return list(bot.ratings.order_by("pool"))
 
 
 def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:

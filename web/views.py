@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
-from tournaments import page_selectors, selectors
+from tournaments import page_selectors, rating_selectors, selectors
 from tournaments.models import Game, League
 from tournaments.services.accounts import account_register
 from tournaments.services.bots import bot_check, bot_register
@@ -56,7 +56,7 @@ def _form_errors_from(form, error: ValidationError) -> None:
 
 
 def rankings(request: HttpRequest) -> HttpResponse:
-    pools = selectors.rating_pools() or [DEFAULT_POOL]
+    pools = rating_selectors.rating_pools() or [DEFAULT_POOL]
     form = RankingFilterForm(request.GET or None, pools=pools)
     pool, query = pools[0], ""
     if form.is_valid():
@@ -152,19 +152,20 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
 
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = _found(page_selectors.bot_find(bot_id))
-    ratings = page_selectors.bot_ratings(bot=bot)
-    pools = [rating.pool for rating in ratings]
+    pools = rating_selectors.bot_pools(bot)
     pool = request.GET.get("pool") if request.GET.get("pool") in pools else None
     pool = pool or (pools[0] if pools else DEFAULT_POOL)
-    history = list(selectors.bot_rating_history(bot, pool))
+    history = [
+        point
+        for point in rating_selectors.bot_rating_history(bot, pool)
+        if point.version.version == bot.protocol_version
+    ]
     context = {
         "bot": bot,
         "pool": pool,
         "pools": pools,
-        "ratings": ratings,
-        "chart_ratings": [history[0].before, *(change.after for change in history)]
-        if history
-        else [],
+        "ratings": rating_selectors.bot_current_ratings(bot),
+        "chart_ratings": [point.rating for point in history],
         "latency": page_selectors.bot_latency_percentiles(bot=bot),
         "faults": page_selectors.bot_fault_counts(bot=bot),
         "head_to_head": page_selectors.bot_head_to_head(bot=bot),

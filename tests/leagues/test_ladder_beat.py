@@ -57,7 +57,7 @@ def test_ladder_task_plays_a_rated_league_per_pool_and_skips_a_busy_pool(
     make_bot, settings, monkeypatch
 ):
     settings.ESCOBA_LADDER_POOLS = ["classic/2p", "classic/3p"]
-    bots = [make_bot("greedy"), make_bot("random"), make_bot("expert")]
+    bots = [make_bot(name, health=Bot.Health.HEALTHY) for name in ("greedy", "random", "expert")]
     make_bot("random7", health=Bot.Health.UNHEALTHY)
 
     league_ids = tasks.run_ladder.delay().get()  # eager: the leagues are played on commit

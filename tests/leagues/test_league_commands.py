@@ -19,8 +19,8 @@ def run(*args) -> str:
     return out.getvalue()
 
 
-def test_league_run_inline_plays_and_prints_standings(make_bot):
-    bots = [make_bot("greedy"), make_bot("random")]
+def test_league_run_inline_plays_and_prints_standings(make_rated_bot):
+    bots = [make_rated_bot("greedy"), make_rated_bot("random")]
     names = ",".join(b.name.upper() for b in bots)  # bot names are unique ignoring case
     output = run("league_run", "--inline", "--bots", names, "--name", "cli")
     league = League.objects.get(name="cli")
@@ -32,7 +32,11 @@ def test_league_run_inline_plays_and_prints_standings(make_bot):
 def test_league_run_follows_a_league_the_workers_play(make_bot):
     # Celery is eager in tests: the "workers" play the league as the start commits
     bots = [make_bot("greedy"), make_bot("random")]
-    output = run("league_run", "--bots", ",".join(b.name for b in bots), "--name", "queued")
+    with pytest.raises(CommandError, match="rated play"):  # never checked: unrated only
+        run("league_run", "--bots", ",".join(b.name for b in bots), "--name", "refused")
+    output = run(
+        "league_run", "--bots", ",".join(b.name for b in bots), "--name", "queued", "--unrated"
+    )
     assert League.objects.get(name="queued").status == League.Status.FINISHED
     assert "finished in" in output and "standings" in output
 
@@ -45,12 +49,12 @@ def test_league_run_refuses_unknown_bots_and_bad_settings(make_bot):
         run("league_run", "--bots", bot.name, "--games-per-pairing", "3")
 
 
-def test_ratings_recompute_command_checks_and_repairs(make_bot):
+def test_ratings_recompute_command_checks_and_repairs(make_rated_bot):
     run(
         "league_run",
         "--inline",
         "--bots",
-        ",".join(b.name for b in [make_bot("greedy"), make_bot("random")]),
+        ",".join(b.name for b in [make_rated_bot("greedy"), make_rated_bot("random")]),
     )
     assert "reproduced exactly" in run("ratings_recompute")
     Rating.objects.update(rating=Decimal("1234.00"))
@@ -78,7 +82,8 @@ def test_bots_register_examples_registers_and_moves_running_bots(example_servers
 def test_ladder_starts_one_league_per_pool_among_fit_bots(make_bot, monkeypatch, settings):
     monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     settings.ESCOBA_LADDER_POOLS = ["classic/2p", "classic/3p"]
-    fit = [make_bot("greedy"), make_bot("random")]
+    fit = [make_bot("greedy", health=Bot.Health.HEALTHY), make_bot("random", health="healthy")]
+    make_bot("greedy")  # never checked: not in rated play
     make_bot("expert", status=Bot.Status.PAUSED)
     make_bot("random7", health=Bot.Health.UNHEALTHY)
 

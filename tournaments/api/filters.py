@@ -17,7 +17,7 @@ from django_filters import rest_framework as filters
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from tournaments.models import Bot, Game, League, Match, Rating, RatingChange
+from tournaments.models import Bot, Game, League, Match, Rating, RatingPoint
 
 ERROR_BAD_ID = "A positive integer id is required."
 ERROR_POOL = "A pool is a ruleset and a table size, e.g. classic/2p."
@@ -152,5 +152,5 @@ class RatingHistoryFilter(filters.FilterSet):
     pool = PoolFilter(help_text="Only this pool, e.g. classic/2p.")
 
     class Meta:
-        model = RatingChange
+        model = RatingPoint
         fields = ["bot", "pool"]

@@ -1,11 +1,12 @@
-from .bots import Bot, BotCheck
+from .bots import Bot, BotCheck, BotVersion
 from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
 from .notifications import Notification, NotificationSettings
-from .ratings import Rating, RatingChange
+from .ratings import RatedSet, Rating, RatingFit, RatingPoint, SetScore
 
 __all__ = [
     "Bot",
     "BotCheck",
+    "BotVersion",
     "Game",
     "GameLog",
     "League",
@@ -13,7 +14,10 @@ __all__ = [
     "Match",
     "Notification",
     "NotificationSettings",
+    "RatedSet",
     "Rating",
-    "RatingChange",
+    "RatingFit",
+    "RatingPoint",
     "Seat",
+    "SetScore",
 ]

@@ -29,6 +29,11 @@ from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.scheduling import build_schedule, minimum_bots, schedule_errors, set_length
 from tournaments.services.bots import bots_schedulable
+from tournaments.services.ratings import (
+    bots_rated_eligible,
+    rated_entry_errors,
+    rated_league_check,
+)
 
 ERROR_NOT_CREATOR = "Only the league's creator may do this."
 ERROR_NOT_BOT_OWNER = "You may enrol only your own bots."
@@ -102,11 +107,14 @@ def league_create(
     games_per_pairing: int | None = None,
     move_timeout_ms: int = 1000,
     max_faults: int = DEFAULT_MAX_FAULTS,
-    rated: bool = True,
+    rated: bool = False,
     bot_ids: Iterable[int] = (),
     ladder: bool = False,
 ) -> League:
     """Create an open league and enter ``bot_ids`` (any active bots: rankings are public).
+
+    Only staff and the arena's own accounts create rated leagues, and only bots in rated play
+    enter them (``services.ratings.rated_league_check``).
 
     ``games_per_pairing`` defaults to one duplicate set (2 games, or 3 for 3-bot tables).
     Raises ``ValidationError`` with a message per field.
@@ -127,6 +135,7 @@ def league_create(
         raise ValidationError(errors)
     ruleset = _resolve_ruleset(ruleset_name, ruleset_options, players)
     bots = _bots_for_entry(bot_ids)
+    rated_league_check(creator=creator, rated=rated, bot_ids=[bot.id for bot in bots])
     league = League.objects.create(
         name=name,
         creator=creator,
@@ -171,6 +180,8 @@ def league_enrol(*, league_id: int, bot_id: int, user: Any) -> LeagueEntry:
         raise ValidationError({"bot": [ERROR_BOT_NOT_ACTIVE.format(name=bot.name)]})
     if LeagueEntry.objects.filter(league=league, bot=bot).exists():
         raise ValidationError({"bot": [ERROR_ALREADY_ENTERED]})
+    if league.rated and (errors := rated_entry_errors(bot_ids=[bot.id])):
+        raise ValidationError(errors)
     return LeagueEntry.objects.create(league=league, bot=bot)
 
 
@@ -336,7 +347,7 @@ def system_user(username: str) -> Any:
 
 
 def ladder_start() -> list[League]:
-    """Start a rated league among all schedulable bots (active, not unhealthy) of each pool.
+    """Start a rated league among all bots in rated play (``bots_rated_eligible``) of each pool.
 
     A pool whose previous ladder league is still being played is skipped, so a slow league never
     piles up behind itself; so is a pool without enough healthy bots.
@@ -349,7 +360,7 @@ def ladder_start() -> list[League]:
             ladder=True, pool=pool, status__in=[League.Status.OPEN, League.Status.RUNNING]
         ).exists():
             continue
-        bot_ids = list(bots_schedulable().order_by("id").values_list("id", flat=True))
+        bot_ids = list(bots_rated_eligible().order_by("id").values_list("id", flat=True))
         if len(bot_ids) < minimum_bots(players):
             continue
         with transaction.atomic():
@@ -360,6 +371,7 @@ def ladder_start() -> list[League]:
                 players=players,
                 bot_ids=bot_ids,
                 ladder=True,
+                rated=True,
             )
             started.append(league_start(league_id=league.id))
     return started

@@ -7,8 +7,8 @@ to that loop and stores each finished game from its own thread, where the Django
 used. With
 ``--pool threads --concurrency N`` a worker has N matches, 2N games, in flight at once.
 
-Restarts: nothing of a game is written until it is over, and then its result, seats and rating
-changes are written in one transaction that first locks the game row and returns if the game is
+Restarts: nothing of a game is written until it is over, and then its result, seats and no-shows
+are written in one transaction that first locks the game row and returns if the game is
 already finished. So a match whose worker died restarts by replaying its unfinished games from
 their seeds, finished games stay as they were, and no game is stored or rated twice even when two
 deliveries of the same task overlap.
@@ -63,7 +63,7 @@ from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.leagues import league_finish_if_done
-from tournaments.services.ratings import rating_apply_game
+from tournaments.services.ratings import game_no_shows_record, rated_set_record
 
 logger = logging.getLogger(__name__)
 
@@ -314,10 +314,10 @@ def _seat_stats(record: GameRecord) -> dict[int, dict[str, Any]]:
 
 @transaction.atomic
 def game_finish(*, game_id: int, record: GameRecord) -> bool:
-    """Store a finished game, its seats' figures and its rating changes in one transaction.
+    """Store a finished game, its seats' figures and its no-shows in one transaction.
 
     Returns False, changing nothing, when the game was already stored (a second delivery of the
-    same task); this check under the row lock is what makes "rated once" hold.
+    same task); this check under the row lock is what makes "stored once" hold.
     """
     game = Game.objects.select_for_update(of=("self",)).select_related("league").get(pk=game_id)
     if game.status != Game.Status.PENDING:
@@ -339,8 +339,10 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     for seat in seats:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
-    Seat.objects.bulk_update(seats, ["moves", "faults", "latency_mean_ms", "latency_max_ms"])
-    rating_apply_game(game=game)
+    game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
+    Seat.objects.bulk_update(
+        seats, ["moves", "faults", "latency_mean_ms", "latency_max_ms", "no_show"]
+    )
     return True
 
 
@@ -359,8 +361,9 @@ def game_abort(*, game_id: int, reason: str) -> bool:
 
 @transaction.atomic
 def match_finish(*, match_id: int) -> bool:
-    """Mark the match finished once none of its games is pending."""
-    match = Match.objects.select_for_update().get(pk=match_id)
+    """Mark the match finished once none of its games is pending; a rated league's finished
+    match is recorded as a rated set of its pool in the same transaction."""
+    match = Match.objects.select_for_update(of=("self",)).select_related("league").get(pk=match_id)
     if match.status != Match.Status.RUNNING:
         return False
     if match.games.filter(status=Game.Status.PENDING).exists():
@@ -368,6 +371,7 @@ def match_finish(*, match_id: int) -> bool:
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "finished_at"])
+    rated_set_record(match=match)
     return True
 
 
