@@ -1,9 +1,10 @@
-"""Reads only the browser pages need: the rankings table, a bot's latency, faults and rivals.
+"""Reads the browser pages (the ``web`` app) need: rankings, league lists, a bot's profile, a
+replay, and the rows each page shows. The pages read through these and never query the ORM.
 
 The league selectors (``tournaments.selectors``) give standings, ratings and histories; these add
 the figures around them. Latencies and faults come from the match runner's per-play facts kept
 with each game's log, so only a bot's most recent games are read: a profile shows how it behaves
-now.
+now. Logs live in their own table (``GameLog``): only the replay reads one.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Q, QuerySet
 
 from tournaments import rating_selectors
@@ -120,6 +122,7 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
                 "game_id": seat.game_id,
                 "bot_id": seat.bot_id,
                 "bot": seat.bot.name,
+                "seat": seat.seat,
                 "count": seat.faults,
                 "kinds": kinds.most_common(),
                 "step": f"r{first['round']}p{first['play']}" if first else "",
@@ -164,3 +167,95 @@ def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
         else:
             row["losses"] += 1
     return sorted(records.values(), key=lambda row: (-row["games"], row["name"].lower()))
+
+
+def league_find(league_id: int) -> League | None:
+    """The league with its creator, or None."""
+    return League.objects.select_related("creator").filter(pk=league_id).first()
+
+
+def league_rows(*, limit: int) -> list[dict[str, Any]]:
+    """The newest ``limit`` leagues: ``{"league", "bots", "progress"}`` each, in two queries."""
+    leagues = list(
+        League.objects.annotate(bot_count=Count("entries")).order_by("-created_at", "-id")[:limit]
+    )
+    progress = league_progress_by_id(leagues)
+    return [
+        {"league": league, "bots": league.bot_count, "progress": progress[league.pk]}
+        for league in leagues
+    ]
+
+
+def _game_list() -> QuerySet[Game]:
+    return Game.objects.prefetch_related("seats__bot")
+
+
+def league_recent_games(*, league: League, limit: int) -> QuerySet[Game]:
+    """The league's last ``limit`` finished games, newest first, with their seats' bots."""
+    return (
+        _game_list()
+        .filter(league=league, status=Game.Status.FINISHED)
+        .order_by("-finished_at", "-id")[:limit]
+    )
+
+
+def league_games_between(*, league: League, bot_ids: list[int]) -> tuple[list[Bot], QuerySet[Game]]:
+    """The bots of ``bot_ids`` (by name) and the league's games in which all of them sat, in
+    match order; fewer bots than distinct ids means some id is unknown."""
+    bots = list(Bot.objects.filter(pk__in=bot_ids).order_by("name"))
+    games = _game_list().filter(league=league).select_related("match")
+    for bot in bots:
+        games = games.filter(seats__bot=bot)
+    return bots, games.distinct().order_by("match__number", "number")
+
+
+def bot_find(bot_id: int) -> Bot | None:
+    """The bot with its owner, or None."""
+    return Bot.objects.select_related("owner").filter(pk=bot_id).first()
+
+
+def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
+    """The bot's last ``limit`` finished games, newest first, with their league and seats."""
+    return (
+        _game_list()
+        .filter(seats__bot=bot, status=Game.Status.FINISHED)
+        .select_related("league")
+        .distinct()
+        .order_by("-finished_at", "-id")[:limit]
+    )
+
+
+def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
+    """The owner's bots by name, with their ratings."""
+    return Bot.objects.filter(owner=owner).prefetch_related("ratings").order_by("name")
+
+
+def game_find(game_id: int) -> Game | None:
+    """The game with its league, match, log (if it has one) and seats' bots, or None."""
+    games = Game.objects.select_related("league", "match", "log").prefetch_related("seats__bot")
+    return games.filter(pk=game_id).first()
+
+
+def game_seats(*, game: Game) -> list[Seat]:
+    """The game's seats in seat order, with their bots."""
+    return sorted(game.seats.all(), key=lambda seat: seat.seat)
+
+
+def game_log_document(*, game: Game) -> dict[str, Any] | None:
+    """The log as the game log API serves it: the engine's document plus the runner's per-play
+    latency and faults (``meta[round][play]``) and the list of faults; None before it is played
+    (a game without a ``GameLog`` row)."""
+    log: GameLog | None = getattr(game, "log", None)
+    if log is None:
+        return None
+    return {**log.document, "meta": log.meta, "faults": log.faults}
+
+
+def match_other_game_ids(*, game: Game) -> list[int]:
+    """The other games of the game's match (the same deals with seats rotated), in order."""
+    return list(
+        Game.objects.filter(match_id=game.match_id)
+        .exclude(pk=game.pk)
+        .order_by("number")
+        .values_list("pk", flat=True)
+    )

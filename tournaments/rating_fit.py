@@ -20,9 +20,9 @@ maximum of the posterior the prior's gradient must then sum to zero too: the rat
 connected component average exactly 1500. That is the anchor, with nothing else to choose.
 
 Fit. Newton's method on the log-posterior (concave, so one maximum), with step halving when a step
-would lower it, from 1500 for everyone, until no rating moves by more than TOLERANCE Elo. Each step
-solves one dense n x n system (n players): about n^3/3 operations, under a second for a thousand
-players (see benchmarks/rating_fit.py).
+would lower it, from 1500 for everyone, until no step moves a rating by TOLERANCE (10^-8) Elo.
+Each step solves one dense n x n system (n players): about n^3/3 operations, under a second for
+a thousand players (see benchmarks/rating_fit.py).
 
 Intervals. The posterior covariance is the inverse of the negative Hessian at the maximum (the
 observed Fisher information plus the prior's). It still holds the prior's doubt about where a
@@ -47,7 +47,7 @@ MEAN = 1500.0
 SCALE = math.log(10) / 400  # c: natural-log odds per Elo point
 PRIOR_SD = 2 / SCALE
 Z_95 = 1.959963984540054
-TOLERANCE = 1e-6
+TOLERANCE = 1e-8
 MAX_ITERATIONS = 100
 
 

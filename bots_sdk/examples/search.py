@@ -4,7 +4,9 @@ For every sampled deal of the unseen cards (``games.engine.Determinizer``: the o
 the deck drawn uniformly from what this seat has not seen) it tries each legal move and plays
 the rest of the round with a quick greedy policy for every seat, then scores the round. The
 move with the best average wins. Trying every move on the same deals (common random numbers)
-makes the comparison between moves much sharper than the number of deals alone would.
+makes the comparison between moves much sharper than the number of deals alone would. The
+expert example's one-ply score of each move counts as a few deals' worth of prior, so with little
+time (a short bank, a busy machine) it plays like expert and with more time like the rollouts.
 
 The time it takes comes from the request: a share of ``time_bank_ms`` (the time this call may
 take), so it answers well inside the arena's deadline whatever the time control.

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_filters",
     "tournaments",
+    "web",
 ]
 
 MIDDLEWARE = [

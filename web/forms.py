@@ -1,0 +1,92 @@
+"""Forms of the browser pages. They only check shape; the services decide what is allowed.
+
+After a failed submit the page opens with focus on the first field in error (or, when only the
+form as a whole is wrong, on the list of its errors), so a keyboard or screen reader user lands
+where the problem is (WCAG 3.3.1); Django ties each field to its help and error text
+(``aria-describedby``) and marks it ``aria-invalid``.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.forms import AuthenticationForm
+from django.forms import BoundField
+
+PASSWORDS_DIFFER = "The two passwords differ."
+
+
+class FocusBoundField(BoundField):
+    """A field whose ``autofocus`` follows the form's errors: only the first field in error has
+    it on a failed submit (a field's own ``autofocus`` applies to a fresh form only)."""
+
+    def build_widget_attrs(self, attrs: dict, widget=None) -> dict:
+        attrs = super().build_widget_attrs(attrs, widget)
+        if self.form.is_bound and self.form.errors:
+            attrs["autofocus"] = self.name == first_invalid_field(self.form)
+        return attrs
+
+
+def first_invalid_field(form: forms.BaseForm) -> str | None:
+    """The name of the first field (in page order) with an error, or None."""
+    return next((name for name in form.fields if name in form.errors), None)
+
+
+class FocusFirstErrorMixin:
+    """Gives a form the ``FocusBoundField`` and tells its template where focus belongs."""
+
+    bound_field_class = FocusBoundField
+
+    @property
+    def focus_non_field_errors(self) -> bool:
+        """True when focus belongs on the form's own error list: it has errors, none a field's."""
+        return bool(self.is_bound and self.errors and first_invalid_field(self) is None)
+
+
+class SignupForm(FocusFirstErrorMixin, forms.Form):
+    username = forms.CharField(
+        max_length=150,
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+        help_text="Letters, digits and @/./+/-/_ only.",
+    )
+    password = forms.CharField(
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+        help_text="At least 8 characters, not too common, not all digits.",
+    )
+    password_again = forms.CharField(
+        label="Password (again)",
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if data.get("password") and data.get("password") != data.get("password_again"):
+            self.add_error("password_again", PASSWORDS_DIFFER)
+        return data
+
+
+class LoginForm(FocusFirstErrorMixin, AuthenticationForm):
+    """Django's log-in form, with focus on its error after a failed attempt."""
+
+
+class BotForm(FocusFirstErrorMixin, forms.Form):
+    name = forms.CharField(max_length=40, help_text="Shown in rankings; unique.")
+    url = forms.CharField(
+        label="URL",
+        max_length=500,
+        widget=forms.URLInput(attrs={"placeholder": "https://mybot.example.org/"}),
+        help_text="Where your bot answers escoba/1: we call GET on it now to check.",
+    )
+    description = forms.CharField(
+        max_length=500, required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+
+class RankingFilterForm(forms.Form):
+    """The pool switcher and search box of the rankings page (a GET form)."""
+
+    pool = forms.ChoiceField(required=False)
+    q = forms.CharField(label="Search bots", required=False, max_length=40)
+
+    def __init__(self, *args, pools: list[str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["pool"].choices = [(pool, pool) for pool in pools]
