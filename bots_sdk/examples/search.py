@@ -22,6 +22,8 @@ from games.engine import ALL_CARDS, Card, Determinizer, Game, Move
 from ..state import BotState
 from . import expert
 
+__author__ = "Escoba Arena examples"
+
 # Of the time this call may take, the share spent searching, and what is always kept back for
 # parsing, the reply and the network.
 BUDGET_SHARE = 0.6
