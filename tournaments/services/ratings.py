@@ -296,14 +296,24 @@ def ratings_fit_coalesced(*, pool: str) -> int:
         if not cache.add(_lock_key(pool), token, FIT_LOCK_S):
             return fits
         try:
-            while cache.delete(_dirty_key(pool)):
+            # The database is the truth, the mark a hint: a mark lost with the process or the
+            # cache that held it (a killed worker child, a Redis that lost its data) must not
+            # leave recorded sets unfitted.
+            while cache.delete(_dirty_key(pool)) or _pool_behind(pool):
                 ratings_fit(pool=pool)
                 fits += 1
         finally:
             if cache.get(_lock_key(pool)) == token:
                 cache.delete(_lock_key(pool))
-        if cache.get(_dirty_key(pool)) is None:
+        if cache.get(_dirty_key(pool)) is None and not _pool_behind(pool):
             return fits
+
+
+def _pool_behind(pool: str) -> bool:
+    """Whether the pool has a rated set newer than its latest fit."""
+    newest = RatedSet.objects.filter(pool=pool).aggregate(last=Max("id"))["last"] or 0
+    fitted = RatingFit.objects.filter(pool=pool).aggregate(last=Max("last_set_id"))["last"] or 0
+    return newest > fitted
 
 
 def ratings_sweep() -> list[str]:
