@@ -15,6 +15,7 @@ take), so it answers well inside the arena's deadline whatever the time control.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from random import Random
 
 from games.engine import ALL_CARDS, Card, Determinizer, Game, Move
@@ -55,6 +56,12 @@ _WORTH = [
 _SWEEP = 8.0
 _RISK = 3.0
 _scores: dict[Move, float] = {}
+# What a capture is worth at the horizon of a rollout that stops before the round is scored:
+# the expert's weights (a card, an oro, a seven, the seven of oros, an escoba), in points.
+_WEIGHTS = expert.Weights()
+_POINTS = [PRIOR_SCALE * expert.card_points(card, _WEIGHTS) for card in ALL_CARDS]
+_ESCOBA_POINTS = PRIOR_SCALE * _WEIGHTS.escoba
+_takes: dict[Move, float] = {}
 
 
 def _static_score(move: Move) -> float:
@@ -70,12 +77,30 @@ def _static_score(move: Move) -> float:
     return score
 
 
-def rollout(game: Game, team: int, rng: Random) -> float:
-    """Play ``game`` to the end of its round, every seat with the same greedy policy (what a
-    move takes, sweeps first, less the risk of leaving a table worth 5 to 14, which the next
-    player sweeps with one card; now and then a random move). Returns the round's value to
-    ``team``: its points minus the best other side's, and ``GAME_WIN`` more when it decides the
-    game. The table's size and worth are followed here rather than read back on every play."""
+def _take_points(move: Move) -> float:
+    """What a capture takes, in points by the expert's weights (0 for a trail)."""
+    points = _takes.get(move)
+    if points is None:
+        points = 0.0
+        if move.capture:
+            points = _POINTS[move.card.index] + sum(_POINTS[card.index] for card in move.capture)
+        _takes[move] = points
+    return points
+
+
+def rollout(
+    game: Game, team: int, rng: Random, plays: int = -1, teams: Sequence[int] = ()
+) -> float:
+    """Play ``game`` on, every seat with the same greedy policy (what a move takes, sweeps
+    first, less the risk of leaving a table worth 5 to 14, which the next player sweeps with one
+    card; now and then a random move), and return its value to ``team``.
+
+    With ``plays`` < 0 it plays to the end of the round, whose value is the round's points
+    minus the best other side's, and ``GAME_WIN`` more when it decides the game. Otherwise it
+    stops after ``plays`` plays (the end of the deal being played) and values what each side
+    (``teams`` gives each seat's) captured meanwhile by the expert's weights, escobas
+    included: far less noisy than a whole round's points, and a few plays instead of a round's.
+    The table's size and worth are followed here rather than read back on every play."""
     before = game.totals
     number = game.round
     table = game.table
@@ -84,7 +109,9 @@ def rollout(game: Game, team: int, rng: Random) -> float:
     for card in table:
         worth += card.value
     scores = _scores
-    while not game.is_over and game.round == number:
+    taken = 0.0
+    by_seat = teams if plays >= 0 else None
+    while plays != 0 and not game.is_over and game.round == number:
         moves = game.legal_moves()
         move = moves[0]
         if len(moves) > 1:
@@ -109,6 +136,15 @@ def rollout(game: Game, team: int, rng: Random) -> float:
                         score -= _RISK
                     if score > best_score:
                         move, best_score = candidate, score
+        if by_seat is not None:
+            if move.capture:
+                points = _takes.get(move)
+                if points is None:
+                    points = _take_points(move)
+                if len(move.capture) == size:
+                    points += _ESCOBA_POINTS
+                taken += points if by_seat[game.current_seat] == team else -points
+            plays -= 1
         game.apply(move)
         if move.capture:
             size -= len(move.capture)
@@ -116,6 +152,8 @@ def rollout(game: Game, team: int, rng: Random) -> float:
         else:
             size += 1
             worth += move.card.value
+    if by_seat is not None:
+        return taken
     after = game.totals
     gains = [a - b for a, b in zip(after, before, strict=True)]
     value = float(gains[team] - max(g for t, g in enumerate(gains) if t != team))
@@ -144,13 +182,25 @@ def search(
     totals = [0.0] * len(moves)
     team = state.team
     rng = Random(f"{state.game_id}/{state.round}/{len(state.history)}/{state.seat}")
+    # Before the last deal, each rollout stops when the deal being played ends; in the last
+    # deal it plays the round out and scores it.
+    plays = -1
+    teams = [info.team for info in sorted(state.seats, key=lambda info: info.seat)]
+    first = [0.0] * len(moves)
+    if state.deck_remaining > 0:
+        plays = sum(info.hand_size for info in state.seats) - 1
+        size = len(state.table)
+        for index, move in enumerate(moves):
+            first[index] = _take_points(move)
+            if move.capture and len(move.capture) == size:
+                first[index] += _ESCOBA_POINTS
     deals = 0
     while True:
         world = sampler.sample(rng)
         for index, move in enumerate(moves):
             game = world.clone()
             game.apply(move)
-            totals[index] += rollout(game, team, rng)
+            totals[index] += first[index] + rollout(game, team, rng, plays, teams)
         deals += 1
         if time.perf_counter() >= deadline or deals == max_deals:
             break

@@ -26,6 +26,11 @@ from .rulesets import Ruleset
 from .scoring import add_score_breakdown, score_log, score_round, strict_winner
 from .views import GameView, Play, Result, SeatPublic, lucky_deal_of
 
+try:
+    import cython
+except ImportError:  # the pure-Python build where Cython is not installed
+    from . import _nocython as cython  # type: ignore[no-redef]
+
 _TRAILS = tuple(_interned(card, 0) for card in range(40))
 HAND_SIZE = 3
 TABLE_SIZE = 4
@@ -121,6 +126,11 @@ _PLAY_LIMIT = 100_000
 _PLAY_VIEWS = _ByPlay(lambda seat, move, escoba: Play(seat, move.card, move.capture, escoba))
 
 
+# A game and its round records hold ints, lists of ints, the ruleset, the result and the
+# round's score: never a reference cycle. In the compiled build they stay out of the garbage
+# collector, so the clones a search makes do not bring the next collection closer.
+@cython.no_gc
+@cython.cclass
 class _Round:
     """The log of one round, in card indices; completed rounds are never modified again."""
 
@@ -147,6 +157,8 @@ class _Round:
         return other
 
 
+@cython.no_gc
+@cython.cclass
 class Game:
     """One game of Escoba under a ruleset, from a seed. Build it with ``Game.new``."""
 
