@@ -38,12 +38,23 @@ EXPLORE = 0.1
 # as this many deals.
 PRIOR_DEALS = 6
 PRIOR_SCALE = 0.2
+# Plays into the next deal that a rollout before the last deal also makes: the first player of
+# the next deal's shot at the table this deal leaves.
+LOOKAHEAD = 1
 
 
 def budget_seconds(state: BotState) -> float:
     """How long to search: a share of the call's time bank, minus a fixed reserve."""
     bank = float(min(state.time_bank_ms, state.timeout_ms or state.time_bank_ms))
     return max(MIN_BUDGET_MS, bank * BUDGET_SHARE - RESERVE_MS) / 1000.0
+
+
+def too_short_to_search(state: BotState) -> bool:
+    """Whether the call's time is too short for even the floor of a search: setting up the
+    samples and one deal would then make the answer late, so it plays the expert's move (about
+    a millisecond) instead. A bank is too short below about 33 ms."""
+    bank = float(min(state.time_bank_ms, state.timeout_ms or state.time_bank_ms))
+    return bank * BUDGET_SHARE - RESERVE_MS < MIN_BUDGET_MS
 
 
 # -- the rollout policy ----------------------------------------------------------------------
@@ -188,7 +199,7 @@ def search(
     teams = [info.team for info in sorted(state.seats, key=lambda info: info.seat)]
     first = [0.0] * len(moves)
     if state.deck_remaining > 0:
-        plays = sum(info.hand_size for info in state.seats) - 1
+        plays = sum(info.hand_size for info in state.seats) - 1 + LOOKAHEAD
         size = len(state.table)
         for index, move in enumerate(moves):
             first[index] = _take_points(move)
@@ -226,6 +237,8 @@ def expert_scores(state: BotState) -> list[float]:
 def choose(state: BotState) -> Move:
     if len(state.legal_moves) == 1:
         return state.legal_moves[0]
+    if too_short_to_search(state):
+        return expert.choose(state)
     deadline = time.perf_counter() + budget_seconds(state)
     move, _ = search(state, deadline)
     return move

@@ -102,3 +102,39 @@ def test_moves_come_back_as_engine_moves():
     game = position(Ruleset.from_preset("classic"), 1, 1)
     state = request(game)
     assert isinstance(search.choose(state), Move)
+
+
+def test_with_too_little_time_to_search_it_plays_the_expert_move_at_once(monkeypatch):
+    """A bank of 20 ms cannot pay for the samples and a deal: the answer is expert's, and no
+    search starts."""
+    game = position(Ruleset.from_preset("classic"), 6, 5)
+    short = request(game, time_bank_ms=20, timeout_ms=20)
+    assert search.too_short_to_search(short)
+    assert not search.too_short_to_search(request(game, time_bank_ms=200, timeout_ms=200))
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched with a 20 ms bank")
+
+    monkeypatch.setattr(search, "search", no_search)
+    assert search.choose(short) == expert.choose(short)
+
+
+def test_before_the_last_deal_a_rollout_values_the_captures_up_to_the_next_deal():
+    """A rollout that stops after some plays returns what the team captured less what the others
+    did, by the expert's weights: zero plays, zero value; a capture by our team counts for it."""
+    ruleset = Ruleset.from_preset("classic")
+    for seed in range(200):
+        game = position(ruleset, seed, 0)
+        captures = [move for move in game.legal_moves() if move.capture]
+        if captures and len(captures[0].capture) < len(game.table):
+            break
+    else:
+        raise AssertionError("no seed in 200 offers a capture that is not a sweep at once")
+    seat = game.current_seat
+    teams = [game.ruleset.team_of(s) for s in range(game.ruleset.players)]
+    assert search.rollout(game.clone(), teams[seat], random.Random(1), 0, teams) == 0.0
+    # EXPLORE aside, the greedy policy takes a capture on offer: one play's value is its points.
+    values = {
+        search.rollout(game.clone(), teams[seat], random.Random(s), 1, teams) for s in range(20)
+    }
+    assert max(values) > 0
