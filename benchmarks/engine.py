@@ -18,6 +18,9 @@ Then what a search pays per simulated move: ``clone()`` + ``apply()`` of a rando
 
 The last lines are one per configuration and one per search measurement, each build's figure
 and the ratio: ``<ruleset> <players>p: python <R> rounds/s, compiled <R> rounds/s, <x>×``.
+With ``--before <checkout>`` the two builds of another checkout of the engine (say main, with
+its compiled build) take their turns too, printed as ``before python`` and ``before compiled``:
+a before/after comparison under the same load.
 """
 
 from __future__ import annotations
@@ -147,15 +150,17 @@ def worker() -> None:
 
 
 class Worker:
-    def __init__(self, build: str) -> None:
+    def __init__(self, build: str, root: Path = ROOT) -> None:
+        """A worker on ``build`` of the engine in the checkout at ``root`` (this one, or the
+        ``--before`` one, which runs its own copy of this script)."""
         environment = {**os.environ, "ESCOBA_ENGINE": build}
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "--worker"],
+            [sys.executable, str(root / "benchmarks" / "engine.py"), "--worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             env=environment,
-            cwd=ROOT,
+            cwd=root,
         )
         hello = self.process.stdout.readline()  # type: ignore[union-attr]
         if not hello:
@@ -177,6 +182,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=0.5, help="CPU seconds of one timed run")
     parser.add_argument("--repeat", type=int, default=12, help="timed runs per configuration")
     parser.add_argument("--warmup", type=float, default=1.0, help="CPU seconds per configuration")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="another checkout (e.g. `git archive main` with its compiled build) whose two builds "
+        "take turns with this one's, for a before/after comparison in the same run",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -185,13 +196,16 @@ def main() -> None:
     print(f"python {platform.python_version()} ({platform.python_implementation()}), "
           f"load average {load:.2f}, best of {args.repeat} x {args.seconds:g} s")  # fmt: skip
     workers = {}
-    for build in BUILDS:
-        try:
-            workers[build] = Worker(build)
-        except (RuntimeError, ValueError) as error:
-            print(f"  {build} build: not available ({error}); run `make engine-build`")
-            continue
-        print(f"  {build} build: {workers[build].hello['reason']}")
+    checkouts = [("", ROOT)] + ([("before ", args.before.resolve())] if args.before else [])
+    for label, root in checkouts:
+        for build in BUILDS:
+            name = f"{label}{build}"
+            try:
+                workers[name] = Worker(build, root)
+            except (RuntimeError, ValueError) as error:
+                print(f"  {name} build: not available ({error}); run `make engine-build`")
+                continue
+            print(f"  {name} build: {workers[name].hello['reason']}")
     for name, players in CONFIGURATIONS:
         for worker_process in workers.values():
             worker_process.ask(do="play", ruleset=name, players=players, seed=10**6,
@@ -218,7 +232,7 @@ def main() -> None:
     for measure in ("clone", "clone+apply", "determinize sample"):
         parts = [f"{build} {costs[build][measure]:.2f} µs" for build in workers]
         ratio = ""
-        if len(workers) == 2:
+        if set(BUILDS) <= set(workers):
             ratio = f", {costs['python'][measure] / costs['compiled'][measure]:.1f}×"
         lines.append(f"{measure}: {', '.join(parts)}{ratio}")
     for worker_process in workers.values():
@@ -230,7 +244,8 @@ def main() -> None:
 
 
 def _ratio(rates: dict[str, list[float]], pick: object) -> str:
-    if len(rates) != 2:
+    """This checkout's compiled rate over its pure-Python rate."""
+    if not set(BUILDS) <= set(rates):
         return ""
     return f", {pick(rates['compiled']) / pick(rates['python']):.1f}×"  # type: ignore[operator]
 

@@ -1,15 +1,21 @@
-"""Determinized Monte Carlo search: play the round out many times over the cards it cannot see.
+"""Determinized Monte Carlo search: play the deal out many times over the cards it cannot see.
 
 For every sampled deal of the unseen cards (``games.engine.Determinizer``: the other hands and
-the deck drawn uniformly from what this seat has not seen) it tries each legal move and plays
-the rest of the round with a quick greedy policy for every seat, then scores the round. The
-move with the best average wins. Trying every move on the same deals (common random numbers)
-makes the comparison between moves much sharper than the number of deals alone would. The
-expert example's one-ply score of each move counts as a few deals' worth of prior, so with little
-time (a short bank, a busy machine) it plays like expert and with more time like the rollouts.
+the deck drawn uniformly from what this seat has not seen) it tries each legal move and plays on
+with a quick greedy policy for every seat. Before the round's last deal a rollout stops one play
+into the next deal (that play is the next player's shot at the table this deal leaves) and is
+valued by what each side captured meanwhile, by the expert's weights: a card, an oro, a seven,
+the seven of oros, an escoba. That is far less noisy than a whole round's points and costs a few
+plays, so many more deals fit in the time. In the last deal it plays the round out and scores
+it: the round's points, and the game when the round decides it. The move with the best average
+wins. Trying every move on the same deals (common random numbers) makes the comparison between
+moves much sharper than the number of deals alone would. The expert example's one-ply score of
+each move counts as a few deals' worth of prior, so with little time (a busy machine) it plays
+like expert and with more time like the rollouts.
 
 The time it takes comes from the request: a share of ``time_bank_ms`` (the time this call may
-take), so it answers well inside the arena's deadline whatever the time control.
+take), so it answers well inside the arena's deadline whatever the time control; a bank too
+short for even one deal gets the expert's move at once.
 """
 
 from __future__ import annotations
