@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,53 @@ def test_both_builds_write_the_same_logs_byte_for_byte():
     for python_log, compiled_log in zip(python_logs, compiled_logs, strict=True):
         assert compiled_log == python_log
     assert {json.loads(log)["ruleset"]["name"] for log in python_logs} == set(engine.PRESETS)
+
+
+# Make `import cython` fail, as on a machine without Cython, then play through the pure build.
+_WITHOUT_CYTHON = """
+import sys
+
+
+class NoCython:
+    def find_spec(self, name, path=None, target=None):
+        if name == "cython" or name.startswith("Cython"):
+            raise ImportError(f"no module named {name!r} (hidden by the test)")
+        return None
+
+
+sys.meta_path.insert(0, NoCython())
+sys.modules.pop("cython", None)
+import json
+import random
+
+from games.engine import BUILD, Game, Ruleset
+
+game = Game.new(Ruleset.from_preset("classic"), 11)
+chooser = random.Random(11)
+while not game.is_over:
+    game.apply(chooser.choice(game.legal_moves()))
+print(BUILD, sys.modules["games.engine.state"].cython.__name__)
+print(json.dumps(game.log()))
+"""
+
+
+def test_the_pure_build_runs_where_cython_is_not_installed():
+    """The engine's source names Cython's decorators (``@cython.no_gc``); without Cython they
+    come from ``games.engine._nocython`` and change nothing: the same game, the same log."""
+    environment = {**os.environ, "ESCOBA_ENGINE": "python", "PYTHONHASHSEED": "0"}
+    process = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_CYTHON],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stderr
+    first, log = process.stdout.splitlines()
+    assert first == "python games.engine._nocython"
+    game = engine.Game.new(engine.Ruleset.from_preset("classic"), 11)
+    chooser = random.Random(11)
+    while not game.is_over:
+        game.apply(chooser.choice(game.legal_moves()))
+    assert log == json.dumps(game.log())
