@@ -49,8 +49,8 @@ def _run_as_creator(service, verb: str):
 
 @admin.register(League)
 class LeagueAdmin(admin.ModelAdmin):
-    list_display = ["name", "creator", "status", "pool", "players", "rated", "ladder", "created_at"]
-    list_filter = ["status", "pool", "rated", "ladder"]
+    list_display = ["name", "creator", "status", "pool", "players", "rated", "kind", "created_at"]
+    list_filter = ["status", "kind", "pool", "rated"]
     search_fields = ["name", "creator__username"]
     list_select_related = ["creator"]
     readonly_fields = ["status", "seed", "ruleset", "pool", "started_at", "finished_at"]

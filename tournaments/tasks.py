@@ -24,9 +24,9 @@ from django.utils import timezone
 from kombu.exceptions import ChannelError
 from kombu.exceptions import OperationalError as BrokerError
 
-from tournaments.models import BotCheck
+from tournaments.models import Bot, BotCheck
 from tournaments.services.bots import bot_check, bots_due_for_check
-from tournaments.services.leagues import ladder_start
+from tournaments.services.ladder import ladder_fill, ladder_tick
 from tournaments.services.matches import (
     DEFAULT_MATCH_TIME_LIMIT_S,
     match_play,
@@ -100,18 +100,6 @@ def sweep_matches() -> list[int]:
 
 
 @shared_task(
-    name="leagues.run_ladder",
-    acks_late=True,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=3,
-    retry_backoff=True,
-)
-def run_ladder() -> list[int]:
-    """The standing ladder (beat): a rated league among the fit bots of each pool."""
-    return [league.id for league in ladder_start()]
-
-
-@shared_task(
     name="bots.check_due",
     autoretry_for=INFRASTRUCTURE_ERRORS,
     max_retries=3,
@@ -127,3 +115,57 @@ def check_due_bots() -> list[int]:
         bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE)
         checked.append(bot.id)
     return checked
+
+
+# -- the ladder (tournaments.services.ladder) ---------------------------------------------------
+
+
+@shared_task(
+    name="ladder.tick",
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=2,
+    retry_backoff=True,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def tick_ladder() -> dict[str, list[int]]:
+    """Beat, every ``ESCOBA_LADDER_TICK_S``: check newcomers, settle tests, fill every pool."""
+    return ladder_tick()
+
+
+@shared_task(
+    name="ladder.fill",
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=2,
+    retry_backoff=True,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def fill_ladder(pool: str) -> list[int]:
+    """Sent when a ladder set ends, so the pool's workers need not wait for the next tick."""
+    return ladder_fill(pool=pool)
+
+
+def enqueue_ladder_fill(pool: str) -> None:
+    fill_ladder.delay(pool)
+
+
+@shared_task(
+    name="bots.check",
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=2,
+    retry_backoff=True,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def check_bot(bot_id: int) -> bool | None:
+    """The protocol check of one bot; its pass or failure, None when the bot is gone."""
+    bot = Bot.objects.filter(pk=bot_id).first()
+    if bot is None:
+        return None
+    return bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE).passed
+
+
+def enqueue_checks(bot_ids: Iterable[int]) -> None:
+    for bot_id in bot_ids:
+        check_bot.delay(bot_id)

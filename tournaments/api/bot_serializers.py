@@ -28,6 +28,9 @@ class BotUpdateSerializer(serializers.Serializer):
     description = serializers.CharField(
         max_length=DESCRIPTION_MAX, required=False, allow_blank=True
     )
+    accepts_challenges = serializers.BooleanField(
+        required=False, help_text="Whether other users may challenge it or test against it."
+    )
 
 
 class RatingSerializer(serializers.ModelSerializer):
@@ -54,7 +57,8 @@ class BotPublicSerializer(serializers.ModelSerializer):
     class Meta:
         model = Bot
         fields = [
-            "id", "name", "owner", "description", "status", "health", "ratings", "created_at",
+            "id", "name", "owner", "description", "status", "health", "accepts_challenges",
+            "ratings", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
 

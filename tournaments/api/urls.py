@@ -2,7 +2,16 @@
 
 from django.urls import include, path
 
-from tournaments.api import accounts, bots, games, health, leagues, rankings
+from tournaments.api import (
+    accounts,
+    bots,
+    challenges,
+    games,
+    health,
+    leagues,
+    rankings,
+    version_tests,
+)
 
 app_name = "api"
 
@@ -14,6 +23,8 @@ urlpatterns = [
     path("", include(bots.router.urls)),
     path("", include(leagues.router.urls)),
     path("", include(games.router.urls)),
+    path("", include(challenges.router.urls)),
+    path("", include(version_tests.router.urls)),
     path("rankings/", rankings.RankingListView.as_view(), name="rankings"),
     path("rankings/history/", rankings.RatingHistoryView.as_view(), name="rating-history"),
 ]

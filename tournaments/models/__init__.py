@@ -1,10 +1,12 @@
 from .bots import Bot, BotCheck
+from .ladder import Challenge, VersionTest
 from .leagues import Game, League, LeagueEntry, Match, Seat
 from .ratings import Rating, RatingChange
 
 __all__ = [
     "Bot",
     "BotCheck",
+    "Challenge",
     "Game",
     "League",
     "LeagueEntry",
@@ -12,4 +14,5 @@ __all__ = [
     "Rating",
     "RatingChange",
     "Seat",
+    "VersionTest",
 ]

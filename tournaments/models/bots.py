@@ -39,6 +39,9 @@ class Bot(models.Model):
     protocol_name = models.CharField(max_length=100, blank=True)
     protocol_author = models.CharField(max_length=100, blank=True)
     protocol_version = models.CharField(max_length=100, blank=True)
+    accepts_challenges = models.BooleanField(
+        default=True, help_text="Other users may challenge it, or test their bots against it."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
