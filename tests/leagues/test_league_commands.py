@@ -1,4 +1,4 @@
-"""Operator commands and the standing ladder."""
+"""Operator commands."""
 
 from decimal import Decimal
 from io import StringIO
@@ -7,8 +7,6 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from tournaments.models import Bot, League, Rating
-from tournaments.services import leagues as league_services
-from tournaments.services.leagues import LADDER_USERNAME, ladder_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -74,19 +72,3 @@ def test_bots_register_examples_registers_and_moves_running_bots(example_servers
     with pytest.raises(CommandError):
         run("bots_register_examples", "http://127.0.0.1:9/")
 
-
-def test_ladder_starts_one_league_per_pool_among_fit_bots(make_bot, monkeypatch, settings):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
-    settings.ESCOBA_LADDER_POOLS = ["classic/2p", "classic/3p"]
-    fit = [make_bot("greedy"), make_bot("random")]
-    make_bot("expert", status=Bot.Status.PAUSED)
-    make_bot("random7", health=Bot.Health.UNHEALTHY)
-
-    started = ladder_start()
-
-    assert [league.pool for league in started] == ["classic/2p"]  # 3p needs three fit bots
-    league = started[0]
-    assert league.ladder and league.rated and league.creator.username == LADDER_USERNAME
-    assert set(league.bots.values_list("id", flat=True)) == {b.id for b in fit}
-    assert league.status == League.Status.RUNNING
-    assert ladder_start() == []  # the previous ladder league is still running

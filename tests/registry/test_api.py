@@ -15,8 +15,8 @@ from tournaments.services.bots import ERROR_NAME_FORMAT, ERROR_NAME_TAKEN
 pytestmark = pytest.mark.django_db
 
 BOTS = "/api/bots/"
-PUBLIC_FIELDS = {"id", "name", "owner", "description", "status", "health", "ratings",
-                 "created_at"}
+PUBLIC_FIELDS = {"id", "name", "owner", "description", "status", "health", "accepts_challenges",
+                 "ratings", "created_at"}
 OWNER_FIELDS = PUBLIC_FIELDS | {
     "url", "check_failures", "last_checked_at", "last_latency_ms", "last_check_report",
     "protocol_name", "protocol_author", "protocol_version", "updated_at",
