@@ -137,9 +137,9 @@ def test_the_bot_most_in_need_is_served_first():
         Entrant(bot=i, owner=i, rating=1500, width=80, recent_sets=r)
         for i, r in enumerate([5, 1, 3, 0])
     ]
-    assert Matchmaker(even, rules=Rules(max_sets_per_bot=1), rng=random.Random(5)).next_table()[
-        0
-    ] == 3
+    assert (
+        Matchmaker(even, rules=Rules(max_sets_per_bot=1), rng=random.Random(5)).next_table()[0] == 3
+    )
 
 
 def test_opponents_are_near_in_rating_with_a_heavy_tail():
