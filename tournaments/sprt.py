@@ -22,7 +22,7 @@ falls to ``log(beta / (1 - alpha))`` (Wald's bounds).
 
 **The estimate.** The Elo difference is the logistic Elo of the mean set score; its 95 %
 interval comes from the normal approximation of that mean (the set scores' own variance over
-the number of sets), mapped through the same curve.
+the number of sets), mapped through the same curve (see ``estimate`` for the edges).
 """
 
 from __future__ import annotations
@@ -112,12 +112,20 @@ class Estimate:
 
 
 def estimate(counts: Sequence[int]) -> Estimate | None:
-    """The candidate's Elo advantage with a 95 % interval; None before the first set."""
+    """The candidate's Elo advantage with a 95 % interval; None before the first set.
+
+    A mean score of exactly 0 or 1 has an infinite Elo, so the estimate keeps the mean half a
+    set away from them (as ``elo.performance`` does with games); and a run of identical sets has
+    no spread at all, so the variance is never taken below a quarter of a won/lost coin's at
+    that mean: a perfect record over few sets gets a wide interval, not an empty one.
+    """
     total = sum(counts)
     if total == 0:
         return None
     mean = sum(c * v for c, v in zip(counts, SCORES, strict=True)) / total
+    mean = min(max(mean, 0.5 / total), 1 - 0.5 / total)
     variance = sum(c * (v - mean) ** 2 for c, v in zip(counts, SCORES, strict=True)) / total
+    variance = max(variance, mean * (1 - mean) / 4)
     margin = Z_95 * math.sqrt(variance / total)
     return Estimate(
         elo=score_to_elo(mean), low=score_to_elo(mean - margin), high=score_to_elo(mean + margin)
