@@ -41,6 +41,9 @@ from dataclasses import dataclass
 WIDTH_BUCKET = 50.0
 DEFAULT_SPREAD = 100.0
 DEFAULT_REPEAT_WINDOW = 4
+# How many of its latest sets per bot the matchmaker is handed: twice what the repeat rule looks
+# back; older meetings would only order "met longest ago", and reading them costs build time.
+HISTORY_PER_BOT = 2 * DEFAULT_REPEAT_WINDOW
 
 
 @dataclass(frozen=True)

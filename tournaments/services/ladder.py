@@ -35,7 +35,7 @@ from django.db import NotSupportedError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from tournaments.matchmaking import Entrant, Matchmaker, Rules
+from tournaments.matchmaking import HISTORY_PER_BOT, Entrant, Matchmaker, Rules
 from tournaments.models import Bot, League, Match, Rating
 from tournaments.scheduling import minimum_bots
 from tournaments.services.bots import bots_schedulable
@@ -48,9 +48,6 @@ IN_FLIGHT = (Match.Status.PENDING, Match.Status.RUNNING)
 # A bot still unknown is checked at most this often (a failed check leaves it unknown until the
 # ESCOBA_BOT_UNHEALTHY_AFTER-th failure).
 CHECK_NEWCOMER_EVERY_S = 60
-# How many of the ladder's latest sets per bot the matchmaker sees (its repeat rule looks back
-# ``repeat_window`` sets; the rest only orders "met longest ago").
-HISTORY_PER_BOT = 20
 # Until issue 12's fitted ratings give each bot an interval, the width of a rating's 95 %
 # interval is approximated from its game count: 2 × 1.96 × 347 / √games (the Elo standard error
 # of an even score over that many independent games).
