@@ -237,16 +237,10 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
         bot.last_checked_at = timezone.now()
         bot.last_check_report = data
         bot.last_latency_ms = latency
-        bot.save(
-            update_fields=[
-                "check_failures",
-                "health",
-                "last_checked_at",
-                "last_check_report",
-                "last_latency_ms",
-                "updated_at",
-            ]
-        )
+        bot.save(update_fields=[
+            "check_failures", "health", "last_checked_at", "last_check_report",
+            "last_latency_ms", "updated_at",
+        ])
         check = BotCheck.objects.create(
             bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
         )
