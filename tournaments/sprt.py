@@ -67,28 +67,30 @@ def outcome_index(score: float) -> int:
 def _constrained_mle(freqs: Sequence[float], values: Sequence[float], score: float) -> list[float]:
     """The distribution nearest ``freqs`` (maximum likelihood) whose mean is ``score``.
 
-    ``p_i = f_i / (1 + λ (v_i - score))`` with λ the root of ``Σ f_i (v_i - s) / (1 + λ (v_i -
-    s)) = 0``, a decreasing function of λ on the interval where every ``1 + λ (v_i - s)`` is
-    positive; found by bisection (60 halvings: to float precision).
+    ``p_i = f_i / (1 + λ (v_i - score))`` with λ the root of ``g(λ) = Σ f_i (v_i - s) / (1 + λ
+    (v_i - s))``, which decreases on the interval where every ``1 + λ (v_i - s)`` is positive.
+    Newton's steps from λ = 0, kept inside a shrinking bracket of that interval (a step that
+    would leave it bisects instead), reach float precision in a handful of steps.
     """
     shifts = [v - score for v in values]
-    upper = min((-1.0 / d for d in shifts if d < 0), default=math.inf)
-    lower = max((-1.0 / d for d in shifts if d > 0), default=-math.inf)
-    if not (math.isfinite(lower) and math.isfinite(upper)):
+    high = min((-1.0 / d for d in shifts if d < 0), default=math.inf)
+    low = max((-1.0 / d for d in shifts if d > 0), default=-math.inf)
+    if not (math.isfinite(low) and math.isfinite(high)):
         raise ValueError("the score must lie strictly between the lowest and highest outcome")
-
-    def slope(lam: float) -> float:
-        return sum(f * d / (1 + lam * d) for f, d in zip(freqs, shifts, strict=True))
-
-    low, high = lower, upper
-    for _ in range(60):
-        middle = (low + high) / 2
-        if slope(middle) > 0:
-            low = middle
+    pairs = list(zip(freqs, shifts, strict=True))
+    lam = 0.0
+    for _ in range(100):
+        terms = [(f, d, 1 + lam * d) for f, d in pairs]
+        slope = sum(f * d / q for f, d, q in terms)
+        if abs(slope) < 1e-13:
+            break
+        if slope > 0:
+            low = lam
         else:
-            high = middle
-    lam = (low + high) / 2
-    return [f / (1 + lam * d) for f, d in zip(freqs, shifts, strict=True)]
+            high = lam
+        step = lam + slope / sum(f * d * d / (q * q) for f, d, q in terms)
+        lam = step if low < step < high else (low + high) / 2
+    return [f / (1 + lam * d) for f, d in pairs]
 
 
 def llr(counts: Sequence[int], elo0: float, elo1: float) -> float:
