@@ -87,6 +87,7 @@ def ladder_league(pool: str) -> League:
             name=f"Ladder {pool}",
             ruleset_name=ruleset_name,
             players=players,
+            rated=True,
             kind=League.Kind.LADDER,
         )
         if league.pool != pool:  # e.g. "classic/4p" is stored under the ruleset's own name
