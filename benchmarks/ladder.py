@@ -5,11 +5,12 @@
 
 Twenty bots, each its own ``python -m bots_sdk serve`` process on 127.0.0.1 thinking 50 ms per
 move (the SDK's example strategies, owned by twenty different accounts), a real Redis, a fresh
-SQLite database (or DATABASE_URL), one real Celery worker (``--pool threads --concurrency 16``)
-and real Celery beat ticking the ladder every ``ESCOBA_LADDER_TICK_S`` (5 s). Nobody creates a
-league: sixteen bots are registered at the start, the other four one by one during the run, and
-everything else is the arena's own doing (protocol checks of the newcomers, the matchmaker, the
-sets, the ratings).
+SQLite database (or DATABASE_URL), one real Celery worker (``--pool threads --concurrency 16``,
+with as many ladder sets in flight: a set waiting for a thread would only make a newcomer's
+first set wait behind it) and real Celery beat ticking the ladder every ``ESCOBA_LADDER_TICK_S``
+(5 s). Nobody creates a league: sixteen bots are registered at the start, the other four one by
+one during the run, and everything else is the arena's own doing (protocol checks of the
+newcomers, the matchmaker, the sets, the ratings).
 
 Reported:
 
@@ -153,7 +154,10 @@ def measure(args: argparse.Namespace, bots: list, worker: subprocess.Popen) -> N
         time.sleep(0.5)
     window_start = Match.objects.aggregate(t=Min("started_at"))["t"]
     window = datetime.timedelta(minutes=args.minutes)
-    arrivals = [window_start + window * (i + 1) / (len(late) + 1) for i in range(len(late))]
+    # Late bots arrive spread over the window, the last one a minute and a quarter before its
+    # end (or half-way through a short window), so each has its first minute inside the run.
+    spread = max(window - datetime.timedelta(seconds=75), window / 2)
+    arrivals = [window_start + spread * (i + 1) / len(late) for i in range(len(late))]
     say(f"first set began {(window_start - min(registered.values())).total_seconds():.1f} s "
         f"after the first registration; measuring {args.minutes:g} minutes")  # fmt: skip
     while timezone.now() < window_start + window:
@@ -217,7 +221,7 @@ def main() -> None:
     parser.add_argument("--late", type=int, default=4, help="Bots registered during the run.")
     parser.add_argument("--delay-ms", type=int, default=50, help="Bot think time per move.")
     parser.add_argument("--concurrency", type=int, default=16, help="Worker threads.")
-    parser.add_argument("--sets-in-flight", type=int, default=20)
+    parser.add_argument("--sets-in-flight", type=int, default=16)
     parser.add_argument("--max-sets-per-bot", type=int, default=2)
     run(parser.parse_args())
 

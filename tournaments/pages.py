@@ -17,7 +17,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from tournaments import selectors
-from tournaments.forms import BotForm, RankingFilterForm, SignupForm
+from tournaments.forms import BotForm, ChallengeForm, RankingFilterForm, SignupForm
+from tournaments.ladder_selectors import bot_challenges, bot_version_tests
 from tournaments.models import Bot, Game, League
 from tournaments.page_selectors import (
     bot_fault_counts,
@@ -200,8 +201,22 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "head_to_head": bot_head_to_head(bot=bot),
         "recent_games": recent,
         "is_owner": request.user.is_authenticated and bot.owner_id == request.user.pk,
+        "challenges": bot_challenges(bot),
+        "version_tests": bot_version_tests(bot),
+        "challenge_form": _challenge_form(request, bot),
     }
     return render(request, "tournaments/bot_detail.html", context)
+
+
+def _challenge_form(request: HttpRequest, bot: Bot) -> ChallengeForm | None:
+    """The Challenge button's form, for a signed-in user with another bot to send, when ``bot``
+    accepts challenges or is the user's own."""
+    if not request.user.is_authenticated:
+        return None
+    if bot.owner_id != request.user.pk and not bot.accepts_challenges:
+        return None
+    mine = list(Bot.objects.filter(owner=request.user).exclude(pk=bot.pk).order_by("name"))
+    return ChallengeForm(bots=mine) if mine else None
 
 
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
