@@ -12,7 +12,17 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from tournaments import admin_bots  # noqa: F401  (registers Bot and BotCheck)
-from tournaments.models import Game, League, LeagueEntry, Match, Rating, RatingChange, Seat
+from tournaments.models import (
+    Challenge,
+    Game,
+    League,
+    LeagueEntry,
+    Match,
+    Rating,
+    RatingChange,
+    Seat,
+    VersionTest,
+)
 from tournaments.services.leagues import league_cancel, league_pause, league_resume, league_start
 
 
@@ -132,3 +142,18 @@ class RatingChangeAdmin(ReadOnlyAdmin):
     list_filter = ["pool"]
     search_fields = ["bot__name"]
     list_select_related = ["bot", "game"]
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(ReadOnlyAdmin):
+    list_display = ["id", "bot", "opponent", "sets", "creator", "league", "created_at"]
+    search_fields = ["bot__name", "opponent__name", "creator__username"]
+    list_select_related = ["bot", "opponent", "creator", "league"]
+
+
+@admin.register(VersionTest)
+class VersionTestAdmin(ReadOnlyAdmin):
+    list_display = ["id", "candidate", "baseline", "status", "sets", "llr", "elo", "created_at"]
+    list_filter = ["status"]
+    search_fields = ["candidate__name", "baseline__name", "creator__username"]
+    list_select_related = ["candidate", "baseline"]

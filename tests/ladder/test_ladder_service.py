@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -55,6 +56,16 @@ def test_the_ladder_league_is_one_per_pool_rated_running_and_system_owned():
     assert league.status == League.Status.RUNNING
     assert league.creator.username == LADDER_USERNAME and not league.creator.is_active
     assert not league_finish_if_done(league_id=league.id)  # an empty ladder is not finished
+
+
+def test_a_pool_never_gets_a_second_ladder():
+    league = ladder_league(POOL)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        League.objects.create(
+            name="another", creator=league.creator, ruleset=league.ruleset, pool=POOL, players=2,
+            seed=1, kind=League.Kind.LADDER,
+        )  # fmt: skip
+    assert ladder_league(POOL) == league
 
 
 def test_only_healthy_active_bots_are_scheduled(make_bot, no_play, settings):

@@ -204,4 +204,12 @@ class Migration(migrations.Migration):
                 fields=["creator", "created_at"], name="tournaments_creator_551d53_idx"
             ),
         ),
+        migrations.AddConstraint(
+            model_name="league",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("kind", "ladder")),
+                fields=("pool",),
+                name="league_one_ladder_per_pool",
+            ),
+        ),
     ]

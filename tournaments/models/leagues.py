@@ -55,6 +55,14 @@ class League(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status"]), models.Index(fields=["kind", "pool"])]
+        constraints = [
+            # Two fills racing to make a pool's ladder must not make two.
+            models.UniqueConstraint(
+                fields=["pool"],
+                condition=models.Q(kind="ladder"),
+                name="league_one_ladder_per_pool",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name

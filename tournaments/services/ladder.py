@@ -31,7 +31,7 @@ from collections import defaultdict
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import NotSupportedError, transaction
+from django.db import IntegrityError, NotSupportedError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -81,18 +81,21 @@ def ladder_league(pool: str) -> League:
     if league is not None:
         return league
     ruleset_name, players = parse_pool(pool)
-    with transaction.atomic():
-        league = league_create(
-            creator=system_user(LADDER_USERNAME),
-            name=f"Ladder {pool}",
-            ruleset_name=ruleset_name,
-            players=players,
-            rated=True,
-            kind=League.Kind.LADDER,
-        )
-        if league.pool != pool:  # e.g. "classic/4p" is stored under the ruleset's own name
-            raise ValueError(f"Pool {pool!r} resolves to {league.pool!r}; use that name.")
-        return league_open(league=league)
+    try:
+        with transaction.atomic():
+            league = league_create(
+                creator=system_user(LADDER_USERNAME),
+                name=f"Ladder {pool}",
+                ruleset_name=ruleset_name,
+                players=players,
+                rated=True,
+                kind=League.Kind.LADDER,
+            )
+            if league.pool != pool:  # e.g. a ruleset whose own name differs from the setting's
+                raise ValueError(f"Pool {pool!r} resolves to {league.pool!r}; use that name.")
+            return league_open(league=league)
+    except IntegrityError:  # another fill made it first (one ladder per pool)
+        return League.objects.get(kind=League.Kind.LADDER, pool=pool)
 
 
 def ladder_bots() -> list[Bot]:
