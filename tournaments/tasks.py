@@ -13,6 +13,8 @@ for bots, and every match of a worker shares one event loop (``services.matches`
 from __future__ import annotations
 
 import datetime
+import threading
+from collections import deque
 from collections.abc import Iterable
 
 import redis.exceptions
@@ -61,10 +63,31 @@ def play_match(self, match_id: int) -> dict:
     return {"match": match_id, **outcome.__dict__}
 
 
+_eager = threading.local()
+
+
 def enqueue_matches(match_ids: Iterable[int]) -> None:
-    """Send one ``play_match`` per id, in schedule order. Call it from ``transaction.on_commit``."""
-    for match_id in match_ids:
-        play_match.delay(match_id)
+    """Send one ``play_match`` per id, in schedule order. Call it from ``transaction.on_commit``.
+
+    With eager Celery (tests) a task runs inside ``delay``; a match that schedules more (a
+    version test after each set) would then play them nested, one level deeper per set, until
+    Python's recursion limit. So, as a real queue would, matches sent while one is being played
+    eagerly wait in a first-in first-out list that the outermost call plays in turn.
+    """
+    if not play_match.app.conf.task_always_eager:
+        for match_id in match_ids:
+            play_match.delay(match_id)
+        return
+    waiting = getattr(_eager, "waiting", None)
+    if waiting is not None:
+        waiting.extend(match_ids)
+        return
+    _eager.waiting = waiting = deque(match_ids)
+    try:
+        while waiting:
+            play_match.delay(waiting.popleft())
+    finally:
+        _eager.waiting = None
 
 
 @shared_task(name="leagues.recover_matches", autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=5)

@@ -10,6 +10,7 @@ from tournaments.services.challenges import ERROR_NOT_ACCEPTING, ERROR_NOT_YOUR_
 from tournaments.services.version_tests import (
     ERROR_ELO_ORDER,
     ERROR_ERROR_RATE,
+    MIN_ELO_GAP,
     version_test_update,
     version_tests_settle,
 )
@@ -21,7 +22,7 @@ NUMBERS = ("llr", "lower_bound", "upper_bound", "elo", "elo_low", "elo_high", "e
 
 @pytest.fixture(autouse=True)
 def _few_sets_in_flight(settings):
-    # eager Celery plays each new set inside the update that scheduled it: keep the nesting low
+    # fewer sets in flight: a decided test leaves fewer sets played for nothing
     settings.ESCOBA_TEST_SETS_IN_FLIGHT = 2
 
 
@@ -142,7 +143,9 @@ def test_candidate_must_be_yours_baseline_yours_or_accepting(user, user_client, 
 def test_parameters_are_checked(user_client, user, make_bot):
     a, b = make_bot("greedy", owner=user), make_bot("random", owner=user)
     order = start(user_client, a, b, elo0=10, elo1=10)
-    assert order.status_code == 400 and order.json()["errors"] == {"elo1": [ERROR_ELO_ORDER]}
+    assert order.status_code == 400
+    assert order.json()["errors"] == {"elo1": [ERROR_ELO_ORDER.format(gap=MIN_ELO_GAP)]}
+    assert start(user_client, a, b, elo0=10, elo1=10.5).status_code == 400
     rates = start(user_client, a, b, alpha=0, beta=0.5)
     assert rates.json()["errors"] == {"alpha": [ERROR_ERROR_RATE], "beta": [ERROR_ERROR_RATE]}
     for payload, field in [

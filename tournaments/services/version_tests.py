@@ -31,12 +31,14 @@ from tournaments.services.challenges import (
 )
 from tournaments.services.leagues import league_add_sets, league_create, league_open
 
-ERROR_ELO_ORDER = "elo1 must be greater than elo0."
+ERROR_ELO_ORDER = "elo1 must be at least {gap:g} Elo above elo0."
 ERROR_ELO_RANGE = "Elo bounds must be between {low} and {high}."
 ERROR_ERROR_RATE = "Must be greater than 0 and less than 0.5."
 ERROR_MAX_SETS = "max_sets must be between 1 and {high}."
 
 ELO_RANGE = (-1000.0, 1000.0)
+# Hypotheses closer than this could not be told apart within any reasonable number of sets.
+MIN_ELO_GAP = 1.0
 IN_FLIGHT = (Match.Status.PENDING, Match.Status.RUNNING)
 
 
@@ -48,8 +50,8 @@ def _check_parameters(
     for field, value in (("elo0", elo0), ("elo1", elo1)):
         if not low <= value <= high:
             errors[field] = [ERROR_ELO_RANGE.format(low=low, high=high)]
-    if "elo1" not in errors and "elo0" not in errors and elo1 <= elo0:
-        errors["elo1"] = [ERROR_ELO_ORDER]
+    if "elo1" not in errors and "elo0" not in errors and elo1 - elo0 < MIN_ELO_GAP:
+        errors["elo1"] = [ERROR_ELO_ORDER.format(gap=MIN_ELO_GAP)]
     for field, value in (("alpha", alpha), ("beta", beta)):
         if not 0 < value < 0.5:
             errors[field] = [ERROR_ERROR_RATE]
