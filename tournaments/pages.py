@@ -75,7 +75,9 @@ def rankings(request: HttpRequest) -> HttpResponse:
 
 def league_list(request: HttpRequest) -> HttpResponse:
     leagues = list(
-        League.objects.annotate(bot_count=Count("entries")).order_by("-created_at", "-id")[:100]
+        League.objects.filter(kind=League.Kind.LEAGUE)
+        .annotate(bot_count=Count("entries"))
+        .order_by("-created_at", "-id")[:100]
     )
     progress = league_progress_by_id(leagues)
     rows = [

@@ -54,7 +54,16 @@ def id_param(request: Request, name: str) -> int | None:
 @extend_schema_view(
     list=extend_schema(
         summary="List leagues, newest first",
-        parameters=[OpenApiParameter("status", str, enum=League.Status.values)],
+        parameters=[
+            OpenApiParameter("status", str, enum=League.Status.values),
+            OpenApiParameter(
+                "kind",
+                str,
+                enum=[*League.Kind.values, "all"],
+                description="league (the default): round robins; ladder, challenge, test: "
+                "the leagues behind the ladder, challenges and version tests; all: every one.",
+            ),
+        ],
         responses={200: LeagueSerializer(many=True), **ERRORS},
     ),
 )
@@ -71,6 +80,13 @@ class LeagueViewSet(viewsets.GenericViewSet):
             if wanted not in League.Status.values:
                 raise ValidationError({"status": [f"One of {', '.join(League.Status.values)}."]})
             queryset = queryset.filter(status=wanted)
+        if self.action == "list":
+            kind = self.request.query_params.get("kind") or League.Kind.LEAGUE
+            kinds = [*League.Kind.values, "all"]
+            if kind not in kinds:
+                raise ValidationError({"kind": [f"One of {', '.join(kinds)}."]})
+            if kind != "all":
+                queryset = queryset.filter(kind=kind)
         return queryset
 
     def list(self, request: Request) -> Response:
