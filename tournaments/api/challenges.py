@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from tournaments.api.errors import ERRORS, ErrorSerializer, error_body
+from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.api.leagues import ID_PATTERN, id_param
 from tournaments.models import Challenge
 from tournaments.services.challenges import (
@@ -46,11 +47,6 @@ def quota_response(error: QuotaExceeded) -> Response:
         status=status.HTTP_429_TOO_MANY_REQUESTS,
         headers={"Retry-After": str(error.retry_after)},
     )
-
-
-class BotRefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
 
 
 class ChallengeCreateSerializer(serializers.Serializer):

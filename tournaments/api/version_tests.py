@@ -23,13 +23,9 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from tournaments import sprt
-from tournaments.api.challenges import (
-    MAX_ID,
-    BotRefSerializer,
-    QuotaErrorSerializer,
-    quota_response,
-)
+from tournaments.api.challenges import MAX_ID, QuotaErrorSerializer, quota_response
 from tournaments.api.errors import ERRORS
+from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.api.leagues import ID_PATTERN, id_param
 from tournaments.models import VersionTest
 from tournaments.services.challenges import QuotaExceeded, league_game_ids
