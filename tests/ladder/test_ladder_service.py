@@ -6,12 +6,13 @@ import os
 import random
 import subprocess
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -171,6 +172,37 @@ def test_the_sweep_resends_a_lost_ladder_set_while_the_ladder_is_busy(make_bot, 
     no_play.clear()
     assert matches_sweep(queued=0) == [lost]
     assert no_play == [lost]
+
+
+@pytest.mark.postgres
+def test_fills_racing_on_postgresql_never_overshoot_the_target(make_bot, no_play, settings):
+    """Eight fills at once (beat's tick and the refills after sets): one holds the lock, the
+    others return at once or find the pool full; the target holds."""
+    settings.ESCOBA_LADDER_SETS_IN_FLIGHT = 5
+    for _ in range(12):
+        healthy(make_bot)
+    ladder_league(POOL)
+    barrier = threading.Barrier(8)
+    made: list[int] = []
+    errors: list[BaseException] = []
+
+    def fill() -> None:
+        try:
+            barrier.wait()
+            made.extend(ladder_fill(pool=POOL))
+        except BaseException as error:  # e.g. two fills numbering the same set
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=fill) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    league = ladder_league(POOL)
+    assert league.matches.count() == len(made) == 5
 
 
 SHOW_BEAT = (

@@ -162,7 +162,7 @@ def ladder_entrants(league: League, bots: list[Bot]) -> tuple[list[Entrant], lis
                 in_flight=in_flight.get(bot.id, 0),
             )
         )
-    window = max(2 * len(bots), 1) * HISTORY_PER_BOT // ladder_rules(league.players).table
+    window = max(len(bots), 1) * HISTORY_PER_BOT // ladder_rules(league.players).table
     latest = list(league.matches.order_by("-number").values_list("id", flat=True)[:window])
     tables = _participants(latest)
     history = [tuple(tables[match_id]) for match_id in reversed(latest)]
