@@ -6,17 +6,24 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test test-postgres lint venv clean
+.PHONY: run test test-node test-postgres lint venv clean
 
 run: $(INSTALLED)
 	$(BIN)/python -m scripts.run
 
-# The whole suite: everything on SQLite, then what PostgreSQL proves (concurrent rating commits,
+# The whole suite: lint, the import contracts (pyproject.toml), everything on SQLite, then what PostgreSQL proves (concurrent rating commits,
 # and the reliability and query-count suites again) against a private PostgreSQL cluster.
 test: $(INSTALLED)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(MAKE) test-node
 	$(BIN)/python -m pytest tests
 	$(MAKE) test-postgres
+
+# The Node.js starter's own tests (node:test, standard library only); .ci/run installs nodejs.
+test-node:
+	@if command -v node >/dev/null; then node --test starters/node/; \
+	else echo "test-node: node is missing, so the Node.js starter's tests were skipped (apt-get install nodejs)"; fi
 
 # Needs the PostgreSQL server binaries (Debian: postgresql-15); .ci/run installs them.
 test-postgres: $(INSTALLED)
@@ -30,6 +37,7 @@ test-postgres: $(INSTALLED)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 venv: $(INSTALLED)
 
@@ -40,4 +48,4 @@ $(INSTALLED): requirements/base.txt requirements/local.txt
 	touch $(INSTALLED)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .import_linter_cache .grimp_cache

@@ -12,10 +12,11 @@ event loop is measured alone; everything stays on 127.0.0.1.
    round trip, and `BotClient.move` (orjson encoding, Standard Webhooks signing, the deadline,
    the size cap, JSON decoding and the schema check of the reply).
 2. Throughput: 200 calls in flight through one `Caller` against bots that take 50 ms per move.
-3. The runner (`--games N`, alone): N two-player classic games through `games.runner.play_game`
-   in one event loop against the 8 SDK example bots of `benchmarks.league`, each its own
-   `python -m bots_sdk serve` process; the client's CPU per move (`time.process_time`), which is
-   what a league worker's event loop spends per move whatever else runs on the machine.
+3. The runner (`--games N`, alone): N two-player classic games through
+   `tournaments.bot_calls.runner.play_game` in one event loop against the 8 SDK example bots of
+   `benchmarks.league`, each its own `python -m bots_sdk serve` process; the client's CPU per
+   move (`time.process_time`), which is what a league worker's event loop spends per move
+   whatever else runs on the machine.
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from games.caller import Caller
 from games.engine import Game, Ruleset
-from games.protocol import move_request
+from games.wire import move_request
+from tournaments.bot_calls.caller import Caller
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 MOVE = orjson.dumps({"card": "7e", "capture": []})
@@ -148,7 +149,7 @@ def per_move(calls: int, rounds: int) -> list[tuple[str, float, float]]:
         clients = {
             "http.client (bare)": lambda: time_http_client(port, body, calls),
             "aiohttp (bare)": lambda: asyncio.run(time_aiohttp(port, body, calls)),
-            "games.caller BotClient.move": lambda: asyncio.run(time_caller(port, request, calls)),
+            "bot_calls BotClient.move": lambda: asyncio.run(time_caller(port, request, calls)),
         }
         for run in clients.values():
             run()  # warm up: connection, caches
@@ -211,7 +212,7 @@ async def play_games(urls: list[str], games: int) -> tuple[int, float, float, fl
     """Moves, wall seconds, user and system CPU seconds for `games` games played all at once,
     each pairing of bots in turn (seeds 0, 1, ...), as a league worker plays them."""
     from games.engine import Ruleset
-    from games.runner import BotEndpoint, play_game
+    from tournaments.bot_calls.runner import BotEndpoint, play_game
 
     ruleset = Ruleset.from_preset("classic")
     endpoints = [BotEndpoint(url, SECRET, name=f"bot{i}") for i, url in enumerate(urls)]
@@ -280,7 +281,7 @@ def main() -> None:
     cpu_per_move: dict[str, float] = {}
     with BotProcess(bots=8, delay=0.05) as bots:
         for _ in range(rounds):
-            for name, bare in (("aiohttp (bare)", True), ("games.caller", False)):
+            for name, bare in (("aiohttp (bare)", True), ("tournaments.bot_calls.caller", False)):
                 asyncio.run(in_flight(bots.ports, 200, 0.5, bare))  # warm up the connections
                 done, faults, elapsed, cpu = asyncio.run(
                     in_flight(bots.ports, 200, seconds, bare)

@@ -105,7 +105,7 @@ def sample_bodies(count: int = 400) -> list[bytes]:
     import orjson
 
     from games.engine import Game, Ruleset
-    from games.protocol import move_request
+    from games.wire import move_request
 
     rng = random.Random(7)
     ruleset = Ruleset.from_preset("classic")

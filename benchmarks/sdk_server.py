@@ -23,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bots_sdk import BotState, serve_in_thread  # noqa: E402
-from bots_sdk.engine import Game, Ruleset  # noqa: E402
-from bots_sdk.protocol import move_request  # noqa: E402
+from games.engine import Game, Ruleset  # noqa: E402
+from games.wire import move_request  # noqa: E402
 
 
 class PlainHandler(BaseHTTPRequestHandler):

@@ -1,14 +1,15 @@
 """Escoba Arena bots SDK: write `choose(state) -> move`, serve it, check it, register it.
 
-The rules engine (`bots_sdk.engine`) and the wire format (`bots_sdk.protocol`) are the arena's
-own modules, shipped as they are, so cards, moves and legal moves mean exactly what the referee
-means by them.
+The rules engine (`games.engine`) and the wire format (`games.wire`) come from the arena's own
+`games` package, a dependency like any other, so cards, moves and legal moves mean exactly what
+the referee means by them (they are the very same classes).
 """
+
+from games.engine import ALL_CARDS, Card, Move
+from games.wire import PROTOCOL, ProtocolError
 
 from .bot import Bot, BotError, bot
 from .check import CheckReport, CheckResult, run_check
-from .engine import ALL_CARDS, Card, Move
-from .protocol import PROTOCOL, ProtocolError
 from .server import ServerHandle, make_server, serve, serve_in_thread
 from .state import BotState
 

@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .engine import EscobaError, Move
-from .protocol import ProtocolError, info_reply
+from games.engine import EscobaError, Move
+from games.wire import ProtocolError, info_reply
+
 from .state import BotState
 
 Choose = Callable[[BotState], Move | str]
@@ -40,12 +41,15 @@ class Bot:
     on_end: Notify | None = None
 
     def __post_init__(self) -> None:
+        module = inspect.getmodule(self.choose)
+        if not self.author:
+            # The module's `__author__`, when it has one, is the bot's author.
+            self.author = str(getattr(module, "__author__", ""))
         if self.name:
             return
         # `mybot:choose` is better known as "mybot"; a named function keeps its own name.
         name = getattr(self.choose, "__name__", "")
         if name in ("", "choose", "<lambda>"):
-            module = inspect.getmodule(self.choose)
             name = module.__name__.rsplit(".", 1)[-1] if module else "bot"
         self.name = name
 

@@ -1,6 +1,6 @@
 """Play bots against each other in-process: no HTTP, same requests as the arena sends.
 
-Each move goes through `protocol.move_request` and `BotState.from_request`, exactly as a served
+Each move goes through `games.wire.move_request` and `BotState.from_request`, exactly as a served
 bot would see it, so a bot that does well here does the same behind `serve`. Use it to tune a bot
 before registering it: `python -m bots_sdk duel mybot:choose bots_sdk.examples.greedy:choose`.
 """
@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from games.engine import Game, Result, Ruleset
+from games.wire import move_request
+
 from .bot import Bot, Choose, as_bot, to_move
-from .engine import Game, Result, Ruleset
-from .protocol import move_request, round_lucky_deal
 from .state import BotState
 
 TIMEOUT_MS = 1000
@@ -31,11 +32,8 @@ def play_game(
     names = [player.name for player in players]
     game = Game.new(ruleset, seed=seed)
     game_id = game_id or f"local-{seed}"
-    lucky_round, lucky = 0, None
     while not game.is_over:
         seat = game.current_seat
-        if game.round != lucky_round:
-            lucky_round, lucky = game.round, round_lucky_deal(game)
         body = move_request(
             game.view(seat),
             game_id=game_id,
@@ -44,7 +42,6 @@ def play_game(
             seat_names=names,
             latency_ms=None,
             time_bank_ms=TIMEOUT_MS,
-            lucky_deal=lucky,
         )
         game.apply(to_move(players[seat].choose(BotState.from_request(body))))
     return game.result

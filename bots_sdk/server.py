@@ -21,10 +21,10 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from standardwebhooks.webhooks import Webhook
+from games.signing import SignatureError, Signer
+from games.wire import ProtocolError
 
 from .bot import Bot, BotError, Choose, as_bot
-from .protocol import ProtocolError
 
 logger = logging.getLogger("bots_sdk.server")
 
@@ -73,10 +73,8 @@ class BotServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], bot: Bot, secret: str | None = None) -> None:
         self.bot = bot
-        try:
-            self.webhook = Webhook(secret) if secret else None
-        except Exception:
-            raise ValueError("the secret is not a Standard Webhooks secret (whsec_...)") from None
+        # Raises ValueError, saying so, for a secret that is not a Standard Webhooks one.
+        self.signer = Signer(secret) if secret else None
         self.replays = ReplayGuard()
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
@@ -193,18 +191,16 @@ class _Handler(BaseHTTPRequestHandler):
         return raw
 
     def _signature_ok(self, raw: bytes) -> bool:
-        webhook = self.server.webhook
-        if webhook is None:
+        signer = self.server.signer
+        if signer is None:
             return True
         headers = {key.lower(): value for key, value in self.headers.items()}
         try:
-            webhook.verify(raw, headers, json_parse=False)
-        except Exception as exc:
-            # Malformed headers raise ValueError or binascii.Error, not only the library's own
-            # error; every one of them means the call cannot be proven to be the arena's.
+            msg_id = signer.verify(raw, headers)
+        except SignatureError as exc:
             self._send(HTTPStatus.UNAUTHORIZED, {"error": f"bad signature: {exc}"})
             return False
-        if not self.server.replays.first_use(headers["webhook-id"]):
+        if not self.server.replays.first_use(msg_id):
             self._send(HTTPStatus.UNAUTHORIZED, {"error": "replayed: this webhook-id was seen"})
             return False
         return True

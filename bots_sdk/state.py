@@ -1,6 +1,6 @@
 """What a bot sees when it is asked for a move: `BotState`.
 
-The wire format owns the parsing (`protocol.parse_move_request` checks the body against the
+The wire format owns the parsing (`games.wire.parse_move_request` checks the body against the
 `escoba/1` JSON Schema and builds engine `Card`s, `Move`s and `Play`s), so the SDK and the arena
 can never disagree about a field. `BotState` adds what a bot author keeps asking of a position:
 the captures and trails, whether a move sweeps, which cards are still unseen, who plays next.
@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from .engine import ALL_CARDS, Card, Move
-from .protocol import MoveRequest, SeatInfo, parse_move_request
+from games.engine import ALL_CARDS, Card, Move
+from games.wire import MoveRequest, SeatInfo, parse_move_request
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class BotState(MoveRequest):
 
     @classmethod
     def from_request(cls, body: Any) -> BotState:
-        """Parse a decoded move request body; `protocol.ProtocolError` names a wrong field."""
+        """Parse a decoded move request body; `games.wire.ProtocolError` names a wrong field."""
         request = parse_move_request(body)
         values = {item.name: getattr(request, item.name) for item in fields(MoveRequest)}
         return cls(**values, raw=body)

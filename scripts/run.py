@@ -1,15 +1,27 @@
 """Run Escoba Arena on this machine: ``make run`` (or ``.venv/bin/python -m scripts.run``).
 
 Runs the steps in ``STEPS`` in order, then watches the processes they started until Ctrl-C or
-SIGTERM (or until one of them dies), and stops them all, newest first. Each step is a plain
-function taking the ``Supervisor``; to start something more (example bots, a demo league), write
-one more such function and add it to ``STEPS``.
+SIGTERM, and stops them all, newest first. Each step is a plain function taking the
+``Supervisor``; to start something more, write one more such function and add it to ``STEPS``.
+
+The order is what keeps the service's own restarts from being charged to bots: Redis and the
+database first, then the example bots, registered at their new ports, and only then the worker
+and beat, so a match left over from the last run is played against the bots' current addresses.
+Stopping goes the other way: web, beat and the worker first (the worker's warm shutdown hands
+back the matches in play, whose unfinished games are replayed later, never forfeited), the bots
+and Redis last.
+
+A child that dies is started again, with the same command (and port), after a pause that doubles
+each time (``RESTART_BACKOFF_S``); one that dies more than ``RESTART_LIMIT`` times within
+``RESTART_WINDOW_S`` stops the whole service. The private Redis keeps an append-only file under
+``data/redis``, so neither its restart nor the next ``make run`` loses the queue of matches.
 
 Environment: ``ESCOBA_HOST`` / ``ESCOBA_PORT`` for the web server (127.0.0.1:8000),
 ``REDIS_URL`` to use an existing Redis instead of a private one, and everything the settings read
 (README.md). Process logs go to ``data/logs/``.
 """
 
+import functools
 import importlib
 import json
 import os
@@ -22,6 +34,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,13 +46,27 @@ from scripts.private_redis import PrivateRedis, free_port
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN_USERNAME = "admin"
 STOP_TIMEOUT_SECONDS = 15.0
+# A dead child starts again after 1, 2, 4... seconds (at most RESTART_BACKOFF_MAX_S); more than
+# RESTART_LIMIT deaths of one child within RESTART_WINDOW_S seconds stop everything.
+RESTART_BACKOFF_S = 1.0
+RESTART_BACKOFF_MAX_S = 30.0
+RESTART_LIMIT = 5
+RESTART_WINDOW_S = 300.0
+# Every queue a task may be routed to: games (matches, recovery, sweep), maintenance (checks,
+# ladder) and Celery's default one, for whatever is not routed.
+WORKER_QUEUES = "games,maintenance,celery"
 
 
 @dataclass
 class Child:
+    """A supervised process; ``start`` starts it (again), with the same command and port."""
+
     name: str
+    start: Callable[[], subprocess.Popen]
     process: subprocess.Popen
     log_path: Path | None = None
+    deaths: deque[float] = field(default_factory=deque)
+    restart_at: float | None = None
 
 
 @dataclass
@@ -68,23 +95,26 @@ class Supervisor:
         log_dir = self.data_dir / "logs"
         log_dir.mkdir(parents=True, exist_ok=True)
         log_path = log_dir / f"{name}.log"
-        with open(log_path, "ab") as log:
-            process = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        child = Child(name, process, log_path)
+
+        def start() -> subprocess.Popen:
+            with open(log_path, "ab") as log:
+                return subprocess.Popen(
+                    command,
+                    cwd=ROOT,
+                    env=self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+
+        child = Child(name, start, start(), log_path)
         self.children.append(child)
         return child
 
-    def adopt(self, name: str, process: subprocess.Popen) -> None:
-        """Supervise a process started elsewhere (the private redis-server)."""
-        self.children.append(Child(name, process))
+    def adopt(self, name: str, start: Callable[[], subprocess.Popen]) -> None:
+        """Supervise a process started by ``start`` (the private redis-server)."""
+        self.children.append(Child(name, start, start()))
 
     def stop_all(self) -> None:
         for child in reversed(self.children):
@@ -104,14 +134,47 @@ class Supervisor:
         self.children.clear()
 
     def watch(self) -> int:
-        """Wait for a stop signal (exit 0) or for a child to die (exit 1)."""
+        """Restart children that die, until a stop signal (exit 0) or a child that keeps dying
+        (exit 1)."""
         while not self.stopping.wait(0.5):
             for child in self.children:
-                if child.process.poll() is not None:
-                    where = f"; see {child.log_path}" if child.log_path else ""
-                    say(f"{child.name} exited with code {child.process.returncode}{where}")
+                if not self._keep_alive(child):
                     return 1
         return 0
+
+    def _keep_alive(self, child: Child) -> bool:
+        """Notice a death, schedule the restart, start it when due; False: give up."""
+        now = time.monotonic()
+        if child.restart_at is None:
+            if child.process.poll() is None:
+                return True
+            while child.deaths and now - child.deaths[0] > RESTART_WINDOW_S:
+                child.deaths.popleft()
+            child.deaths.append(now)
+            where = f"; see {child.log_path}" if child.log_path else ""
+            if len(child.deaths) > RESTART_LIMIT:
+                say(
+                    f"{child.name} exited with code {child.process.returncode}{where}; it died "
+                    f"{len(child.deaths)} times in {RESTART_WINDOW_S:.0f} s, so everything stops"
+                )
+                return False
+            delay = min(RESTART_BACKOFF_S * 2 ** (len(child.deaths) - 1), RESTART_BACKOFF_MAX_S)
+            say(
+                f"{child.name} exited with code {child.process.returncode}{where}; "
+                f"restarting it in {delay:.0f} s"
+            )
+            child.restart_at = now + delay
+            return True
+        if now < child.restart_at:
+            return True
+        child.restart_at = None
+        try:
+            child.process = child.start()
+        except (OSError, RuntimeError) as error:
+            say(f"{child.name} could not start again: {error}")
+            return False
+        say(f"{child.name} restarted (pid {child.process.pid})")
+        return True
 
 
 def say(message: str) -> None:
@@ -134,27 +197,27 @@ def prepare_database(supervisor: Supervisor) -> None:
 
 
 def ensure_admin(supervisor: Supervisor) -> None:
-    """Create the admin account once, keeping its credentials in data/admin-credentials.json."""
+    """Create the admin account once (``createsuperuser --noinput``), keeping its credentials in
+    data/admin-credentials.json."""
     credentials_path = supervisor.data_dir / "admin-credentials.json"
     password = secrets.token_urlsafe(12)
-    script = (
-        "from django.contrib.auth import get_user_model\n"
-        "User = get_user_model()\n"
-        f"if not User.objects.filter(username={ADMIN_USERNAME!r}).exists():\n"
-        f"    User.objects.create_superuser({ADMIN_USERNAME!r}, '', {password!r})\n"
-        "    print('created')\n"
-    )
     result = subprocess.run(
-        python_command("manage.py", "shell", "-c", script),
+        python_command("manage.py", "createsuperuser", "--noinput"),
         cwd=ROOT,
-        env=supervisor.env,
-        check=True,
+        env=supervisor.env
+        | {
+            "DJANGO_SUPERUSER_USERNAME": ADMIN_USERNAME,
+            "DJANGO_SUPERUSER_PASSWORD": password,
+            "DJANGO_SUPERUSER_EMAIL": f"{ADMIN_USERNAME}@localhost",
+        },
         capture_output=True,
         text=True,
     )
-    if "created" in result.stdout:
+    if result.returncode == 0:
         credentials_path.write_text(json.dumps({"username": ADMIN_USERNAME, "password": password}))
         credentials_path.chmod(0o600)
+    elif "already taken" not in result.stderr:
+        raise RuntimeError(f"createsuperuser failed: {result.stderr.strip()}")
     if credentials_path.exists():
         saved = json.loads(credentials_path.read_text())
         supervisor.notes.append(f"admin login: {saved['username']} / {saved['password']}")
@@ -178,9 +241,13 @@ def start_redis(supervisor: Supervisor) -> None:
             client.close()
         say(f"using Redis at {url}")
     else:
-        server = PrivateRedis(port=free_port(), directory=supervisor.data_dir / "redis").start()
-        supervisor.adopt("redis", server.process)
-        url = server.url
+        port, directory = free_port(), supervisor.data_dir / "redis"
+        url = f"redis://127.0.0.1:{port}/0"
+
+        def start() -> subprocess.Popen:
+            return PrivateRedis(port=port, directory=directory, persistent=True).start().process
+
+        supervisor.adopt("redis", start)
         say(f"started a private redis-server at {url}")
     supervisor.env["REDIS_URL"] = url
 
@@ -190,9 +257,17 @@ def start_worker(supervisor: Supervisor) -> None:
     supervisor.spawn(
         "worker",
         python_command(
-            "-m", "celery", "-A", "config.celery_app", "worker", "--loglevel=INFO",
+            "-m",
+            "celery",
+            "-A",
+            "config.celery_app",
+            "worker",
+            "--loglevel=INFO",
             # Matches wait on bots, not the CPU: threads keep many of them in flight.
-            "--pool=threads", "--concurrency=32",
+            "--pool=threads",
+            "--concurrency=32",
+            "--queues",
+            WORKER_QUEUES,
         ),
     )
 
@@ -258,13 +333,18 @@ DEMO_GAMES_PER_PAIRING = 4
 
 
 def _demo_bot(target: str) -> Callable:
-    """The example bot ``target``, thinking ``ESCOBA_DEMO_THINK_MS`` before every move."""
+    """The example bot ``target``, thinking ``ESCOBA_DEMO_THINK_MS`` before every move.
 
+    It wears the example's name and module, so its `GET /` gives the example's `__author__`.
+    """
+    module_name, _, attribute = target.partition(":")
+    example = getattr(importlib.import_module(module_name), attribute)
+
+    @functools.wraps(example)
     def choose(state):
-        module_name, _, attribute = target.partition(":")
         think_ms = int(os.environ.get("ESCOBA_DEMO_THINK_MS", ESCOBA_DEMO_THINK_MS))
         time.sleep(think_ms / 1000)
-        return getattr(importlib.import_module(module_name), attribute)(state)
+        return example(state)
 
     return choose
 
@@ -274,13 +354,20 @@ for _name, _target in DEMO_BOTS.items():
     globals()[f"demo_{_name}"] = _demo_bot(_target)
 
 
-def start_demo_league(supervisor: Supervisor) -> None:
-    """Serve the SDK's example bots on loopback, register them and start a demo league.
+def demo_enabled() -> bool:
+    """ESCOBA_DEMO=0 starts neither the example bots nor the demo league."""
+    return os.environ.get("ESCOBA_DEMO", "1") != "0"
 
-    Set ESCOBA_DEMO=0 to skip. The bots belong to the account "examples"; they move to the new
-    ports on every run, so the same bots (and their ratings) come back each time.
+
+def start_example_bots(supervisor: Supervisor) -> None:
+    """Serve the SDK's example bots on loopback and register them at their new ports.
+
+    This comes before the worker: a match left over from the last run (its Redis keeps the queue)
+    must find the bots where they are now. The bots belong to the account "examples"; they move
+    to new ports on every run, so the same bots (and their ratings) come back each time. A bot
+    restarted by the supervisor keeps its port.
     """
-    if os.environ.get("ESCOBA_DEMO", "1") == "0":
+    if not demo_enabled():
         return
     say(f"starting {len(DEMO_BOTS)} example bots")
     urls = []
@@ -296,26 +383,33 @@ def start_demo_league(supervisor: Supervisor) -> None:
         urls.append(f"http://127.0.0.1:{port}")
     for url in urls:
         wait_for_http(supervisor, url, timeout=30)
-    manage = ["manage.py"]
     subprocess.run(
-        python_command(*manage, "bots_register_examples", "--owner", "examples", *urls),
+        python_command("manage.py", "bots_register_examples", "--owner", "examples", *urls),
         cwd=ROOT,
         env=supervisor.env,
         check=True,
     )
+
+
+def start_demo_league(supervisor: Supervisor) -> None:
+    """Start an unrated demo league of the example bots: something to watch, not to rank."""
+    if not demo_enabled():
+        return
     league = [
-        "league_run", "--detach", "--name", "Demo league", "--bots", ",".join(DEMO_BOTS),
-        "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING),
+        "league_run", "--detach", "--unrated", "--name", "Demo league",
+        "--bots", ",".join(DEMO_BOTS), "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING),
     ]  # fmt: skip
-    subprocess.run(python_command(*manage, *league), cwd=ROOT, env=supervisor.env, check=True)
+    subprocess.run(python_command("manage.py", *league), cwd=ROOT, env=supervisor.env, check=True)
     supervisor.urls["leagues"] = f"{supervisor.base_url}/leagues/"
     supervisor.urls["leagues API"] = f"{supervisor.base_url}/api/leagues/"
 
 
+# The order matters (see the module docstring); stop_all goes through it backwards.
 STEPS: list[Callable[[Supervisor], None]] = [
+    start_redis,
     prepare_database,
     ensure_admin,
-    start_redis,
+    start_example_bots,
     start_worker,
     start_beat,
     start_web,

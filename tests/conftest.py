@@ -27,13 +27,15 @@ Fixtures:
     test database as the test, already answering pings. It implies ``transactional_db``: rows
     the test saves are committed, so tasks in the worker see them, and tables are emptied after
     the test. For the duration of the test the in-process Celery app sends to the real broker
-    (not eagerly), so ``task.delay(...).get(timeout=...)`` goes through the worker. The object
-    is a ``CeleryWorker``: ``kill()`` (SIGKILL, as a crash would), ``stop()`` (warm shutdown),
+    (not eagerly), so ``task.delay(...).get(timeout=...)`` goes through the worker. It consumes
+    both queues (games and maintenance, ``CELERY_TASK_QUEUES``). The object is a
+    ``CeleryWorker``: ``kill()`` (SIGKILL, as a crash would), ``stop()`` (warm shutdown),
     ``restart()``, ``is_alive``, ``hostname``, ``log_path`` / ``log_text()``.
 ``celery_worker_factory``
     ``celery_worker_factory(pool="prefork", concurrency=2)`` for other worker options or a
-    second worker; every worker it made is stopped after the test. It does not start one by
-    itself, so a test may start a worker only after it enqueued tasks.
+    second worker (``queues="maintenance"`` for a worker of one queue); every worker it made is
+    stopped after the test. It does not start one by itself, so a test may start a worker only
+    after it enqueued tasks.
 
 Example::
 
@@ -175,8 +177,11 @@ class CeleryWorker:
             f"--pool={pool}", f"--concurrency={concurrency}",
             "--without-gossip", "--without-mingle", "--without-heartbeat",
         ]  # fmt: skip
-        if queues:
-            self.command.append(f"--queues={queues}")
+        if queues is None:  # both queues, games and maintenance, as `make run`'s workers together
+            from django.conf import settings
+
+            queues = ",".join(queue.name for queue in settings.CELERY_TASK_QUEUES)
+        self.command.append(f"--queues={queues}")
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": settings_module,

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from tournaments import admin_bots  # noqa: F401  (registers Bot and BotCheck)
+from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import (
     Challenge,
     Game,
@@ -23,7 +24,13 @@ from tournaments.models import (
     Seat,
     VersionTest,
 )
-from tournaments.services.leagues import league_cancel, league_pause, league_resume, league_start
+from tournaments.services.leagues import (
+    QueueUnavailable,
+    league_cancel,
+    league_pause,
+    league_resume,
+    league_start,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -49,6 +56,8 @@ def _run_as_creator(service, verb: str):
                 service(league_id=league.id, user=league.creator)
             except ValidationError as error:
                 modeladmin.message_user(request, f"{league}: {error.messages[0]}", messages.ERROR)
+            except QueueUnavailable:
+                modeladmin.message_user(request, f"{league}: {QUEUE_UNAVAILABLE}", messages.ERROR)
             else:
                 modeladmin.message_user(request, f"{league}: {verb}.")
 
@@ -91,9 +100,6 @@ class GameInline(admin.TabularInline):
     can_delete = False
     show_change_link = True
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
-        return super().get_queryset(request).defer("log", "record")
-
 
 @admin.register(Match)
 class MatchAdmin(ReadOnlyAdmin):
@@ -123,9 +129,6 @@ class GameAdmin(ReadOnlyAdmin):
     search_fields = ["league__name"]
     list_select_related = ["match__league"]
     inlines = [SeatInline]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
-        return super().get_queryset(request).defer("log")
 
 
 @admin.register(Rating)

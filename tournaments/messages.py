@@ -6,3 +6,16 @@ SERVER_ERROR = "Something went wrong on our side; please try again later."
 
 USERNAME_TAKEN = "This username is already taken."
 INVALID_CREDENTIALS = "Wrong username or password."
+
+# Request bodies the API cannot take (tournaments/api/parsers.py, tournaments/api/errors.py).
+JSON_INVALID = "The request body is not valid JSON (line {line}, column {column})."
+JSON_TOO_DEEP = "The request body is nested more than {depth} levels deep."
+BODY_TOO_LARGE = "The request body is larger than {limit} bytes."
+UNSUPPORTED_MEDIA_TYPE = (
+    "Send the request body as JSON (Content-Type: application/json), not {media_type}."
+)
+BAD_REQUEST = "The request is malformed."
+# The broker (Redis) holding the queue of matches is unreachable (tournaments/services/leagues.py).
+QUEUE_UNAVAILABLE = (
+    "The match queue is unreachable right now, so nothing was changed; try again in a minute."
+)

@@ -1,8 +1,9 @@
 """Reads only the browser pages need: the rankings table, a bot's latency, faults and rivals.
 
 The league selectors (``tournaments.selectors``) give standings, ratings and histories; these add
-the figures around them. Latencies and faults come from the match runner's per-play record kept
-with each game, so only a bot's most recent games are read: a profile shows how it behaves now.
+the figures around them. Latencies and faults come from the match runner's per-play facts kept
+with each game's log, so only a bot's most recent games are read: a profile shows how it behaves
+now.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from django.db.models import Count, F, Q, Window
+from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from tournaments import selectors
 from tournaments.elo import performance
-from tournaments.models import Bot, Game, League, RatingChange, Seat
+from tournaments.models import Bot, Game, GameLog, League, RatingChange, Seat
 
 RECENT_GAMES = 100
 PERCENTILES = (50, 90, 99)
@@ -103,24 +104,17 @@ def nearest_rank_percentile(sorted_values: list[float], percent: int) -> float:
     return sorted_values[rank - 1]
 
 
-def _recent_seats(bot: Bot, *, with_log: bool) -> list[Seat]:
-    """The bot's seats in its recent finished games, with each game's runner record (and its
-    log, which is the larger of the two, only ``with_log``)."""
-    seats = (
-        Seat.objects.filter(bot=bot, game__status=Game.Status.FINISHED)
-        .select_related("game")
-        .order_by("-game__finished_at", "-game_id")
+def _recent_seats(bot: Bot) -> QuerySet[Seat]:
+    """The bot's seats in its recent finished games, newest first."""
+    return Seat.objects.filter(bot=bot, game__status=Game.Status.FINISHED).order_by(
+        "-game__finished_at", "-game_id"
     )
-    if not with_log:
-        seats = seats.defer("game__log")
-    return list(seats[:RECENT_GAMES])
 
 
-def _plays_of(game: Game, seat: int) -> list[dict[str, Any]]:
-    """The runner's meta rows of ``seat``'s plays in ``game`` (latency, fault)."""
-    record = game.record or {}
-    meta = record.get("meta") or []
-    rounds = (game.log or {}).get("rounds") or []
+def _plays_of(log: GameLog, seat: int) -> list[dict[str, Any]]:
+    """The runner's meta rows of ``seat``'s plays in the game of ``log`` (latency, fault)."""
+    meta = log.meta or []
+    rounds = log.document.get("rounds") or []
     rows = []
     for round_log, round_meta in zip(rounds, meta, strict=False):
         for play, row in zip(round_log.get("plays", []), round_meta, strict=False):
@@ -133,8 +127,9 @@ def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
     """Move latency percentiles over the bot's recent games: ``[{"label", "ms"}]``, [] if none."""
     latencies = sorted(
         float(row["latency_ms"])
-        for seat in _recent_seats(bot, with_log=True)
-        for row in _plays_of(seat.game, seat.seat)
+        for seat in _recent_seats(bot).select_related("game__log")[:RECENT_GAMES]
+        if hasattr(seat.game, "log")
+        for row in _plays_of(seat.game.log, seat.seat)
         if row.get("latency_ms") is not None
     )
     if not latencies:
@@ -147,10 +142,11 @@ def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
 def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
     """Faults by kind over the bot's recent games, most frequent first: ``[{"kind", "count"}]``."""
     counts: Counter[str] = Counter()
-    for seat in _recent_seats(bot, with_log=False):
+    seats = _recent_seats(bot).annotate(game_faults=F("game__log__faults"))[:RECENT_GAMES]
+    for seat in seats:
         if not seat.faults:
             continue
-        for fault in (seat.game.record or {}).get("faults") or []:
+        for fault in seat.game_faults or []:
             if fault.get("seat") == seat.seat:
                 counts[str(fault.get("kind", "unknown"))] += 1
     return [{"kind": kind, "count": count} for kind, count in counts.most_common()]
@@ -162,16 +158,12 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
     seats = (
         Seat.objects.filter(game__league=league, faults__gt=0)
         .select_related("bot", "game")
-        .defer("game__log")
+        .annotate(game_faults=F("game__log__faults"))
         .order_by("-game_id", "seat")[:limit]
     )
     rows = []
     for seat in seats:
-        faults = [
-            fault
-            for fault in (seat.game.record or {}).get("faults") or []
-            if fault.get("seat") == seat.seat
-        ]
+        faults = [fault for fault in seat.game_faults or [] if fault.get("seat") == seat.seat]
         kinds = Counter(str(fault.get("kind", "unknown")) for fault in faults)
         first = faults[0] if faults else None
         rows.append(

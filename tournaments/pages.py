@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from tournaments import selectors
 from tournaments.forms import BotForm, ChallengeForm, RankingFilterForm, SignupForm
 from tournaments.ladder_selectors import bot_challenges, bot_version_tests
-from tournaments.models import Bot, Game, League
+from tournaments.models import Bot, Game, GameLog, League
 from tournaments.page_selectors import (
     bot_fault_counts,
     bot_head_to_head,
@@ -133,7 +133,6 @@ def _league_live_context(league: League) -> dict:
         "standings": _standings(league),
         "recent_games": (
             Game.objects.filter(league=league, status=Game.Status.FINISHED)
-            .defer("log", "record")
             .prefetch_related("seats__bot")
             .order_by("-finished_at", "-id")[:RECENT_GAMES]
         ),
@@ -164,10 +163,7 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
     if len(bots) != len(set(ids)):
         raise Http404
     games = (
-        Game.objects.filter(league=league)
-        .defer("log", "record")
-        .select_related("match")
-        .prefetch_related("seats__bot")
+        Game.objects.filter(league=league).select_related("match").prefetch_related("seats__bot")
     )
     for bot in bots:
         games = games.filter(seats__bot=bot)
@@ -184,7 +180,6 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     history = list(selectors.bot_rating_history(bot, pool))
     recent = (
         Game.objects.filter(seats__bot=bot, status=Game.Status.FINISHED)
-        .defer("log", "record")
         .prefetch_related("seats__bot")
         .select_related("league")
         .distinct()
@@ -223,11 +218,12 @@ def _challenge_form(request: HttpRequest, bot: Bot) -> ChallengeForm | None:
 
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(
-        Game.objects.select_related("league", "match").prefetch_related("seats__bot"), pk=game_id
+        Game.objects.select_related("league", "match", "log").prefetch_related("seats__bot"),
+        pk=game_id,
     )
     seats = list(game.seats.all())
     names = {seat.seat: seat.bot.name for seat in seats}
-    log = _log_document(game) if game.log else None
+    log = _log_document(game.log) if hasattr(game, "log") else None
     seat_count = len(log["seats"]) if log else len(seats)
     seat_names = [names.get(seat, f"seat {seat}") for seat in range(seat_count)]
     # A bot fields both seats of its partnership: a team is named by its distinct bots.
@@ -267,11 +263,10 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "tournaments/game_replay.html", context)
 
 
-def _log_document(game: Game) -> dict:
+def _log_document(log: GameLog) -> dict:
     """The log as the game log API serves it: the engine's document plus the runner's per-play
     latency and faults (``meta[round][play]``) and the list of faults."""
-    record = game.record or {}
-    return {**game.log, "meta": record.get("meta", []), "faults": record.get("faults", [])}
+    return {**log.document, "meta": log.meta, "faults": log.faults}
 
 
 def _outcome(game: Game, team_names: list[str]) -> str:

@@ -13,13 +13,10 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
 
+from games.engine import Ruleset
 from tournaments.elo import pairwise_score, performance, standing_key
 from tournaments.models import Bot, Game, League, Rating, RatingChange
-from tournaments.services.ratings import game_participants
-
-
-def _team_of_seat(league: League) -> list[int]:
-    return [0, 1, 0, 1] if league.players == 4 else list(range(league.players))
+from tournaments.results import game_participants
 
 
 @dataclass
@@ -32,14 +29,14 @@ class _GameFacts:
 
 
 def _finished_games(league: League) -> list[_GameFacts]:
-    teams = _team_of_seat(league)
+    team_of = Ruleset.from_dict(league.ruleset).team_of
     facts = []
     games = league.games.filter(status=Game.Status.FINISHED).order_by("id")
     # league_id too: the related manager sets game.league from it, one query per game without it
     fields = ("id", "league_id", "match_id", "seating", "winner", "totals", "forfeit")
     for game in games.only(*fields):
-        participants = game_participants(game, teams)
-        forfeit_team = None if game.forfeit is None else teams[game.forfeit]
+        participants = game_participants(game, team_of)
+        forfeit_team = None if game.forfeit is None else team_of(game.forfeit)
         keys = [
             standing_key(won=game.winner == t, forfeited=forfeit_team == t, total=game.totals[t])
             for _, t in participants
@@ -194,27 +191,26 @@ def league_progress(league: League) -> dict[str, int]:
     }
 
 
+def ranked_ratings() -> QuerySet[Rating]:
+    """Every pool's ladder, best first; bots without a rated game in a pool are absent from it."""
+    return Rating.objects.filter(games__gt=0).select_related("bot").order_by("-rating", "bot__name")
+
+
 def rankings(pool: str) -> QuerySet[Rating]:
     """The public ladder of a pool, best first; bots without a rated game in it are absent."""
-    return (
-        Rating.objects.filter(pool=pool, games__gt=0)
-        .select_related("bot")
-        .order_by("-rating", "bot__name")
-    )
+    return ranked_ratings().filter(pool=pool)
 
 
 def rating_pools() -> list[str]:
     return list(Rating.objects.order_by("pool").values_list("pool", flat=True).distinct())
 
 
+def rating_history() -> QuerySet[RatingChange]:
+    """Rating changes in application order, each with its game's league, for charts."""
+    return RatingChange.objects.select_related("game__league").order_by("id")
+
+
 def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingChange]:
     """Every rating change of a bot in application order, for charts."""
-    # The game's log and runner record are tens of KB each; a chart needs neither.
-    changes = (
-        RatingChange.objects.filter(bot=bot)
-        .select_related("game__league")
-        .defer("game__log", "game__record")
-    )
-    if pool:
-        changes = changes.filter(pool=pool)
-    return changes.order_by("id")
+    changes = rating_history().filter(bot=bot)
+    return changes.filter(pool=pool) if pool else changes

@@ -1,4 +1,4 @@
-"""Celery tasks of leagues: thin, ids in, idempotent; the work is in ``tournaments.services``.
+"""Celery tasks of leagues and bots: thin, ids in, idempotent; the work is in the services.
 
 ``leagues.play_match`` is one task per match (one duplicate set of games), never per move or per
 game: a task costs milliseconds of CPU, a game hundreds of bot calls. It is acknowledged only
@@ -6,43 +6,70 @@ after it ran (``acks_late``) and requeued if its worker dies, which is safe beca
 match is idempotent (``services.matches``). Only our own infrastructure failing, the database or
 Redis, is retried, with backoff; bot faults never raise.
 
-Run workers with ``--pool threads --concurrency 32`` (or more): a match spends its time waiting
-for bots, and every match of a worker shares one event loop (``services.matches``).
+Tasks are sent only through ``tournaments.queueing`` (by name, so that services need not import
+this module); the queue of each is set by ``CELERY_TASK_ROUTES``: games or maintenance.
+
+Run games workers with ``--pool threads --concurrency 32`` (or more): a match spends its time
+waiting for bots, and every match of a worker shares one event loop (``services.matches``). A
+worker that begins a warm shutdown releases the matches it is playing (``worker_shutting_down``):
+their unfinished games are played again later, never forfeited (the threads pool; a prefork
+child finishes its match, or is killed and recovered).
 """
 
 from __future__ import annotations
 
 import datetime
-import threading
-from collections import deque
-from collections.abc import Iterable
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
-import redis.exceptions
-from celery import shared_task
-from celery.signals import worker_ready
+from celery import Task, shared_task
+from celery.exceptions import Reject
+from celery.signals import worker_ready, worker_shutting_down
 from django.conf import settings
+from django.core.cache import cache
 from django.db import OperationalError
 from django.utils import timezone
-from kombu.exceptions import ChannelError
-from kombu.exceptions import OperationalError as BrokerError
 
+from tournaments import queueing
 from tournaments.models import Bot, BotCheck
+from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bots_due_for_check
 from tournaments.services.ladder import ladder_fill, ladder_tick
-from tournaments.services.matches import (
-    DEFAULT_MATCH_TIME_LIMIT_S,
-    match_play,
-    matches_recover,
-    matches_sweep,
-)
+from tournaments.services.matches import match_play, matches_recover, matches_sweep, stopping
 
-INFRASTRUCTURE_ERRORS = (OperationalError, BrokerError, redis.exceptions.ConnectionError)
-# A scheduled run checks at most this many bots; the rest are due again at the next run.
-CHECKS_PER_RUN = 50
+INFRASTRUCTURE_ERRORS = (OperationalError, *queueing.BROKER_ERRORS)
+# When the scheduled checks are off (interval 0) but check_due is run by hand: bots unchecked
+# for an hour are due.
+MANUAL_CHECK_INTERVAL_S = 3600
+# One check calls the bot a dozen times at ESCOBA_BOT_CHECK_TIMEOUT_MS each, and stops itself
+# at its own deadline well inside these.
+CHECK_SOFT_TIME_LIMIT_S = 120
+CHECK_TIME_LIMIT_S = 150
+# Sending the due checks is a query and a few messages.
+CHECK_DUE_SOFT_TIME_LIMIT_S = 60
+CHECK_DUE_TIME_LIMIT_S = 90
+
+
+class MatchTask(Task):
+    """``play_match``'s limits follow ``ESCOBA_MATCH_TIME_LIMIT_S`` (see ``play_match_limits``).
+
+    Messages carry the limits of the moment they were sent; these properties are what a worker
+    applies to a message without them, read when the worker starts.
+    """
+
+    @property
+    def soft_time_limit(self) -> float:
+        return queueing.play_match_limits()[0]
+
+    @property
+    def time_limit(self) -> float:
+        return queueing.play_match_limits()[1]
 
 
 @shared_task(
-    name="leagues.play_match",
+    name=queueing.PLAY_MATCH,
+    base=MatchTask,
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
@@ -51,100 +78,188 @@ CHECKS_PER_RUN = 50
     retry_backoff=2,
     retry_backoff_max=60,
     retry_jitter=True,
-    # Above the match's own time limit, which aborts slow games cleanly first. (Celery enforces
-    # these in prefork pools only; in a threads pool the match's own limit is what holds.)
-    soft_time_limit=DEFAULT_MATCH_TIME_LIMIT_S + 30,
-    time_limit=DEFAULT_MATCH_TIME_LIMIT_S + 60,
 )
 def play_match(self, match_id: int) -> dict:
+    """A match released because of the service (``services.matches``) goes back to the queue:
+    at once when this worker is stopping (another worker, or this one restarted, takes it),
+    after ``retry_in_s`` otherwise. (Celery enforces time limits in prefork pools only; in a
+    threads pool the match's own limit is what holds.)"""
     outcome = match_play(
         match_id=match_id, worker=self.request.hostname or "", claim=self.request.id or ""
     )
+    if outcome.status == "released":
+        if outcome.stopping:
+            raise Reject("worker stopping: match released", requeue=True)
+        queueing.matches_enqueue([match_id], countdown=outcome.retry_in_s)
     return {"match": match_id, **outcome.__dict__}
 
 
-_eager = threading.local()
-
-
-def enqueue_matches(match_ids: Iterable[int]) -> None:
-    """Send one ``play_match`` per id, in schedule order. Call it from ``transaction.on_commit``.
-
-    With eager Celery (tests) a task runs inside ``delay``; a match that schedules more (a
-    version test after each set) would then play them nested, one level deeper per set, until
-    Python's recursion limit. So, as a real queue would, matches sent while one is being played
-    eagerly wait in a first-in first-out list that the outermost call plays in turn.
-    """
-    if not play_match.app.conf.task_always_eager:
-        for match_id in match_ids:
-            play_match.delay(match_id)
-        return
-    waiting = getattr(_eager, "waiting", None)
-    if waiting is not None:
-        waiting.extend(match_ids)
-        return
-    _eager.waiting = waiting = deque(match_ids)
-    try:
-        while waiting:
-            play_match.delay(waiting.popleft())
-    finally:
-        _eager.waiting = None
-
-
-@shared_task(name="leagues.recover_matches", autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=5)
+@shared_task(name=queueing.RECOVER_MATCHES, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=5)
 def recover_matches(worker: str, since: str | None = None) -> list[int]:
     """``since``: ISO time the worker started; matches it began after that are its own."""
     started = datetime.datetime.fromisoformat(since) if since else None
     return matches_recover(worker=worker, since=started)
 
 
+def plays_games(consumed_queues: Iterable[str]) -> bool:
+    """Whether a worker consuming these queues plays matches (a worker started without ``-Q``
+    consumes every queue of ``CELERY_TASK_QUEUES``)."""
+    return queueing.GAMES_QUEUE in set(consumed_queues)
+
+
 @worker_ready.connect
 def _recover_after_restart(sender, **kwargs) -> None:
-    """A starting worker re-enqueues what a dead worker (itself, or any other) left behind."""
-    recover_matches.delay(sender.hostname, timezone.now().isoformat())
+    """A starting games worker re-enqueues what a dead worker (itself, or any other) left
+    behind; a maintenance worker never plays a match, so it has nothing to recover."""
+    if plays_games(sender.app.amqp.queues.consume_from):
+        queueing.matches_recovery_enqueue(worker=sender.hostname, since=timezone.now().isoformat())
 
 
-def queued_tasks() -> int:
-    """How many task messages wait in the broker's default queue (not those being run)."""
-    from config.celery_app import app
-
-    with app.connection_for_read() as connection:
-        try:
-            return connection.default_channel.queue_declare(
-                queue=app.conf.task_default_queue, passive=True
-            ).message_count
-        except ChannelError:  # the queue does not exist (yet, or any more): nothing waits
-            return 0
+@worker_shutting_down.connect
+def _release_matches_when_stopping(sender, **kwargs) -> None:
+    """Warm shutdown (SIGTERM, Ctrl-C): matches in play stop at once and are handed back, so no
+    game is played on while the bots may be stopping too (``services.matches``)."""
+    stopping.begin()
 
 
-@shared_task(name="leagues.sweep", autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
+@shared_task(name=queueing.SWEEP_MATCHES, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
 def sweep_matches() -> list[int]:
     """Beat: re-send the pending matches of running leagues that went quiet (a lost queue)."""
     return matches_sweep()
 
 
+@contextmanager
+def _lock(key: str, seconds: float) -> Iterator[bool]:
+    """Hold ``key`` in the cache (Redis: shared by every worker) for at most ``seconds``; yields
+    False, holding nothing, when another holder has it. Released on exit if still ours."""
+    token = uuid.uuid4().hex
+    held = cache.add(key, token, timeout=seconds)
+    try:
+        yield held
+    finally:
+        if held and cache.get(key) == token:
+            cache.delete(key)
+
+
+def _check_interval_s() -> float:
+    return settings.ESCOBA_BOT_CHECK_INTERVAL_S or MANUAL_CHECK_INTERVAL_S
+
+
 @shared_task(
-    name="bots.check_due",
+    name=queueing.CHECK_DUE_BOTS,
     autoretry_for=INFRASTRUCTURE_ERRORS,
     max_retries=3,
     retry_backoff=True,
-    soft_time_limit=240,
-    time_limit=300,
+    soft_time_limit=CHECK_DUE_SOFT_TIME_LIMIT_S,
+    time_limit=CHECK_DUE_TIME_LIMIT_S,
 )
 def check_due_bots() -> list[int]:
-    """Beat: run the protocol check on every bot not checked for a while (health follows)."""
-    every_s = settings.ESCOBA_BOT_CHECK_INTERVAL_S or 3600
-    checked = []
-    for bot in bots_due_for_check(every_s=every_s)[:CHECKS_PER_RUN]:
-        bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE)
-        checked.append(bot.id)
-    return checked
+    """Beat: send one ``bots.check_one`` per bot not checked for a while (health follows).
+
+    Two runs never overlap (a lock); a bot whose check is already waiting in the queue is not
+    sent again until that check ran or its lock expired.
+    """
+    with _lock("bots.check_due", CHECK_DUE_TIME_LIMIT_S) as held:
+        if not held:
+            return []
+        due = list(bots_due_for_check(every_s=_check_interval_s()).values_list("id", flat=True))
+        waiting = cache.get_many([_waiting_key(bot_id) for bot_id in due])
+        due = [bot_id for bot_id in due if _waiting_key(bot_id) not in waiting]
+        cache.set_many({_waiting_key(bot_id): True for bot_id in due}, timeout=_check_interval_s())
+        queueing.bot_checks_enqueue(due)
+        return due
+
+
+def _waiting_key(bot_id: int) -> str:
+    """Set while a scheduled check of the bot waits in the queue or runs."""
+    return f"bots.check_one:{bot_id}"
+
+
+@shared_task(
+    name=queueing.CHECK_BOT,
+    acks_late=True,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=3,
+    retry_backoff=True,
+    soft_time_limit=CHECK_SOFT_TIME_LIMIT_S,
+    time_limit=CHECK_TIME_LIMIT_S,
+)
+def check_bot(bot_id: int) -> bool | None:
+    """Run the scheduled protocol check of one bot: whether it passed, or None when the bot is
+    no longer due (checked since it was sent, paused, deleted) and nothing was done."""
+    try:
+        with _lock(f"{_waiting_key(bot_id)}:running", CHECK_TIME_LIMIT_S) as held:
+            bot = bots_due_for_check(every_s=_check_interval_s()).filter(pk=bot_id).first()
+            if not held or bot is None:
+                return None
+            return bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE).passed
+    finally:
+        cache.delete(_waiting_key(bot_id))
+
+
+# -- notifications: on the maintenance queue (CELERY_TASK_ROUTES), never behind the games ------
+
+
+# Idempotent (a delivered notification is not delivered again) and short: at most one SMTP
+# exchange or one webhook call per run.
+NOTIFICATION_TASK = {
+    "bind": True,
+    "acks_late": True,
+    "autoretry_for": INFRASTRUCTURE_ERRORS,
+    "retry_backoff": True,
+    "soft_time_limit": 60,
+    "time_limit": 90,
+}
+
+
+def _deliver_or_retry(task, deliver, give_up, notification_id: int) -> None:
+    """Run one delivery; when the far end failed, retry with a doubling delay, and after the
+    last retry record the failure (`give_up`) instead of raising."""
+    try:
+        deliver(notification_id=notification_id)
+    except notifications.DeliveryError as error:
+        if task.request.retries >= task.max_retries:
+            give_up(notification_id=notification_id)
+            return
+        delay = notifications.retry_delay_s(task.request.retries)
+        raise task.retry(exc=error, countdown=delay) from error
+
+
+@shared_task(
+    name=queueing.SEND_NOTIFICATION_EMAIL,
+    max_retries=notifications.EMAIL_RETRIES,
+    **NOTIFICATION_TASK,
+)
+def send_notification_email(self, notification_id: int) -> None:
+    """Email one notification (Django's mail backend)."""
+    _deliver_or_retry(
+        self,
+        notifications.notification_email_deliver,
+        notifications.notification_email_failed,
+        notification_id,
+    )
+
+
+@shared_task(
+    name=queueing.CALL_NOTIFICATION_WEBHOOK,
+    max_retries=notifications.WEBHOOK_RETRIES,
+    **NOTIFICATION_TASK,
+)
+def call_notification_webhook(self, notification_id: int) -> None:
+    """POST one notification to its owner's webhook; one that keeps failing is suspended."""
+    _deliver_or_retry(
+        self,
+        notifications.notification_webhook_deliver,
+        notifications.notification_webhook_failed,
+        notification_id,
+    )
 
 
 # -- the ladder (tournaments.services.ladder) ---------------------------------------------------
 
 
 @shared_task(
-    name="ladder.tick",
+    name=queueing.TICK_LADDER,
     autoretry_for=INFRASTRUCTURE_ERRORS,
     max_retries=2,
     retry_backoff=True,
@@ -157,7 +272,7 @@ def tick_ladder() -> dict[str, list[int]]:
 
 
 @shared_task(
-    name="ladder.fill",
+    name=queueing.FILL_LADDER,
     autoretry_for=INFRASTRUCTURE_ERRORS,
     max_retries=2,
     retry_backoff=True,
@@ -169,26 +284,19 @@ def fill_ladder(pool: str) -> list[int]:
     return ladder_fill(pool=pool)
 
 
-def enqueue_ladder_fill(pool: str) -> None:
-    fill_ladder.delay(pool)
-
-
 @shared_task(
-    name="bots.check",
+    name=queueing.CHECK_NEWCOMER,
     autoretry_for=INFRASTRUCTURE_ERRORS,
     max_retries=2,
     retry_backoff=True,
-    soft_time_limit=60,
-    time_limit=90,
+    soft_time_limit=CHECK_SOFT_TIME_LIMIT_S,
+    time_limit=CHECK_TIME_LIMIT_S,
 )
-def check_bot(bot_id: int) -> bool | None:
-    """The protocol check of one bot; its pass or failure, None when the bot is gone."""
-    bot = Bot.objects.filter(pk=bot_id).first()
-    if bot is None:
+def check_newcomer(bot_id: int) -> bool | None:
+    """The protocol check of a bot whose health is still unknown (the ladder's newcomers,
+    ``services.ladder.bots_to_check``); None when it is no longer such a bot."""
+    bot = Bot.objects.filter(pk=bot_id, status=Bot.Status.ACTIVE, health=Bot.Health.UNKNOWN)
+    found = bot.first()
+    if found is None:
         return None
-    return bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE).passed
-
-
-def enqueue_checks(bot_ids: Iterable[int]) -> None:
-    for bot_id in bot_ids:
-        check_bot.delay(bot_id)
+    return bot_check(bot=found, trigger=BotCheck.Trigger.SCHEDULE).passed

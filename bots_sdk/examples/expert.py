@@ -14,8 +14,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from math import comb
 
-from ..engine import Card, Move
+from games.engine import Card, Move
+
 from ..state import BotState
+
+# What `GET /` says of these bots (see `Bot.author`).
+__author__ = "Escoba Arena examples"
 
 HAND_SIZE = 3
 

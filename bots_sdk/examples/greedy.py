@@ -3,8 +3,12 @@ of oros, sevens and oros. With nothing to take it trails its least useful card."
 
 from __future__ import annotations
 
-from ..engine import Card, Move
+from games.engine import Card, Move
+
 from ..state import BotState
+
+# What `GET /` says of these bots (see `Bot.author`).
+__author__ = "Escoba Arena examples"
 
 
 def card_worth(card: Card) -> int:

@@ -5,8 +5,12 @@ from __future__ import annotations
 import random as _random
 from collections.abc import Callable
 
-from ..engine import Move
+from games.engine import Move
+
 from ..state import BotState
+
+# What `GET /` says of these bots (see `Bot.author`).
+__author__ = "Escoba Arena examples"
 
 
 def make_random(seed: int | str = 0) -> Callable[[BotState], Move]:

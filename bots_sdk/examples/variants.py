@@ -8,6 +8,9 @@ from __future__ import annotations
 from .expert import Weights, make_expert
 from .random import make_random
 
+# What `GET /` says of these bots (see `Bot.author`).
+__author__ = "Escoba Arena examples"
+
 # Counts what it leaves the next player twice over: fewer captures, almost no sweeps conceded.
 cautious = make_expert(Weights(risk=2.0), name="cautious")
 # Lives for the escoba: sweeps at almost any price and worries less about what it leaves.

@@ -7,6 +7,7 @@ that differs between machines is read from the environment through ``config.env`
 from pathlib import Path
 
 import dj_database_url
+from kombu import Queue
 
 from config.env import env, env_bool, env_int, env_list
 
@@ -36,6 +37,10 @@ ESCOBA_BOT_CHECK_INTERVAL_S = env_int("ESCOBA_BOT_CHECK_INTERVAL_S", 0)
 # Leagues and ratings (tournaments/services/leagues.py, matches.py, ratings.py).
 ESCOBA_ELO_K = env_int("ESCOBA_ELO_K", 32)
 ESCOBA_MATCH_TIME_LIMIT_S = env_int("ESCOBA_MATCH_TIME_LIMIT_S", 300)
+# The Celery limits of a match's task sit this far above that limit, which aborts slow games
+# cleanly first (tournaments/queueing.py, play_match_limits).
+ESCOBA_MATCH_TASK_SOFT_MARGIN_S = 30
+ESCOBA_MATCH_TASK_HARD_MARGIN_S = 60
 # The ladder (tournaments/services/ladder.py, docs/ladder.md): a matchmaker keeps this many rated
 # duplicate sets in flight in each pool below (an empty list turns the ladder off), a bot in at
 # most ESCOBA_LADDER_MAX_SETS_PER_BOT of them. Beat ticks every ESCOBA_LADDER_TICK_S seconds; a
@@ -59,6 +64,17 @@ ESCOBA_TEST_MAX_SETS = env_int("ESCOBA_TEST_MAX_SETS", 2000)
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 
+# Owners' notifications (tournaments/services/notifications.py). Mail is printed to the
+# console unless EMAIL_BACKEND says otherwise (production sends through SMTP).
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Escoba Arena <noreply@localhost>")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS = env_int("ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS", 5000)
+# A webhook that failed every retry of this many notifications in a row is no longer called.
+ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER = env_int("ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER", 5)
+# The first retry of a failed delivery waits this long; each next one twice as long.
+ESCOBA_NOTIFY_RETRY_BASE_MS = env_int("ESCOBA_NOTIFY_RETRY_BASE_MS", 30_000)
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -71,6 +87,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_filters",
     "tournaments",
 ]
 
@@ -115,11 +132,20 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis is both the Celery broker/result store and the cache (throttling counters live there).
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+# Seconds any Redis client (cache, broker, result store) waits to connect or for an answer: while
+# Redis is unreachable a request must get its answer (throttles fail open, league start 503)
+# quickly rather than hang (docs/scaling.md).
+REDIS_CONNECT_TIMEOUT_S = 2
+REDIS_SOCKET_TIMEOUT_S = 5
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "escoba",
+        "OPTIONS": {
+            "socket_connect_timeout": REDIS_CONNECT_TIMEOUT_S,
+            "socket_timeout": REDIS_SOCKET_TIMEOUT_S,
+        },
     }
 }
 
@@ -158,6 +184,13 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # JSON through orjson with a nesting limit (tournaments/api/parsers.py); forms for the
+    # browsable API.
+    "DEFAULT_PARSER_CLASSES": [
+        "tournaments.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
@@ -171,6 +204,10 @@ REST_FRAMEWORK = {
         "bot_calls": env("ESCOBA_THROTTLE_BOT_CALLS", "30/minute"),
     },
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
+    # Throttles count per client address: REMOTE_ADDR, or with N trusted reverse proxies in
+    # front, the address the N-th proxy from us saw (in X-Forwarded-For). With 0, the default,
+    # X-Forwarded-For is ignored: anyone can write it.
+    "NUM_PROXIES": env_int("ESCOBA_TRUSTED_PROXIES", 0),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
@@ -193,11 +230,19 @@ SPECTACULAR_SETTINGS = {
         "LeagueStatusEnum": "tournaments.models.leagues.League.Status",
         "MatchStatusEnum": "tournaments.models.leagues.Match.Status",
         "GameStatusEnum": "tournaments.models.leagues.Game.Status",
+        "NotificationDeliveryEnum": "tournaments.models.notifications.Notification.Delivery",
     },
 }
 
-# Celery (config/celery_app.py reads every CELERY_* name below).
+# Celery (config/celery_app.py reads every CELERY_* name below). Two queues, each with its own
+# workers: games (playing matches, and the recovery and sweep that re-send them) and maintenance
+# (protocol checks, the ladder, rating fits, anything not routed), so a flood of checks never
+# delays a game. A worker started without -Q consumes both. Tasks are sent only through
+# tournaments/queueing.py, which names them.
 CELERY_BROKER_URL = REDIS_URL
+# kombu's Redis transport with a fix that keeps workers alive when Redis dies under them
+# (config/redis_transport.py says what and why).
+CELERY_BROKER_TRANSPORT = "config.redis_transport:Transport"
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
@@ -205,10 +250,27 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_IMPORTS = ["tournaments.diagnostics"]
-# The longest task (one match of a league) must end well before this; the soft limit raises
-# SoftTimeLimitExceeded inside the task so it can record a clean failure first.
+CELERY_TASK_QUEUES = [Queue("games"), Queue("maintenance")]
+CELERY_TASK_DEFAULT_QUEUE = "maintenance"
+CELERY_TASK_ROUTES = {
+    "leagues.play_match": {"queue": "games"},
+    "leagues.recover_matches": {"queue": "games"},
+    "leagues.sweep": {"queue": "games"},
+    "ladder.*": {"queue": "maintenance"},
+    "bots.*": {"queue": "maintenance"},
+    "ratings.*": {"queue": "maintenance"},
+    # Owners' notifications: a flood of them never delays a game.
+    "notifications.*": {"queue": "maintenance"},
+}
+# Limits of every task that sets none of its own; the soft limit raises SoftTimeLimitExceeded
+# inside the task so it can record a clean failure first. leagues.play_match has its own, just
+# above ESCOBA_MATCH_TIME_LIMIT_S (tournaments/queueing.py, play_match_limits).
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 5 * 60)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 6 * 60)
+# The longest task: the default, or a match's.
+LONGEST_TASK_S = max(
+    CELERY_TASK_TIME_LIMIT, ESCOBA_MATCH_TIME_LIMIT_S + ESCOBA_MATCH_TASK_HARD_MARGIN_S
+)
 # Idempotent tasks opt in with @shared_task(acks_late=True): their message is then acknowledged
 # only after they finish, and requeued if the worker process dies mid-task.
 CELERY_TASK_ACKS_LATE = False
@@ -216,8 +278,24 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Redis re-delivers an unacknowledged message after this many seconds; it must exceed the
 # longest task or an acks_late task would run twice while the first run is still going.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 10 * 60}
-CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": LONGEST_TASK_S + 10 * 60,
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT_S,
+}
+# Sending a task while Redis is down fails within a few seconds, not after the result store's
+# default 20 retries (19 s): a web request must not hang on it.
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    **CELERY_BROKER_TRANSPORT_OPTIONS,
+    "retry_policy": {
+        "max_retries": 2,
+        "interval_start": 0,
+        "interval_step": 0.5,
+        "interval_max": 1,
+    },  # fmt: skip
+}
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = REDIS_CONNECT_TIMEOUT_S
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_CONNECT_TIMEOUT_S
+CELERY_TASK_PUBLISH_RETRY_POLICY = CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS["retry_policy"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -1,7 +1,8 @@
 """The Escoba rules engine: cards, moves, rulesets, game state, the escoba-log/1 log.
 
-Pure standard-library Python with relative imports only, because the bots SDK ships this package
-as it is. See docs/architecture.md for the API contract and docs/rules.md for the rules.
+Pure standard-library Python with relative imports only: the service and the bots SDK both
+install it as part of the ``games`` distribution. See docs/architecture.md for the API contract
+and docs/rules.md for the rules.
 """
 
 from .cards import ALL_CARDS, Card, french_label
@@ -17,7 +18,7 @@ from .logs import replay_log, validate_log
 from .moves import Move
 from .rulesets import PRESETS, Ruleset
 from .state import Game
-from .views import GameView, Play, Result, SeatPublic
+from .views import GameView, LuckyDeal, Play, Result, SeatPublic
 
 __all__ = [
     "ALL_CARDS",
@@ -30,6 +31,7 @@ __all__ = [
     "InvalidCardError",
     "InvalidLogError",
     "InvalidMoveError",
+    "LuckyDeal",
     "Move",
     "Play",
     "Result",

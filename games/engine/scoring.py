@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .cards import OROS_MASK, SEVEN_OF_OROS, SEVENS_MASK
+from .cards import NAMES, OROS_MASK, SEVEN_OF_OROS, SEVENS_MASK
 
 CATEGORIES = ("cards", "oros", "seven_of_oros", "sevens", "escobas")
 
@@ -133,3 +133,85 @@ def score_round(
             }
         )
     return scores
+
+
+# --- the breakdown a log shows ---------------------------------------------------------------
+#
+# What decided a round's points beyond the counts: the best card of each suit (what setenta and
+# primera compare) and how much of a category's points a bonus gave. Kept apart from
+# ``score_round`` so that scoring itself stays a handful of popcounts.
+
+# The keys ``add_score_breakdown`` adds to each side of a round's score (logs written before they
+# existed lack all three, and still replay).
+BREAKDOWN_KEYS = ("best_cards", "setenta_cards", "bonus")
+
+# Values from the best card of a suit to the worst: A's setenta ranking (``PRIMERA_VALUES``'s
+# order), the face cards, which all count 10, from the rey down.
+_RANKED_VALUES = (7, 6, 1, 5, 4, 3, 2, 10, 9, 8)
+
+
+# The best card of a suit by its pattern (as for _BEST) in each suit: (rank, suit, name), the
+# rank in _RANKED_VALUES; None for a missing suit.
+_BEST_OF_SUIT = tuple(
+    {
+        sum(1 << 4 * (value - 1) for value in range(1, 11) if pattern >> (value - 1) & 1): next(
+            (
+                (rank, suit, NAMES[4 * (value - 1) + suit])
+                for rank, value in enumerate(_RANKED_VALUES)
+                if pattern >> (value - 1) & 1
+            ),
+            None,
+        )
+        for pattern in range(1024)
+    }
+    for suit in range(4)
+)
+
+
+def add_score_breakdown(
+    options: Mapping[str, Any], captured: Sequence[int], score: Sequence[dict[str, Any]]
+) -> None:
+    """Add to each side of ``score`` (from ``score_round``) what decided its points.
+
+    - ``best_cards``: the best card of each suit, in the order oros, copas, espadas, bastos,
+      None for a suit the side has none of (primera needs all four); the best is the highest
+      primera value, and among the face cards, which all count 10, the highest face;
+    - ``setenta_cards``: the same cards best first, as the setenta compares them;
+    - ``bonus``: for cards, oros and sevens, the part of ``points`` a bonus gave (a category won
+      is worth 1; a second point in it only comes from a bonus). ``per_suit`` sevens are a point
+      per seven, never a bonus.
+    """
+    per_suit = options["sevens"] == "per_suit"
+    oros_table, copas_table, espadas_table, bastos_table = _BEST_OF_SUIT
+    for mask, side in zip(captured, score, strict=True):
+        best = [
+            oros_table[mask & _SUIT_BITS],
+            copas_table[mask >> 1 & _SUIT_BITS],
+            espadas_table[mask >> 2 & _SUIT_BITS],
+            bastos_table[mask >> 3 & _SUIT_BITS],
+        ]
+        side["best_cards"] = [None if card is None else card[2] for card in best]
+        side["setenta_cards"] = [card[2] for card in sorted(c for c in best if c is not None)]
+        points = side["points"]
+        cards, oros, sevens = points["cards"], points["oros"], points["sevens"]
+        side["bonus"] = {
+            "cards": cards - 1 if cards > 1 else 0,
+            "oros": oros - 1 if oros > 1 else 0,
+            "sevens": sevens - 1 if sevens > 1 and not per_suit else 0,
+        }
+
+
+def score_log(score: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A fresh copy of a round's score for a log, so that no caller can change the game's own."""
+    copies = []
+    for side in score:
+        copies.append(
+            dict(
+                side,
+                points=dict(side["points"]),
+                best_cards=list(side["best_cards"]),
+                setenta_cards=list(side["setenta_cards"]),
+                bonus=dict(side["bonus"]),
+            )
+        )
+    return copies

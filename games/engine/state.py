@@ -18,8 +18,8 @@ from .errors import EscobaError, IllegalMoveError
 from .moves import _CACHE as _MOVES
 from .moves import Move, _interned
 from .rulesets import Ruleset
-from .scoring import score_round, strict_winner
-from .views import GameView, Play, Result, SeatPublic
+from .scoring import add_score_breakdown, score_log, score_round, strict_winner
+from .views import GameView, Play, Result, SeatPublic, lucky_deal_of
 
 _TRAILS = tuple(_interned(card, 0) for card in range(40))
 HAND_SIZE = 3
@@ -353,6 +353,7 @@ class Game:
             history=history,
             legal_moves=self.legal_moves() if seat == self._turn else [],
             ruleset=self.ruleset,
+            lucky_deal=lucky_deal_of(self._record.lucky),
         )
 
     def log(self) -> dict[str, Any]:
@@ -439,6 +440,7 @@ class Game:
         for seat, count in enumerate(self._escobas):
             escobas[self._teams[seat]] += count
         record.score = score_round(self.ruleset.options, self._captured, escobas)
+        add_score_breakdown(self.ruleset.options, self._captured, record.score)
         totals = [
             total + side["total"] for total, side in zip(self._totals, record.score, strict=True)
         ]
@@ -531,8 +533,6 @@ def _round_log(record: _Round, players: int) -> dict[str, Any]:
             for seat, card, capture, escoba in map(_PLAY_FIELDS.__getitem__, record.plays)
         ],
         "leftover": leftover,
-        "score": [dict(side, points=dict(side["points"])) for side in record.score]
-        if record.score is not None
-        else None,
+        "score": score_log(record.score) if record.score is not None else None,
         "totals": list(record.totals) if record.totals is not None else None,
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import Card
+from .cards import ALL_CARDS, Card
 from .moves import Move
 from .rulesets import Ruleset
 
@@ -47,6 +47,26 @@ class Result:
 
 
 @dataclass(frozen=True)
+class LuckyDeal:
+    """The round began with the table worth 15 or 30: the dealer took it, scoring escobas.
+
+    Public, yet not a play, so a seat's history does not show it: the view carries it instead.
+    """
+
+    seat: int
+    cards: tuple[Card, ...]
+    escobas: int
+
+
+def lucky_deal_of(lucky: tuple[int, list[int], int] | None) -> LuckyDeal | None:
+    """The lucky deal of a round as the game records it (seat, card indices, escobas), typed."""
+    if lucky is None:
+        return None
+    seat, cards, escobas = lucky
+    return LuckyDeal(seat, tuple([ALL_CARDS[card] for card in cards]), escobas)
+
+
+@dataclass(frozen=True)
 class GameView:
     """Everything one seat may know, and nothing more: never another hand or the deck."""
 
@@ -62,3 +82,5 @@ class GameView:
     history: list[Play]
     legal_moves: list[Move]
     ruleset: Ruleset
+    # The round's lucky deal (None when there was none): the cards it took are public.
+    lucky_deal: LuckyDeal | None = None

@@ -19,7 +19,7 @@ from aiohttp import web
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from games.engine import ALL_CARDS
-from games.protocol import info_reply
+from games.wire import info_reply
 
 
 @dataclass

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from games.addresses import AddressError, check_ip, parse_bot_url, resolve_checked
+from tournaments.bot_calls.addresses import AddressError, check_ip, parse_bot_url, resolve_checked
 
 HOSTILE_URLS = [
     # 127.0.0.1 in every spelling resolvers have accepted

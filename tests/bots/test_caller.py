@@ -11,12 +11,13 @@ import orjson
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from games.caller import BotClient, Caller, Signer, call_move, check_bot_info
 from games.engine import Game, Move, Ruleset
-from games.faults import FaultKind
-from games.protocol import move_request
+from games.signing import Signer
+from games.wire import move_request
 from tests.bots.servers import closed_port
 from tests.bots.simple_bots import SimpleBot
+from tournaments.bot_calls.caller import BotClient, Caller, call_move, check_bot_info
+from tournaments.bot_calls.faults import FaultKind
 
 DEADLINE_MS = 300
 MARGIN_S = 0.4

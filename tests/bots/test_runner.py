@@ -8,11 +8,11 @@ import time
 import orjson
 import pytest
 
-from games.caller import Caller
 from games.engine import Game, Move, Ruleset, replay_log
-from games.faults import fallback_move
-from games.runner import BotEndpoint, GameRecord, play_game, play_game_sync
 from tests.bots.simple_bots import SimpleBot
+from tournaments.bot_calls.caller import Caller
+from tournaments.bot_calls.faults import fallback_move
+from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game, play_game_sync
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
@@ -115,6 +115,28 @@ def test_faulting_bot_forfeits_after_max_faults(servers):
     assert len(faulted) == 2
     assert replay_log(record.log).result.reason == "forfeit"
     assert cheat.seen[-1].path == "end"
+
+
+def test_each_play_comes_with_its_facts(servers):
+    """The runner's calls carry the play they made beside the latency and the fault: no list
+    to join by index. The stored forms (meta, faults) are derived from them."""
+    good, cheat = SimpleBot(), SimpleBot(mode="not-in-hand")
+    ruleset = Ruleset.from_preset("classic", {})
+    record = run(ruleset, [endpoint(servers, good, "good"), endpoint(servers, cheat, "cheat")],
+                 max_faults=2)
+    plays = plays_of(record)
+    assert [(call.seat, call.move) for call in record.plays] == [
+        (play["seat"], move_of(play)) for play in plays
+    ]
+    for call in record.plays:
+        play = record.log["rounds"][call.round - 1]["plays"][call.play - 1]
+        assert (play["seat"], move_of(play)) == (call.seat, call.move)
+        assert record.meta[call.round - 1][call.play - 1] == call.meta()
+        assert call.meta()["seat"] == call.seat
+    [last] = [call for call in record.calls if call.move is None]
+    assert last is record.calls[-1] and last.fault is not None and last.seat == 1
+    assert record.faults[-1] == {"seat": 1, "round": last.round, "play": last.play,
+                                 **last.fault.to_dict()}
 
 
 def test_faulting_move_is_replaced_by_the_fallback(servers):

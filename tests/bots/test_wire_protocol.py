@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from games.engine import Game, Move, Result, Ruleset
-from games.protocol import (
+from games.wire import (
     END_NOTICE_SCHEMA,
     INFO_REPLY_SCHEMA,
     MOVE_REPLY_SCHEMA,
@@ -28,8 +28,8 @@ from games.protocol import (
     parse_info_reply,
     parse_move_reply,
     parse_move_request,
-    round_lucky_deal,
     start_notice,
+    wire_lucky_deal,
     wire_play,
 )
 
@@ -63,7 +63,6 @@ def request_for(options: dict, seed: int, plays: int, latency_ms: float | None) 
         seat_names=[f"bot{seat}" for seat in range(players)],
         latency_ms=latency_ms,
         time_bank_ms=1000,
-        lucky_deal=round_lucky_deal(game),
     )
 
 
@@ -123,6 +122,12 @@ def test_the_lucky_deal_is_in_the_request_and_its_cards_are_seen():
         parse_move_request({**body, "lucky_deal": {"seat": 0, "cards": ["0o"], "escobas": 1}})
 
 
+def round_lucky_deal(game: Game) -> dict | None:
+    """The lucky deal of the round being played, in wire form, from the view of the seat to
+    play (the view carries it)."""
+    return wire_lucky_deal(game.view(game.current_seat).lucky_deal)
+
+
 def test_round_lucky_deal_follows_the_round():
     game = game_after({}, 10, 0)
     assert round_lucky_deal(game)["cards"] == ["1c", "2e", "3e", "9o"]
@@ -142,9 +147,8 @@ def test_wire_history_gives_the_same_bodies_as_encoding_every_move(options):
         moves = rounds = 0
         while not game.is_over:
             view = game.view(game.current_seat)
-            lucky = round_lucky_deal(game)
             ids = {"game_id": seed, "match_id": 1, "timeout_ms": 1000, "seat_names": names,
-                   "latency_ms": 1.5, "time_bank_ms": 1000, "lucky_deal": lucky}
+                   "latency_ms": 1.5, "time_bank_ms": 1000}
             incremental = move_request(view, history=history.of(view), **ids)
             assert orjson.dumps(incremental) == orjson.dumps(move_request(view, **ids))
             assert incremental["history"] == [wire_play(play) for play in view.history]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tournaments.models import Bot, Game, League, Match, Seat
+from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 
 
 def stored_game(owner, *, ruleset: dict, seed: int, log: dict | None = None) -> Game:
@@ -30,9 +30,11 @@ def stored_game(owner, *, ruleset: dict, seed: int, log: dict | None = None) -> 
         game.status, game.reason = Game.Status.ABORTED, "match time limit"
     else:
         result = log["result"]
-        game.status, game.log = Game.Status.FINISHED, log
+        game.status = Game.Status.FINISHED
         game.winner, game.totals, game.reason = result["winner"], result["totals"], result["reason"]
     game.save()
+    if log is not None:
+        GameLog.objects.create(game=game, document=log)
     for seat, bot in enumerate(bots):
         Seat.objects.create(game=game, seat=seat, team=seat, bot=bot)
     return game

@@ -46,8 +46,8 @@ def _table_cards(page) -> list[str]:
 def _game_with_sweep() -> Game:
     for game in Game.objects.filter(status=Game.Status.FINISHED).order_by("pk"):
         try:
-            _first_play(game.log, escoba=True)
-            _first_play(game.log, escoba=False)
+            _first_play(game.log.document, escoba=True)
+            _first_play(game.log.document, escoba=False)
         except AssertionError:
             continue
         return game
@@ -114,14 +114,14 @@ def test_league_progress_bar_advances_while_the_league_runs(
 def test_replay_steps_by_keyboard_to_the_right_tables(league_world, live_server, page, screenshot):
     league_world()
     game = _game_with_sweep()
-    tables = _tables_after_plays(game.log)
+    tables = _tables_after_plays(game.log.document)
     page.goto(f"{live_server.url}/games/{game.pk}/")
     expect(page.locator("[data-part=step-label]")).to_have_text("Round 1, deal")
-    first = game.log["rounds"][0]
+    first = game.log.document["rounds"][0]
     lucky = set(first["lucky_deal"]["cards"]) if first["lucky_deal"] else set()
     assert _table_cards(page) == sorted(set(first["table"]) - lucky)
 
-    capture_round, capture_play = _first_play(game.log, escoba=False)
+    capture_round, capture_play = _first_play(game.log.document, escoba=False)
     page.goto(f"{live_server.url}/games/{game.pk}/#r{capture_round}p{capture_play - 1}")
     page.reload()
     page.keyboard.press("ArrowRight")
@@ -135,7 +135,7 @@ def test_replay_steps_by_keyboard_to_the_right_tables(league_world, live_server,
     page.keyboard.press("ArrowRight")
     assert _table_cards(page) == tables[(capture_round, capture_play)]
 
-    sweep_round, sweep_play = _first_play(game.log, escoba=True)
+    sweep_round, sweep_play = _first_play(game.log.document, escoba=True)
     page.goto(f"{live_server.url}/games/{game.pk}/#r{sweep_round}p{sweep_play - 1}")
     page.reload()
     page.keyboard.press("ArrowRight")
@@ -146,7 +146,7 @@ def test_replay_steps_by_keyboard_to_the_right_tables(league_world, live_server,
     screenshot(page, "replay")
 
     raw = page.get_by_role("link", name="Raw log (JSON)").get_attribute("href")
-    assert page.request.get(f"{live_server.url}{raw}").json()["log"] == game.log
+    assert page.request.get(f"{live_server.url}{raw}").json()["log"] == game.log.document
 
     page.get_by_role("button", name="French deck").click()
     expect(page.locator("[data-replay]")).to_have_class(re.compile(r"\bdeck-french\b"))
@@ -162,7 +162,7 @@ def test_replay_of_three_seats_and_of_partnerships(
 ):
     league_world(players=players)
     game = Game.objects.filter(status=Game.Status.FINISHED).order_by("pk").first()
-    tables = _tables_after_plays(game.log)
+    tables = _tables_after_plays(game.log.document)
     page.goto(f"{live_server.url}/games/{game.pk}/")
     expect(page.locator("[data-seat]")).to_have_count(players)
     steps = page.evaluate(
@@ -176,7 +176,7 @@ def test_replay_of_three_seats_and_of_partnerships(
     assert checked == len(tables)
     page.keyboard.press("End")
     expect(page.locator("[data-part=step-label]")).to_have_text(
-        f"Round {len(game.log['rounds'])}, score"
+        f"Round {len(game.log.document['rounds'])}, score"
     )
     teams = page.locator("[data-part=score-table] thead th")
     expect(teams).to_have_count(1 + (2 if players == 4 else 3))
@@ -192,7 +192,7 @@ def test_replay_page_shows_the_first_deal_without_its_script(league_world, clien
     league_world()
     game = Game.objects.filter(status=Game.Status.FINISHED).order_by("pk").first()
     html = client.get(f"/games/{game.pk}/").content.decode()
-    first = game.log["rounds"][0]
+    first = game.log.document["rounds"][0]
     lucky = set(first["lucky_deal"]["cards"]) if first["lucky_deal"] else set()
     table = html.split('data-part="table"', 1)[1].split("</div>", 1)[0]
     assert sorted(re.findall(r'data-card="(\w+)"', table)) == sorted(set(first["table"]) - lucky)
@@ -251,7 +251,7 @@ def test_replay_score_breakdown_equals_the_log(league_world, live_server, page, 
     game = Game.objects.filter(status=Game.Status.FINISHED).order_by("pk").first()
     url = f"{live_server.url}/games/{game.pk}/"
     page.goto(url)
-    shown = _check_score_breakdown(page, url, game.log)
+    shown = _check_score_breakdown(page, url, game.log.document)
     assert all(cells["setenta/label"].startswith("Setenta") for cells in shown)
     best = re.compile(r"^((10|[1-9])[oceb]|–)( ((10|[1-9])[oceb]|–)){3}$")
     assert all(best.match(cells[f"setenta/{t}/value"]) for cells in shown for t in (0, 1))
@@ -328,8 +328,8 @@ def test_replay_shows_faults_and_latency_on_their_play(league_world, live_server
     league_world(flaky_every=25)
     game = Game.objects.filter(faults__gt=0).order_by("pk").first()
     assert game is not None, "the flaky bot made no fault"
-    fault = game.record["faults"][0]
-    meta = game.record["meta"][fault["round"] - 1][fault["play"] - 1]
+    fault = game.log.faults[0]
+    meta = game.log.meta[fault["round"] - 1][fault["play"] - 1]
     assert meta["fault"] == fault["kind"]
     page.goto(f"{live_server.url}/games/{game.pk}/#r{fault['round']}p{fault['play']}")
     event = page.locator("[data-part=event]")
@@ -350,7 +350,7 @@ def test_bot_profile_counts_faults_by_kind(league_world, live_server, page):
     expected = Counter()
     for game in Game.objects.filter(seats__bot=flaky, faults__gt=0).distinct():
         seats = set(game.seats.filter(bot=flaky).values_list("seat", flat=True))
-        expected.update(f["kind"] for f in game.record["faults"] if f["seat"] in seats)
+        expected.update(f["kind"] for f in game.log.faults if f["seat"] in seats)
     assert expected, "the flaky bot made no fault"
     page.goto(f"{live_server.url}/bots/{flaky.pk}/")
     for kind, count in expected.items():
@@ -360,7 +360,7 @@ def test_bot_profile_counts_faults_by_kind(league_world, live_server, page):
 def _has_fault(game: Game, round_number: int, play: int) -> bool:
     if play < 1:
         return False
-    return game.record["meta"][round_number - 1][play - 1]["fault"] is not None
+    return game.log.meta[round_number - 1][play - 1]["fault"] is not None
 
 
 def test_sign_up_log_in_and_register_a_bot_by_clicking(
@@ -484,7 +484,7 @@ def test_league_page_lists_faults_by_kind_with_a_link_to_the_first(league_world,
     html = client.get(f"/leagues/{world.league.pk}/").content.decode()
     table = html.split('data-testid="faults"', 1)[1].split("</table>", 1)[0]
     for game in Game.objects.filter(league=world.league, faults__gt=0):
-        faults = game.record["faults"]
+        faults = game.log.faults
         first = faults[0]
         assert f'href="/games/{game.pk}/#r{first["round"]}p{first["play"]}"' in table
         kinds = Counter(fault["kind"] for fault in faults)

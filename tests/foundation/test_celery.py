@@ -1,12 +1,23 @@
 """The Celery app's configuration, and tasks through a real redis-server and worker."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import redis
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from config.celery_app import app
+from tests.conftest import celery_app_on_broker
+from tournaments import queueing
 from tournaments.diagnostics import ping
+from tournaments.tasks import play_match
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_celery_reads_django_settings_and_speaks_json_only():
@@ -90,3 +101,78 @@ def test_the_worker_shares_the_postgres_test_database(celery_worker_process):
 
     assert connection.vendor == "postgresql"
     assert result.get(timeout=30)["found"] is True
+
+
+def queue_of(task_name: str) -> str:
+    return app.amqp.router.route({}, task_name)["queue"].name
+
+
+def test_games_and_maintenance_have_their_own_queues():
+    games = [queueing.PLAY_MATCH, queueing.RECOVER_MATCHES, queueing.SWEEP_MATCHES]
+    maintenance = [
+        queueing.TICK_LADDER,
+        queueing.FILL_LADDER,
+        queueing.CHECK_NEWCOMER,
+        queueing.CHECK_DUE_BOTS,
+        queueing.CHECK_BOT,
+    ]
+    future = ["ratings.fit", "diagnostics.ping"]  # rating fits, and anything not routed
+
+    assert {queue_of(name) for name in games} == {queueing.GAMES_QUEUE}
+    assert {queue_of(name) for name in maintenance + future} == {queueing.MAINTENANCE_QUEUE}
+    assert {queue.name for queue in app.conf.task_queues} == {"games", "maintenance"}
+    assert set(games + maintenance) <= set(app.tasks)
+
+
+def test_play_match_time_limits_follow_the_match_time_limit(settings):
+    settings.ESCOBA_MATCH_TIME_LIMIT_S = 1000
+    assert (play_match.soft_time_limit, play_match.time_limit) == (1030, 1060)
+
+    settings.ESCOBA_MATCH_TIME_LIMIT_S = 20
+    assert (play_match.soft_time_limit, play_match.time_limit) == (50, 80)
+    assert queueing.play_match_limits() == (50, 80)
+
+
+def test_a_longer_match_limit_set_in_the_environment_raises_the_task_limits_and_redelivery():
+    """The way an operator changes it: a new process reads the environment."""
+    script = (
+        "import json, django; django.setup();"
+        "from config.celery_app import app; from tournaments.tasks import play_match;"
+        "print(json.dumps([play_match.soft_time_limit, play_match.time_limit,"
+        " app.conf.broker_transport_options['visibility_timeout']]))"
+    )
+    env = {**os.environ, "ESCOBA_MATCH_TIME_LIMIT_S": "3600"}
+    env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+    output = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+
+    soft, hard, visibility = json.loads(output.stdout.strip().splitlines()[-1])
+    assert (soft, hard) == (3630, 3660)
+    assert visibility > hard  # Redis must not hand the match to a second worker mid-run
+
+
+def test_redelivery_waits_longer_than_a_match_may_take():
+    visibility = app.conf.broker_transport_options["visibility_timeout"]
+    assert visibility > play_match.time_limit > play_match.soft_time_limit
+
+
+@pytest.mark.integration
+def test_messages_go_to_their_queue_and_a_match_carries_the_limits_of_now(redis_url, settings):
+    settings.ESCOBA_MATCH_TIME_LIMIT_S = 900
+    client = redis.Redis.from_url(redis_url)
+    client.flushall()
+
+    with celery_app_on_broker(redis_url):
+        queueing.matches_enqueue([41, 42])
+        queueing.bot_checks_enqueue([7])
+
+    games = [json.loads(raw)["headers"] for raw in client.lrange("games", 0, -1)]
+    maintenance = [json.loads(raw)["headers"] for raw in client.lrange("maintenance", 0, -1)]
+    client.close()
+    assert [(h["task"], h["argsrepr"]) for h in games] == [
+        ("leagues.play_match", "(42,)"),  # Redis lists are read newest first
+        ("leagues.play_match", "(41,)"),
+    ]
+    assert all(h["timelimit"] == [960, 930] for h in games)
+    assert [(h["task"], h["argsrepr"]) for h in maintenance] == [("bots.check_one", "(7,)")]

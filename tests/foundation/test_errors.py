@@ -55,7 +55,7 @@ def test_a_message_only_validation_error_lands_in_non_field_errors():
         (exceptions.MethodNotAllowed("PATCH"), 405, "method_not_allowed"),
         (exceptions.Throttled(wait=3), 429, "throttled"),
         (Http404("gone"), 404, "not_found"),
-        (PermissionDenied(), 403, "forbidden"),
+        (PermissionDenied(), 403, "permission_denied"),
     ],
 )
 def test_other_errors_share_the_shape(exc, status, code):

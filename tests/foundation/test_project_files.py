@@ -88,7 +88,7 @@ def test_compose_has_the_services_and_one_django_definition():
 def test_compose_commands_exist_in_the_project():
     services = compose()["services"]
     installed = pins("production.txt") | pins("base.txt")
-    for name in ("web", "worker", "beat", "migrate"):
+    for name in ("web", "worker", "worker-maintenance", "beat", "migrate"):
         words = services[name]["command"].split()
         program = words[0]
         if program == "python":
@@ -153,3 +153,45 @@ def test_makefile_has_the_two_commands():
     assert re.search(r"^test:", makefile, re.MULTILINE)
     assert "ruff check ." in makefile
     assert "pytest" in makefile
+
+
+def celery_workers() -> dict[str, list[str]]:
+    """Compose's Celery workers: service name -> the queues its command consumes."""
+    workers = {}
+    for name, service in compose()["services"].items():
+        words = str(service.get("command", "")).split()
+        if words[:4] == ["celery", "-A", "config.celery_app", "worker"]:
+            queues = [word.split("=", 1)[1] for word in words if word.startswith("--queues=")]
+            workers[name] = queues[0].split(",") if queues else []
+    return workers
+
+
+def test_compose_runs_one_worker_per_queue_from_the_one_django_definition():
+    from django.conf import settings
+
+    services = compose()["services"]
+    workers = celery_workers()
+
+    assert all(workers.values()), f"every worker names its queues: {workers}"
+    consumed = [queue for queues in workers.values() for queue in queues]
+    assert sorted(consumed) == sorted(queue.name for queue in settings.CELERY_TASK_QUEUES)
+    assert workers["worker"] == ["games"]
+    assert "--pool=threads" in services["worker"]["command"]  # matches share one event loop
+    for name in workers:
+        assert services[name]["image"] == services["web"]["image"], name
+        assert services[name]["build"] == services["web"]["build"], name
+        assert "healthcheck" in services[name], name
+        assert services[name]["depends_on"]["migrate"]["condition"] == (
+            "service_completed_successfully"
+        )
+    text = (ROOT / "docker-compose.yml").read_text()
+    django_services = [name for name, service in services.items() if "build" in service]
+    assert text.count("<<: *django") == len(django_services) == len(workers) + 3
+
+
+def test_make_test_checks_the_import_contracts_after_ruff():
+    makefile = (ROOT / "Makefile").read_text()
+    target = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+
+    assert target.index("ruff check .") < target.index("lint-imports") < target.index("pytest")
+    assert "import-linter" in pins("local.txt")

@@ -1,4 +1,9 @@
-"""``make run``'s supervisor (scripts/run.py), started for real and stopped with Ctrl-C."""
+"""``make run``'s supervisor (scripts/run.py), started for real and stopped with Ctrl-C.
+
+It starts Redis, the database and the example bots (registered at their new ports) before the
+worker, restarts a child that dies, and stops the worker before the bots, so that a Ctrl-C in the
+middle of the demo league, and the next start, charge no bot with a fault.
+"""
 
 import json
 import os
@@ -19,9 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_steps_start_everything_in_order():
     assert run.STEPS == [
+        run.start_redis,
         run.prepare_database,
         run.ensure_admin,
-        run.start_redis,
+        run.start_example_bots,
         run.start_worker,
         run.start_beat,
         run.start_web,
@@ -49,18 +55,49 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.integration
-@pytest.mark.timeout(180)
-def test_run_starts_the_service_and_stops_every_process_on_ctrl_c(tmp_path):
-    port = free_port()
+ROLES = {
+    "redis": "redis-server",
+    "worker": " worker ",
+    "beat": " beat ",
+    "web": "runserver",
+    "bot": "bots_sdk serve",
+}
+
+
+def role_of(pid: int) -> str | None:
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return None
+    return next((role for role, mark in ROLES.items() if mark in f" {command} "), None)
+
+
+def children_by_role(pid: int) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for child in children_of(pid):
+        if alive(child) and (role := role_of(child)):
+            found.setdefault(role, []).append(child)
+    return found
+
+
+def came_back(supervisor: int, role: str, victim: int, count: int) -> bool:
+    now = children_by_role(supervisor).get(role, [])
+    return victim not in now and len(now) == count
+
+
+def run_environment(tmp_path: Path, port: int, **extra: str) -> dict[str, str]:
     environment = {
         key: value
         for key, value in os.environ.items()
         if key not in {"DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "SECRET_KEY"}
     }
-    environment |= {"ESCOBA_DATA_DIR": str(tmp_path), "ESCOBA_PORT": str(port)}
-    log_path = tmp_path / "run.out"
-    with open(log_path, "wb") as log:
+    return environment | {"ESCOBA_DATA_DIR": str(tmp_path), "ESCOBA_PORT": str(port), **extra}
+
+
+def start_run(environment: dict[str, str], log_path: Path, nth: int = 1) -> subprocess.Popen:
+    """Start ``python -m scripts.run``, the ``nth`` one to write to ``log_path``; return once it
+    says it is running."""
+    with open(log_path, "ab") as log:
         supervisor = subprocess.Popen(
             [sys.executable, "-m", "scripts.run"],
             cwd=ROOT,
@@ -69,12 +106,50 @@ def test_run_starts_the_service_and_stops_every_process_on_ctrl_c(tmp_path):
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
         )
+    deadline = time.monotonic() + 120
+    while log_path.read_text().count("press Ctrl-C") < nth:
+        assert supervisor.poll() is None, log_path.read_text()[-5000:]
+        assert time.monotonic() < deadline, log_path.read_text()[-5000:]
+        time.sleep(0.3)
+    return supervisor
+
+
+def ctrl_c(supervisor: subprocess.Popen) -> int:
+    supervisor.send_signal(signal.SIGINT)
     try:
-        deadline = time.monotonic() + 120
-        while "press Ctrl-C" not in log_path.read_text():
-            assert supervisor.poll() is None, log_path.read_text()
-            assert time.monotonic() < deadline, log_path.read_text()
-            time.sleep(0.3)
+        return supervisor.wait(90)
+    except subprocess.TimeoutExpired:
+        supervisor.kill()
+        supervisor.wait()
+        raise
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+def wait_until(condition, timeout: float, what: str, log_path: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}:\n{log_path.read_text()[-5000:]}"
+        time.sleep(0.3)
+
+
+def healthy(port: int) -> bool:
+    try:
+        return get_json(f"http://127.0.0.1:{port}/api/health/")["status"] == "ok"
+    except OSError:
+        return False
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_run_starts_the_service_restarts_what_dies_and_stops_every_process_on_ctrl_c(tmp_path):
+    port = free_port()
+    log_path = tmp_path / "run.out"
+    supervisor = start_run(run_environment(tmp_path, port), log_path)
+    try:
         output = log_path.read_text()
         credentials = json.loads((tmp_path / "admin-credentials.json").read_text())
         assert f"admin login: admin / {credentials['password']}" in output
@@ -97,19 +172,78 @@ def test_run_starts_the_service_and_stops_every_process_on_ctrl_c(tmp_path):
             leagues = json.load(response)["results"]
         assert [league["name"] for league in leagues] == ["Demo league"]
         assert leagues[0]["status"] in {"running", "finished"}
+        assert leagues[0]["rated"] is False, "the demo league must not move the rankings"
 
         children = children_of(supervisor.pid)
         # redis-server, worker, beat, web and one process per example bot
         assert len(children) == 4 + len(run.DEMO_BOTS)
-        supervisor.send_signal(signal.SIGINT)
-        assert supervisor.wait(60) == 0
+
+        # Any child that dies comes back, and says so; the rest of the service stays up.
+        for role in ("worker", "web", "redis", "bot"):
+            count = len(children_by_role(supervisor.pid)[role])
+            victim = children_by_role(supervisor.pid)[role][0]
+            os.kill(victim, signal.SIGKILL)
+            wait_until(
+                lambda r=role, v=victim, n=count: came_back(supervisor.pid, r, v, n),
+                60, f"the {role} to come back", log_path,
+            )  # fmt: skip
+            assert "exited with code -9; restarting it in" in log_path.read_text()
+            wait_until(lambda: healthy(port), 60, f"health after the {role} restart", log_path)
+        assert log_path.read_text().count(" restarted (pid ") == 4
+        assert len(children_of(supervisor.pid)) == 4 + len(run.DEMO_BOTS)
+        children = children_of(supervisor.pid)
+        assert ctrl_c(supervisor) == 0
     finally:
         if supervisor.poll() is None:  # a failed assertion: stop it the clean way first
-            supervisor.send_signal(signal.SIGINT)
-            try:
-                supervisor.wait(60)
-            except subprocess.TimeoutExpired:
-                supervisor.kill()
-                supervisor.wait()
+            ctrl_c(supervisor)
     assert "[escoba] stopped" in log_path.read_text()
     assert not [pid for pid in children if alive(pid)]
+    stops = [line for line in log_path.read_text().splitlines() if "] stopping " in line]
+    names = [line.rsplit(" ", 1)[-1] for line in stops]
+    assert names[:3] == ["web", "beat", "worker"] and names[-1] == "redis", names
+    assert all(name.startswith("bot-") for name in names[3:-1]), names
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(600)
+def test_ctrl_c_in_the_middle_of_the_demo_league_and_a_new_start_charge_no_bot(tmp_path):
+    """Finding 1 of issue 10, end to end: the games the stop cut short are played again after
+    the next start, against the bots' new ports, and none is a forfeit or has a fault."""
+    environment = run_environment(tmp_path, free_port(), ESCOBA_DEMO_THINK_MS="100")
+    log_path = tmp_path / "run.out"
+    supervisor = start_run(environment, log_path)
+    base = f"http://127.0.0.1:{environment['ESCOBA_PORT']}"
+    try:
+        league = get_json(f"{base}/api/leagues/")["results"][0]
+
+        def progress() -> dict:
+            return get_json(f"{base}/api/leagues/{league['id']}/")["progress"]
+
+        wait_until(lambda: progress()["done"] > 0, 180, "the first finished game", log_path)
+        midway = progress()
+        assert midway["done"] < midway["total"], midway
+        assert ctrl_c(supervisor) == 0
+        worker_log = (tmp_path / "logs" / "worker.log").read_text()
+        assert "released with" in worker_log, worker_log[-3000:]
+
+        environment["ESCOBA_PORT"] = str(free_port())
+        base = f"http://127.0.0.1:{environment['ESCOBA_PORT']}"
+        supervisor = start_run(environment, log_path, nth=2)
+        wait_until(
+            lambda: get_json(f"{base}/api/leagues/{league['id']}/")["status"] == "finished",
+            300, "the first demo league to finish", log_path,
+        )  # fmt: skip
+        games, url = [], f"{base}/api/games/?league={league['id']}"
+        while url:
+            page = get_json(url)
+            games += page["results"]
+            url = page["next"]
+        assert len(games) == midway["total"]
+        assert {game["status"] for game in games} == {"finished"}
+        charged = [(g["id"], g["faults"][:2], g["result"]) for g in games if g["faults"]]
+        assert not charged, charged
+        assert all(game["result"]["forfeit_seat"] is None for game in games)
+        assert ctrl_c(supervisor) == 0
+    finally:
+        if supervisor.poll() is None:
+            ctrl_c(supervisor)

@@ -13,8 +13,8 @@ def no_play(monkeypatch):
 
     Returns the list of match ids that would have been sent to the workers.
     """
-    from tournaments import tasks
+    from tournaments import queueing
 
     sent: list[int] = []
-    monkeypatch.setattr(tasks, "enqueue_matches", lambda ids: sent.extend(ids))
+    monkeypatch.setattr(queueing, "matches_enqueue", lambda ids, **_: sent.extend(ids))
     return sent

@@ -3,8 +3,8 @@
 import pytest
 from django.contrib.auth import get_user_model
 
+from tournaments import queueing
 from tournaments.models import Game, League
-from tournaments.services import leagues as league_services
 from tournaments.services.leagues import league_create, league_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,7 +18,7 @@ def admin_client(client):
 
 
 def test_admin_pages_render_and_pause_a_league(admin_client, user, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     league = league_create(
         creator=user, name="admin", bot_ids=[make_bot("greedy").id, make_bot("random").id]
     )
@@ -46,7 +46,7 @@ def test_admin_pages_render_and_pause_a_league(admin_client, user, make_bot, mon
 
 def test_admin_starts_pauses_resumes_and_cancels_leagues(admin_client, user, make_bot, monkeypatch):
     enqueued: list[int] = []
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", enqueued.extend)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", enqueued.extend)
     bots = [make_bot("greedy"), make_bot("random"), make_bot("expert")]
     league = league_create(creator=user, name="admin", bot_ids=[b.id for b in bots])
     other = league_create(creator=user, name="other", bot_ids=[b.id for b in bots])

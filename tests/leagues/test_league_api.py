@@ -6,8 +6,8 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tournaments.models import Game, League
-from tournaments.services import leagues as league_services
+from tournaments import queueing
+from tournaments.models import Game, GameLog, League
 from tournaments.services.leagues import ERROR_NOT_BOT_OWNER, ERROR_NOT_CREATOR
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -56,14 +56,18 @@ def test_create_answers_400_naming_each_bad_field(user_client):
 def test_create_answers_400_for_service_rules(user_client):
     response = user_client.post(
         "/api/leagues/",
-        {"name": "odd", "games_per_pairing": 3, "move_timeout_ms": 0, "bots": [424242]},
+        {"name": "odd", "games_per_pairing": 3, "move_timeout_ms": 0, "bots": [424242, 424243]},
         format="json",
     )
     assert response.status_code == 400
     assert {"games_per_pairing", "move_timeout_ms"} <= set(response.json()["errors"])
     response = user_client.post(
         "/api/leagues/",
-        {"name": "rules", "ruleset": {"name": "classic", "options": {"target": "many"}}},
+        {
+            "name": "rules",
+            "ruleset": {"name": "classic", "options": {"target": "many"}},
+            "bots": [424242, 424243],
+        },
         format="json",
     )
     assert response.status_code == 400
@@ -78,7 +82,9 @@ def test_anonymous_users_read_but_cannot_create(api_client):
 def test_only_the_creator_runs_the_league(user_client, make_bot):
     stranger = make_bot("greedy")
     league_id = user_client.post(
-        "/api/leagues/", {"name": "mine", "bots": [stranger.id]}, format="json"
+        "/api/leagues/",
+        {"name": "mine", "bots": [stranger.id, make_bot("random").id]},
+        format="json",
     ).json()["id"]
     other = client_for(stranger.owner)
     for verb in ("start", "pause", "resume", "cancel"):
@@ -91,7 +97,11 @@ def test_only_the_creator_runs_the_league(user_client, make_bot):
 
 
 def test_owners_enrol_only_their_own_bots(user, user_client, make_bot):
-    league_id = user_client.post("/api/leagues/", {"name": "open"}, format="json").json()["id"]
+    # A league is created with enough bots for a table; owners may enrol more while it is open.
+    founders = [make_bot("expert", owner=user), make_bot("random7", owner=user)]
+    league_id = user_client.post(
+        "/api/leagues/", {"name": "open", "bots": [b.id for b in founders]}, format="json"
+    ).json()["id"]
     theirs = make_bot("random")
     mine = make_bot("greedy", owner=user)
     response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": theirs.id})
@@ -101,7 +111,9 @@ def test_owners_enrol_only_their_own_bots(user, user_client, make_bot):
     )
     assert response.status_code == 201
     response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": mine.id})
-    assert {b["name"] for b in response.json()["bots"]} == {theirs.name, mine.name}
+    assert {b["name"] for b in response.json()["bots"]} == {
+        theirs.name, mine.name, *(b.name for b in founders)
+    }
     assert user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": 0}).status_code == 400
     response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": 987654})
     assert response.status_code == 400 and "bot" in response.json()["errors"]
@@ -138,7 +150,7 @@ def test_matches_games_and_logs(played_league, api_client):
 
 
 def test_log_of_an_unplayed_game_is_404(user_client, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     bots = [make_bot("greedy").id, make_bot("random").id]
     league_id = user_client.post(
         "/api/leagues/", {"name": "l", "bots": bots}, format="json"
@@ -210,12 +222,15 @@ def test_reads_cost_the_same_queries_however_many_games_and_load_no_logs(
         for column in ("log", "record"):  # read whole; one key of it (JSON_EXTRACT) is fine
             whole = re.compile(rf'"tournaments_game"\."{column}"(?!, \')')
             assert not [q for q in big[name] if whole.search(q)], (name, column)
+        for column in ("document", "meta"):  # the log table: only its faults may be listed
+            log_column = re.compile(rf'"tournaments_gamelog"\."{column}"')
+            assert not [q for q in big[name] if log_column.search(q)], (name, column)
 
 
 def test_game_list_and_detail_show_the_same_faults(played_league, api_client):
     game = Game.objects.filter(league=played_league).order_by("id").first()
     fault = {"seat": 1, "round": 2, "play": 3, "kind": "timeout", "detail": "no answer in 1000 ms"}
-    Game.objects.filter(pk=game.pk).update(record={**game.record, "faults": [fault]})
+    GameLog.objects.filter(game=game).update(faults=[fault])
 
     listed = api_client.get(f"/api/games/?league={played_league.id}").json()["results"]
     detail = api_client.get(f"/api/games/{game.id}/").json()

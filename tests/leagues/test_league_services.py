@@ -11,7 +11,8 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
-from tournaments.models import Game, League, Match, Rating, RatingChange, Seat
+from tournaments import queueing
+from tournaments.models import Game, GameLog, League, Match, Rating, RatingChange, Seat
 from tournaments.selectors import (
     bot_rating_history,
     league_crosstable,
@@ -19,7 +20,6 @@ from tournaments.selectors import (
     league_standings,
     rankings,
 )
-from tournaments.services import leagues as league_services
 from tournaments.services.leagues import (
     ERROR_ALREADY_ENTERED,
     ERROR_NOT_BOT_OWNER,
@@ -113,15 +113,15 @@ def test_two_player_league_plays_to_the_end_with_logs_ratings_and_standings(user
     assert Match.objects.filter(league=league, status=Match.Status.FINISHED).count() == 3
     for game in Game.objects.filter(league=league):
         assert game.status == Game.Status.FINISHED and game.rated
-        assert game.log["format"] == "escoba-log/1"
-        assert game.log["seed"] == game.match.seed
-        assert game.moves == sum(len(r["plays"]) for r in game.log["rounds"])
-        assert len(game.record["meta"]) == len(game.log["rounds"])
+        assert game.log.document["format"] == "escoba-log/1"
+        assert game.log.document["seed"] == game.match.seed
+        assert game.moves == sum(len(r["plays"]) for r in game.log.document["rounds"])
+        assert len(game.log.meta) == len(game.log.document["rounds"])
         assert sum(game.rating_changes.values_list("delta", flat=True)) == 0
     # duplicate deals: the two games of a match deal the same cards with seats swapped
     first, second = Game.objects.filter(league=league, match__number=1).order_by("number")
     assert first.seating == second.seating[::-1]
-    assert first.log["rounds"][0]["deals"] == second.log["rounds"][0]["deals"]
+    assert first.log.document["rounds"][0]["deals"] == second.log.document["rounds"][0]["deals"]
     seats = Seat.objects.filter(game=first).order_by("seat")
     assert [s.bot_id for s in seats] == first.seating
     assert all(s.moves > 0 and s.latency_mean_ms is not None for s in seats)
@@ -156,7 +156,7 @@ def test_replaying_a_finished_match_changes_nothing(user, make_bot):
 
 def test_half_played_match_replays_only_unfinished_games(user, make_bot, monkeypatch):
     league = _create(user, [make_bot("greedy"), make_bot("random")])
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     league_start(league_id=league.id, user=user)
     match = Match.objects.get(league=league)
     match_play(match_id=match.id)
@@ -165,6 +165,7 @@ def test_half_played_match_replays_only_unfinished_games(user, make_bot, monkeyp
     # as if the worker died after storing game 1: game 2 pending, match still running
     Game.objects.filter(match=match, number=2).update(status=Game.Status.PENDING, rated=False)
     RatingChange.objects.filter(game__match=match, game__number=2).delete()
+    GameLog.objects.filter(game__match=match, game__number=2).delete()
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, claim="dead-run")
     League.objects.filter(pk=league.pk).update(status=League.Status.RUNNING)
     # while its run's lease looks alive, another delivery leaves the match alone
@@ -186,7 +187,7 @@ def test_half_played_match_replays_only_unfinished_games(user, make_bot, monkeyp
 
 def test_pause_holds_matches_and_resume_finishes_the_league(user, make_bot, monkeypatch):
     enqueued = []
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", enqueued.extend)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", enqueued.extend)
     league = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")])
     league_start(league_id=league.id, user=user)
     league_pause(league_id=league.id, user=user)
@@ -202,7 +203,7 @@ def test_pause_holds_matches_and_resume_finishes_the_league(user, make_bot, monk
 
 
 def test_cancel_drops_pending_matches(user, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     league = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")])
     league_start(league_id=league.id, user=user)
     league_cancel(league_id=league.id, user=user)
@@ -225,7 +226,7 @@ def test_three_player_and_partnership_leagues(user, make_bot):
     pairs = _create(user, [make_bot("greedy"), make_bot("random")], players=4)
     league_start(league_id=pairs.id, user=user)
     game = Game.objects.filter(league=pairs).first()
-    assert game.seating[0] == game.seating[2] and len(game.log["seats"]) == 4
+    assert game.seating[0] == game.seating[2] and len(game.log.document["seats"]) == 4
     assert game.rating_changes.count() == 2
     standings = league_standings(pairs)
     assert [row["games"] for row in standings] == [2, 2]

@@ -45,7 +45,9 @@ def test_worker_plays_a_league_with_standings_ratings_and_logs(
     assert RatingChange.objects.count() == 24
     assert sum(Rating.objects.values_list("rating", flat=True)) == 4 * 1500
     for game in Game.objects.filter(league=league):
-        assert game.log["format"] == "escoba-log/1" and game.log["result"]["reason"]
+        assert (
+            game.log.document["format"] == "escoba-log/1" and game.log.document["result"]["reason"]
+        )
         assert all(seat.latency_mean_ms is not None for seat in game.seats.all())
     assert ratings_recompute().exact
 

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from tournaments import tasks
+from tournaments import queueing, tasks
 from tournaments.models import League, Match
 from tournaments.services import leagues as league_services
 from tournaments.services.leagues import league_create, league_start
@@ -25,15 +25,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def enqueued(monkeypatch) -> list[int]:
     """Match ids sent to the workers (nothing is played: the test plays what it wants)."""
     sent: list[int] = []
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
-    monkeypatch.setattr(tasks, "enqueue_matches", sent.extend)
+    monkeypatch.setattr(queueing, "matches_enqueue", sent.extend)
     return sent
 
 
 def started_league(user, make_bot, name: str) -> League:
     bots = [make_bot("greedy"), make_bot("random"), make_bot("expert"), make_bot("random7")]
     league = league_create(creator=user, name=name, bot_ids=[b.id for b in bots])
-    return league_start(league_id=league.id, user=user)
+    return league_start(league_id=league.id, user=user, enqueue=False)
 
 
 def set_running(match: Match, *, worker: str, claim: str, beat_ago_s: float) -> None:
@@ -117,7 +116,7 @@ def test_a_match_cut_off_in_a_paused_league_is_played_on_resume(
     assert Match.objects.get(pk=first.pk).status == Match.Status.PENDING  # ...but it is released
 
     resumed: list[int] = []
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", resumed.extend)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", resumed.extend)
     league_services.league_resume(league_id=league.id, user=user)
     assert first.id in resumed and len(resumed) == league.matches.count()
 
@@ -172,11 +171,20 @@ def test_recovery_leaves_the_matches_the_restarted_worker_already_began(user, ma
 
 
 def test_the_worker_ready_signal_sends_its_name_and_start_time(monkeypatch):
+    from config.celery_app import app
+
     sent = []
     monkeypatch.setattr(tasks.recover_matches, "delay", lambda *args: sent.append(args))
 
-    tasks._recover_after_restart(sender=type("Consumer", (), {"hostname": "w9@host"})())
+    # a worker started without -Q consumes every queue, the games queue among them
+    tasks._recover_after_restart(sender=type("Consumer", (), {"hostname": "w9@host", "app": app})())
 
     [(name, since)] = sent
     assert name == "w9@host"
     assert abs((timezone.now() - datetime.fromisoformat(since)).total_seconds()) < 5
+
+
+def test_only_a_worker_of_the_games_queue_recovers_matches():
+    assert tasks.plays_games(["games", "maintenance"])
+    assert tasks.plays_games({"games": None})
+    assert not tasks.plays_games(["maintenance"])

@@ -20,7 +20,7 @@ def test_a_quiet_league_has_its_pending_and_stale_matches_sent_again(
 ):
     league = running_league(user, make_bot)
     sent = []
-    monkeypatch.setattr("tournaments.tasks.enqueue_matches", lambda ids: sent.extend(ids))
+    monkeypatch.setattr("tournaments.queueing.matches_enqueue", lambda ids: sent.extend(ids))
     matches = list(league.matches.order_by("id"))
     long_ago = timezone.now() - datetime.timedelta(minutes=5)
     Match.objects.filter(pk=matches[0].pk).update(
@@ -36,7 +36,7 @@ def test_a_quiet_league_has_its_pending_and_stale_matches_sent_again(
 
 def test_a_busy_league_or_a_full_queue_is_left_alone(user, make_bot, monkeypatch):
     league = running_league(user, make_bot)
-    monkeypatch.setattr("tournaments.tasks.enqueue_matches", lambda ids: None)
+    monkeypatch.setattr("tournaments.queueing.matches_enqueue", lambda ids: None)
     assert matches_sweep(idle_s=60, queued=3) == []
 
     first = league.matches.order_by("id").first()
@@ -52,7 +52,7 @@ def test_a_dead_run_is_sent_again_even_while_its_league_is_busy(
 ):
     league = running_league(user, make_bot)
     sent = []
-    monkeypatch.setattr("tournaments.tasks.enqueue_matches", lambda ids: sent.extend(ids))
+    monkeypatch.setattr("tournaments.queueing.matches_enqueue", lambda ids: sent.extend(ids))
     dead, alive, *_ = league.matches.order_by("id")
     long_ago = timezone.now() - datetime.timedelta(minutes=5)
     Match.objects.filter(pk=dead.pk).update(

@@ -8,10 +8,10 @@ import pytest
 from django.db import connection
 
 from games.engine import Game as EngineGame
-from games.engine import Ruleset
-from games.runner import GameRecord
+from games.engine import Move, Ruleset
+from tournaments import queueing
+from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Game, Rating, RatingChange
-from tournaments.services import leagues as league_services
 from tournaments.services import ratings as rating_services
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.matches import game_finish
@@ -26,15 +26,20 @@ def engine_record(ruleset: Ruleset, seed: int) -> GameRecord:
     while not game.is_over:
         game.apply(game.legal_moves()[0])
     log = game.log()
-    meta = [
-        [{"latency_ms": 1.0, "fault": None, "detail": None} for _ in round_log["plays"]]
-        for round_log in log["rounds"]
+    calls = [
+        PlayCall(play["seat"], number, index, move_of(play), latency_ms=1.0)
+        for number, round_log in enumerate(log["rounds"], 1)
+        for index, play in enumerate(round_log["plays"], 1)
     ]
-    return GameRecord(log=log, meta=meta, faults=[])
+    return GameRecord(log=log, calls=calls)
+
+
+def move_of(play: dict) -> Move:
+    return Move.from_wire({"card": play["card"], "capture": play["capture"]})
 
 
 def test_concurrent_finishes_keep_every_update(user, make_bot, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     compute = rating_services.game_deltas
 
     def slow_deltas(*args):

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
-from tournaments.models import Bot, Game, League, Match, Seat
+from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.ratings import rating_apply_game
 
@@ -80,6 +80,7 @@ def fill_database(*, games: int, bots: int = 20, bots_per_league: int = BOTS_PER
 def _finish_league(league: League, logs: list[dict], rng: random.Random) -> int:
     now = timezone.now()
     games = list(league.games.select_related("league").order_by("id"))
+    game_logs = []
     for game in games:
         log = rng.choice(logs)
         result = log["result"]
@@ -89,21 +90,24 @@ def _finish_league(league: League, logs: list[dict], rng: random.Random) -> int:
         game.winner, game.totals = result["winner"], result["totals"]
         game.reason, game.forfeit = result["reason"], result["forfeit_seat"]
         game.moves, game.faults = len(plays), 0
-        game.log = log
-        game.record = {
-            "meta": [
-                [{"latency_ms": round(rng.uniform(0.2, 3.0), 2)} for _ in round_log["plays"]]
-                for round_log in log["rounds"]
-            ],
-            "faults": [],
-        }
         game.started_at = game.finished_at = now
+        game_logs.append(
+            GameLog(
+                game=game,
+                document=log,
+                meta=[
+                    [{"latency_ms": round(rng.uniform(0.2, 3.0), 2)} for _ in round_log["plays"]]
+                    for round_log in log["rounds"]
+                ],
+            )
+        )
     Game.objects.bulk_update(
         games,
-        ["status", "seed", "winner", "totals", "reason", "forfeit", "moves", "faults", "log",
-         "record", "started_at", "finished_at"],
+        ["status", "seed", "winner", "totals", "reason", "forfeit", "moves", "faults",
+         "started_at", "finished_at"],
         batch_size=200,
     )  # fmt: skip
+    GameLog.objects.bulk_create(game_logs, batch_size=200)
     seats = list(Seat.objects.filter(game__league=league))
     for seat in seats:
         seat.moves = 20

@@ -6,6 +6,8 @@ objects (10 bots, 90 games, longer rating histories). An N+1 query (one per bot,
 rating change) would show up as a higher count the second time.
 """
 
+import re
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -38,33 +40,46 @@ ENDPOINTS = {
 }
 
 
-def queries_per_endpoint(league: League) -> dict[str, int]:
+# These read game logs on purpose: one game's, or a bot's recent plays for its latencies.
+LOG_READERS = {"game log", "game page", "bot page"}
+LOG_CONTENT = re.compile(r'"tournaments_gamelog"\."(document|meta)"')
+
+
+def queries_per_endpoint(league: League) -> dict[str, list[str]]:
+    """The SQL each endpoint ran, by endpoint name."""
     client = APIClient()
     ids = {
         "league": league.id,
         "game": Game.objects.filter(league=league).order_by("-id").values_list("id", flat=True)[0],
         "bot": league.bots.order_by("-id").values_list("id", flat=True)[0],
     }
-    counts = {}
+    sql = {}
     for name, path in ENDPOINTS.items():
         with CaptureQueriesContext(connection) as queries:
             response = client.get(path.format(**ids))
         assert response.status_code == 200, (name, response.status_code)
-        counts[name] = len(queries)
-    return counts
+        sql[name] = [query["sql"] for query in queries]
+    return sql
 
 
 @pytest.fixture(scope="module")
-def counts(django_db_setup, django_db_blocker) -> tuple[dict[str, int], dict[str, int]]:
-    """Query counts per endpoint on the small and on the big database (made once, rolled back)."""
+def reads(django_db_setup, django_db_blocker) -> tuple[dict[str, list], dict[str, list]]:
+    """The SQL of every endpoint on the small and on the big database (made once, rolled back)."""
     with django_db_blocker.unblock(), transaction.atomic():
         small = fill_database(games=12, bots=4, bots_per_league=4)
-        small_counts = queries_per_endpoint(League.objects.get(pk=small.leagues[0]))
+        small_sql = queries_per_endpoint(League.objects.get(pk=small.leagues[0]))
         big = fill_database(games=270, bots=12, bots_per_league=10)
         assert Game.objects.count() == 282 and Bot.objects.count() == 16
-        big_counts = queries_per_endpoint(League.objects.get(pk=big.leagues[-1]))
+        big_sql = queries_per_endpoint(League.objects.get(pk=big.leagues[-1]))
         transaction.set_rollback(True)
-    return small_counts, big_counts
+    return small_sql, big_sql
+
+
+@pytest.fixture(scope="module")
+def counts(reads) -> tuple[dict[str, int], dict[str, int]]:
+    """Query counts per endpoint on the small and on the big database."""
+    small, big = reads
+    return {name: len(sql) for name, sql in small.items()}, {k: len(v) for k, v in big.items()}
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
@@ -74,3 +89,11 @@ def test_query_count_does_not_grow_with_rows(counts, endpoint):
         f"{ENDPOINTS[endpoint]}: {small[endpoint]} queries on the small database, "
         f"{big[endpoint]} on the big one"
     )
+
+
+@pytest.mark.parametrize("endpoint", sorted(set(ENDPOINTS) - LOG_READERS))
+def test_no_list_or_summary_loads_a_game_log(reads, endpoint):
+    """A log is tens of KB: only the endpoints that show one may read its table's contents (a
+    list may read each game's small fault list from it)."""
+    _, big = reads
+    assert not [sql for sql in big[endpoint] if LOG_CONTENT.search(sql)], ENDPOINTS[endpoint]

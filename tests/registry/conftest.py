@@ -5,14 +5,13 @@ Timeouts are shortened for every test here so a bot that never answers costs hal
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 
 import pytest
 
-from bots_sdk import BotState, Move, serve_in_thread
+from bots_sdk import serve_in_thread
 from bots_sdk.examples import greedy
 from tests.conftest import USER_PASSWORD
-from tests.registry.servers import Running
+from tests.registry.servers import Running, Switchable
 
 TIMEOUT_MS = 500
 
@@ -29,22 +28,6 @@ def greedy_bot() -> Iterator[str]:
     """The URL of the SDK's greedy example bot, served on loopback without a secret."""
     with serve_in_thread(greedy.choose, name="greedy") as handle:
         yield handle.url
-
-
-@dataclass
-class Switchable:
-    """An SDK bot that plays greedy until `broken` is set, then fails every move (HTTP 500)."""
-
-    url: str = ""
-    broken: bool = False
-    moves: list[str] = field(default_factory=list)
-
-    def choose(self, state: BotState) -> Move:
-        if self.broken:
-            raise RuntimeError("broken on purpose")
-        move = greedy.choose(state)
-        self.moves.append(move.to_str())
-        return move
 
 
 @pytest.fixture

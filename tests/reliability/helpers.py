@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from django.db.models import Count
 
+from bots_sdk.bot import Bot as SdkBot
 from bots_sdk.examples import greedy
+from bots_sdk.server import ServerHandle, serve_in_thread
 from tournaments.models import Game, League, RatingChange
 from tournaments.selectors import league_progress
 from tournaments.services.ratings import ratings_recompute
@@ -59,3 +63,59 @@ def assert_played_and_rated_exactly_once(league: League, players_per_game: int =
     assert {row["n"] for row in per_game} == {players_per_game}
     report = ratings_recompute()
     assert report.exact, report.mismatches
+
+
+class NoticedBot:
+    """A ``SlowGreedy`` that also counts the start and end notices it gets, per game id.
+
+    An end notice means the game was played to its end against this bot: a game played to the
+    end twice shows up as two. ``serve(port)`` serves it; serve it again on the same port to
+    bring it back after ``stop()``.
+    """
+
+    def __init__(self, name: str, delay_s: float) -> None:
+        self.name = name
+        self.player = SlowGreedy(delay_s)
+        self.starts: Counter[str] = Counter()
+        self.ends: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        self.bot = SdkBot(choose=self.player, name=name, on_start=self._start, on_end=self._end)
+
+    @property
+    def moves(self) -> int:
+        return self.player.moves
+
+    def _start(self, notice: Mapping[str, Any]) -> None:
+        with self._lock:
+            self.starts[str(notice["game"]["id"])] += 1
+
+    def _end(self, notice: Mapping[str, Any]) -> None:
+        with self._lock:
+            self.ends[str(notice["game"]["id"])] += 1
+
+    def serve(self, port: int = 0) -> ServerHandle:
+        return serve_in_thread(self.bot, port=port)
+
+
+def moves_of(bots: list[NoticedBot]) -> int:
+    return sum(bot.moves for bot in bots)
+
+
+def assert_each_game_ended_once(league: League, bots: list[NoticedBot]) -> None:
+    """Every seat of every game got exactly one end notice: no game was played to its end twice
+    (a game cut short and replayed from its seed never ended the first time)."""
+    ends: Counter[str] = Counter()
+    for bot in bots:
+        ends.update(bot.ends)
+    expected = {
+        str(game_id): league.players for game_id in league.games.values_list("id", flat=True)
+    }
+    assert dict(ends) == expected
+
+
+def assert_no_fault_charged(league: League) -> None:
+    """The bots never failed: every fault a game records would have been charged wrongly."""
+    charged = league.games.filter(status=Game.Status.FINISHED).exclude(faults=0)
+    forfeits = league.games.filter(forfeit__isnull=False)
+    details = [(g.id, g.log.faults[:2]) for g in charged.select_related("log")[:5]]
+    assert not charged.exists() and not forfeits.exists(), details

@@ -18,8 +18,8 @@ from django.db.models import Count
 from django.db.models.query import QuerySet
 
 from games.engine import Game as EngineGame
-from games.engine import Ruleset
-from games.runner import GameRecord
+from games.engine import Move, Ruleset
+from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Game, Rating, RatingChange
 from tournaments.services import ratings as rating_services
 from tournaments.services.leagues import league_create, league_start
@@ -38,8 +38,16 @@ def played_record(ruleset: Ruleset, seed: int) -> GameRecord:
     while not game.is_over:
         game.apply(game.legal_moves()[0])
     log = game.log()
-    meta = [[{"latency_ms": 1.0} for _ in round_log["plays"]] for round_log in log["rounds"]]
-    return GameRecord(log=log, meta=meta, faults=[])
+    calls = [
+        PlayCall(play["seat"], number, index, move_of(play), latency_ms=1.0)
+        for number, round_log in enumerate(log["rounds"], 1)
+        for index, play in enumerate(round_log["plays"], 1)
+    ]
+    return GameRecord(log=log, calls=calls)
+
+
+def move_of(play: dict) -> Move:
+    return Move.from_wire({"card": play["card"], "capture": play["capture"]})
 
 
 LEAGUES = 4

@@ -137,9 +137,9 @@ def test_league_with_a_third_of_the_bots_misbehaving(
     kinds = set()
     for game in games:
         bad_seats = {seat for seat, bot_id in enumerate(game.seating) if bot_id in bad_ids}
-        assert {fault["seat"] for fault in game.record["faults"]} <= bad_seats
-        assert game.faults == len(game.record["faults"])
-        kinds |= {fault["kind"] for fault in game.record["faults"]}
+        assert {fault["seat"] for fault in game.log.faults} <= bad_seats
+        assert game.faults == len(game.log.faults)
+        kinds |= {fault["kind"] for fault in game.log.faults}
     assert EXPECTED_FAULTS <= kinds, f"never seen: {EXPECTED_FAULTS - kinds}"
 
     # The chaos bot faults on every call, so it forfeits each of its 12 games against healthy bots.
@@ -158,7 +158,7 @@ def test_league_with_a_third_of_the_bots_misbehaving(
         fault["kind"]
         for g in games
         if bad["dies"].id in g.seating
-        for fault in g.record["faults"]
+        for fault in g.log.faults
         if g.seating[fault["seat"]] == bad["dies"].id
     }
     assert dead_faults == {"connect"}
@@ -182,7 +182,7 @@ def latency_summary(games, bot_ids: set[int]) -> tuple[float, float]:
     latencies = sorted(
         meta["latency_ms"]
         for game in games
-        for round_log, round_meta in zip(game.log["rounds"], game.record["meta"], strict=True)
+        for round_log, round_meta in zip(game.log.document["rounds"], game.log.meta, strict=True)
         for play, meta in zip(round_log["plays"], round_meta, strict=True)
         if game.seating[play["seat"]] in bot_ids
     )

@@ -12,35 +12,64 @@ starts): beat's sweep (``leagues.sweep``) re-sends the pending matches of runnin
 went quiet while the queue is empty; the test does what the sweep does, as no beat runs here.
 
 Redis also holds the API's throttle counters; while it is unreachable the throttles let requests
-through (tournaments/api/throttling.py) rather than fail them, the last case here.
+through (tournaments/api/throttling.py) rather than fail them.
+
+Redis killed (``kill -9``) again and again mid-league, restarted on the same port with its
+append-only file or with nothing: the worker stays alive (config/redis_transport.py says which
+kombu defect killed it), no game is played to its end twice, no fault or rating is charged for
+the outage, and the league completes. Starting a league while Redis is down answers 503 at once
+and changes nothing.
 """
 
+import socket
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
+from kombu import Connection, Exchange, Queue
 
 from bots_sdk.server import serve_in_thread
+from config.redis_transport import Transport
 from scripts.private_redis import PrivateRedis
 from tests.reliability.helpers import (
+    NoticedBot,
     SlowGreedy,
+    assert_each_game_ended_once,
+    assert_no_fault_charged,
     assert_played_and_rated_exactly_once,
     league_status,
+    moves_of,
     wait_for,
 )
+from tournaments import messages
+from tournaments.models import League, Match
+from tournaments.queueing import BROKER_ERRORS
 from tournaments.selectors import league_progress
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.matches import matches_sweep
+from tournaments.services.matches import HEARTBEAT_S, matches_sweep
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
+KILLS = 6
 
 
 class RestartableRedis:
-    def __init__(self, directory: Path) -> None:
-        self.server = PrivateRedis(directory=directory).start()
+    def __init__(self, directory: Path, persistent: bool = False) -> None:
+        self.persistent = persistent
+        self.server = PrivateRedis(directory=directory, persistent=persistent).start()
         self.url = self.server.url
+
+    def kill(self) -> None:
+        """``kill -9``: whatever was not yet in its append-only file (if any) is lost."""
+        self.server.process.kill()
+        self.server.process.wait(10)
+
+    def start(self) -> None:
+        self.server = PrivateRedis(
+            port=self.server.port, directory=self.server.directory, persistent=self.persistent
+        ).start()
 
     def restart(self, keep_data: bool = True) -> None:
         """Shut down with a snapshot (``SHUTDOWN SAVE``), then start on the same port and data.
@@ -63,10 +92,12 @@ class RestartableRedis:
         self.server.stop()
 
 
-@pytest.fixture
-def restartable_redis() -> Iterator[RestartableRedis]:
+@pytest.fixture(params=[False], ids=["no-aof"])
+def restartable_redis(request) -> Iterator[RestartableRedis]:
+    """A Redis of this test's own; parametrize ``restartable_redis`` indirectly with True for one
+    that keeps an append-only file."""
     with tempfile.TemporaryDirectory(prefix="escoba-redis-restart-") as directory:
-        server = RestartableRedis(Path(directory))
+        server = RestartableRedis(Path(directory), persistent=request.param)
         yield server
         server.stop()
 
@@ -119,3 +150,152 @@ def test_api_reads_keep_working_while_redis_is_down(settings, api_client, db):
     }
     api_client.raise_request_exception = False
     assert api_client.get("/api/rankings/").status_code == 200
+
+
+def test_a_connection_redis_dropped_under_a_busy_consumer_closes_cleanly(restartable_redis):
+    """What Celery's consumer does when the broker connection breaks (``collect()``, then
+    ``close()``), with unacknowledged messages and two channels waiting on BRPOP. kombu 5.7.0's
+    own transport raises ``AttributeError: 'NoneType' object has no attribute 'hostname'`` from
+    the ``close()``, which stops the worker; ours closes, and a late use of the closed channel is
+    a connection error, which Celery recovers from."""
+    connection = Connection(restartable_redis.url, transport=Transport)
+    tasks, control = (Queue(name, Exchange(name), name) for name in ("tasks", "control"))
+    with connection.Producer() as producer:
+        producer.publish({"n": 1}, exchange=tasks.exchange, routing_key="tasks", declare=[tasks])
+        producer.publish({}, exchange=control.exchange, routing_key="control", declare=[control])
+    received = []
+    connection.Consumer(tasks, callbacks=[lambda body, message: received.append(message)]).consume()
+    connection.drain_events(timeout=5)
+    other = connection.channel()
+    connection.Consumer(control, channel=other, callbacks=[lambda *_: None]).consume()
+    with pytest.raises(socket.timeout):
+        for _ in range(3):  # both channels end up with a BRPOP in flight
+            connection.drain_events(timeout=0.2)
+    channel = connection.default_channel
+    assert len(channel.qos._delivered) == 1 and channel._in_poll and other._in_poll
+
+    restartable_redis.kill()
+    connection.collect()
+    connection.close()
+
+    assert channel.closed and other.closed
+    with pytest.raises(redis.exceptions.ConnectionError):
+        channel._connparams()
+    with pytest.raises(tuple(connection.connection_errors)):
+        received[0].ack()
+    restartable_redis.start()
+
+
+def test_the_worker_uses_the_fixed_transport():
+    from config.celery_app import app
+
+    assert app.conf.broker_transport == "config.redis_transport:Transport"
+    with app.connection_for_write() as connection:
+        assert isinstance(connection.transport, Transport)
+
+
+def sweep() -> None:
+    """What beat's sweep does (``leagues.sweep``), with a quiet time well above the heartbeat
+    interval: a live match is never taken from its run."""
+    try:
+        matches_sweep(idle_s=3 * HEARTBEAT_S)
+    except BROKER_ERRORS:
+        pass  # Redis is down right now; the next sweep will do
+
+
+@pytest.mark.parametrize(
+    "restartable_redis", [True, False], ids=["aof", "data-lost"], indirect=True
+)
+def test_worker_survives_redis_killed_again_and_again_mid_league(
+    celery_worker_factory, restartable_redis, user, make_bot
+):
+    bots = [NoticedBot(f"noticed{n}", delay_s=0.01) for n in range(8)]
+    servers = [bot.serve() for bot in bots]
+    try:
+        registered = []
+        for bot, server in zip(bots, servers, strict=True):
+            row = make_bot("greedy", name=bot.name)
+            row.url = server.url
+            row.save(update_fields=["url"])
+            registered.append(row.id)
+        league = league_create(
+            creator=user, name="redis-kills", bot_ids=registered, games_per_pairing=4
+        )
+        worker = celery_worker_factory(pool="threads", concurrency=3)
+        league_start(league_id=league.id, user=user)
+        total = league.games.count()
+
+        def moved(more: int, since: int) -> bool:
+            sweep()
+            return moves_of(bots) > since + more
+
+        for kill in range(KILLS):
+            before = moves_of(bots)
+            wait_for(lambda b=before: moved(40, b), 120, f"games in flight before kill {kill + 1}")
+            assert league_progress(league)["done"] < total, f"finished before kill {kill + 1}"
+            restartable_redis.kill()
+            time.sleep(0.5)
+            restartable_redis.start()
+            assert worker.is_alive, worker.log_text()[-3000:]
+
+        def finished() -> bool:
+            assert worker.is_alive, worker.log_text()[-3000:]
+            sweep()
+            return league_status(league.id) == "finished"
+
+        wait_for(finished, 240, "the league to finish")
+    finally:
+        for server in servers:
+            server.stop()
+
+    assert worker.is_alive
+    assert "Unrecoverable error" not in worker.log_text()
+    assert_played_and_rated_exactly_once(league)
+    assert_no_fault_charged(league)
+    assert_each_game_ended_once(league, bots)
+
+
+def test_league_start_while_redis_is_down_is_a_quick_503_then_works_once_it_is_back(
+    celery_worker_factory, restartable_redis, user, user_client, make_bot
+):
+    league = league_create(
+        creator=user, name="start-down", bot_ids=[make_bot("greedy").id, make_bot("random").id]
+    )
+    restartable_redis.kill()
+    started = time.monotonic()
+    response = user_client.post(f"/api/leagues/{league.id}/start/")
+    elapsed = time.monotonic() - started
+
+    assert response.status_code == 503, response.content
+    assert response.json() == {
+        "detail": messages.QUEUE_UNAVAILABLE, "code": "queue_unavailable", "errors": {},
+    }  # fmt: skip
+    assert response["Retry-After"] == "30"
+    assert elapsed < 5, f"{elapsed:.1f} s to say the queue is down"
+    league.refresh_from_db()
+    assert league.status == League.Status.OPEN and not Match.objects.filter(league=league).exists()
+
+    restartable_redis.start()
+    assert user_client.post(f"/api/leagues/{league.id}/start/").status_code == 202
+    celery_worker_factory(pool="threads", concurrency=2)
+    wait_for(lambda: league_status(league.id) == "finished", 120, "the league to finish")
+    assert_played_and_rated_exactly_once(league)
+
+
+def test_a_queue_lost_between_the_check_and_the_send_is_the_sweeps(
+    celery_worker_factory, restartable_redis, user, user_client, make_bot, monkeypatch
+):
+    """Started (202) with the matches unsent: the beat sweep sends them once Redis is back."""
+    league = league_create(
+        creator=user, name="lost-send", bot_ids=[make_bot("greedy").id, make_bot("random").id]
+    )
+    monkeypatch.setattr("tournaments.queueing.broker_reachable", lambda: True)
+    restartable_redis.kill()
+    assert user_client.post(f"/api/leagues/{league.id}/start/").status_code == 202
+    assert league_status(league.id) == "running"
+
+    restartable_redis.start()
+    celery_worker_factory(pool="threads", concurrency=2)
+    wait_for(lambda: matches_sweep(idle_s=0), 30, "the sweep to send the matches")
+    wait_for(lambda: league_status(league.id) == "finished", 120, "the league to finish")
+    assert_played_and_rated_exactly_once(league)

@@ -1,4 +1,5 @@
-"""`python -m bots_sdk serve` as a real process, and `pip install ./bots_sdk` into a fresh venv."""
+"""`python -m bots_sdk serve` as a real process, and `pip install ./games ./bots_sdk` into a
+fresh virtualenv."""
 
 from __future__ import annotations
 
@@ -119,38 +120,43 @@ def test_serve_a_missing_bot_fails_clearly(target, message):
 
 
 INSTALLED_SMOKE = """
-import json, sys
+import importlib.util, json, sys
+import bots_sdk, games, games.engine, games.wire
 from bots_sdk import run_check, serve_in_thread
 from bots_sdk.examples import expert
-import bots_sdk.engine, bots_sdk.protocol
 with serve_in_thread(expert.choose) as handle:
     report = run_check(handle.url)
 print(json.dumps({
     "ok": report.ok,
     "django": sorted(name for name in sys.modules if name.split(".")[0] == "django"),
-    "games": "games" in sys.modules,
-    "engine": bots_sdk.engine.__file__,
+    "django_installed": importlib.util.find_spec("django") is not None,
+    "same_move": bots_sdk.Move is games.engine.Move,
+    "same_error": bots_sdk.ProtocolError is games.wire.ProtocolError,
+    "games": games.__file__,
+    "bots_sdk": bots_sdk.__file__,
 }))
 """
 
 
 @pytest.mark.slow
+@pytest.mark.integration
 def test_pip_install_into_a_fresh_venv(tmp_path):
-    """The SDK installs on its own (engine and protocol copied in) and needs no Django."""
+    """`pip install ./games ./bots_sdk`, as the SDK README says, into a virtualenv of its own
+    (no system site-packages, no Django): the SDK imports the installed `games`, and `serve`,
+    `check`, `duel` and the example bots work from there."""
     repo = tmp_path / "repo"
-    shutil.copytree(
-        ROOT / "bots_sdk",
-        repo / "bots_sdk",
-        symlinks=True,
-        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
-    )
-    # The SDK's engine/ and protocol.py are symlinks into ../games, as in the repository.
-    (repo / "games").symlink_to(ROOT / "games", target_is_directory=True)
+    for package in ("games", "bots_sdk"):
+        shutil.copytree(
+            ROOT / package,
+            repo / package,
+            ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
+        )
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    python = str(venv / "bin" / "python")
+    python, bin_dir = str(venv / "bin" / "python"), venv / "bin"
     install = subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", str(repo / "bots_sdk")],
+        [python, "-m", "pip", "install", "--quiet", "./games", "./bots_sdk"],
+        cwd=repo,
         capture_output=True,
         text=True,
         timeout=300,
@@ -161,29 +167,44 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
     work = tmp_path / "elsewhere"
     work.mkdir()
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    smoke = subprocess.run(
-        [python, "-c", INSTALLED_SMOKE],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+
+    def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            list(args), cwd=work, env=env, capture_output=True, text=True, timeout=timeout
+        )
+
+    smoke = run(python, "-c", INSTALLED_SMOKE)
     assert smoke.returncode == 0, smoke.stderr
     facts = json.loads(smoke.stdout)
-    assert facts == {"ok": True, "django": [], "games": False, "engine": facts["engine"]}
-    engine = Path(facts["engine"])
-    assert "site-packages" in engine.parts
-    assert not engine.parent.is_symlink()  # a real copy of the engine, not a link back
+    assert facts["ok"] and facts["same_move"] and facts["same_error"]
+    assert facts["django"] == [] and not facts["django_installed"]
+    for package in ("games", "bots_sdk"):
+        installed = Path(facts[package])
+        assert "site-packages" in installed.parts and not installed.parent.is_symlink()
 
-    help_text = subprocess.run(
-        [str(venv / "bin" / "escoba-bot"), "--help"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [str(bin_dir / "escoba-bot"), "serve", "bots_sdk.examples.expert:choose",
+         "--port", str(port)],
+        cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert wait_for_info(url, server)["name"] == "expert"
+        checked = run(str(bin_dir / "escoba-bot"), "check", url)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert "result: OK" in checked.stdout
+    finally:
+        assert stop(server) == 0
+
+    duel = run(
+        python, "-m", "bots_sdk", "duel", "bots_sdk.examples.greedy:choose",
+        "bots_sdk.examples.random:choose", "--games", "4",
+    )  # fmt: skip
+    assert duel.returncode == 0, duel.stderr
+    assert "4 games with seats swapped" in duel.stdout
+
+    help_text = run(str(bin_dir / "escoba-bot"), "--help", timeout=60)
     assert "serve" in help_text.stdout
 
 

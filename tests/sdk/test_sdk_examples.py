@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from bots_sdk import BotState, Move
-from bots_sdk.engine import Card
 from bots_sdk.examples import expert, greedy, variants
 from bots_sdk.examples import random as random_bot
 from bots_sdk.local import duel, play_game
+from games.engine import Card
 
 
 def legal_moves(hand: list[str], table: list[str]) -> list[dict[str, Any]]:

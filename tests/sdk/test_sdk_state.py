@@ -7,8 +7,8 @@ import random
 import pytest
 
 from bots_sdk import Bot, BotError, BotState, Card, Move, ProtocolError, bot
-from bots_sdk.engine import ALL_CARDS, Game, Ruleset
-from bots_sdk.protocol import move_request, round_lucky_deal
+from games.engine import ALL_CARDS, Game, Ruleset
+from games.wire import move_request
 
 
 def test_fields_are_engine_values(sample_request):
@@ -142,11 +142,11 @@ def test_unseen_cards_are_exactly_the_other_hands_and_the_deck():
         game = Game.new(ruleset, seed=seed)
         while not game.is_over:
             seat = game.current_seat
-            lucky = round_lucky_deal(game)
+            lucky = game.view(seat).lucky_deal
             lucky_rounds += lucky is not None and not game.log()["rounds"][-1]["plays"]
             body = move_request(
                 game.view(seat), game_id=1, match_id=1, timeout_ms=500, seat_names=["a", "b"],
-                latency_ms=None, time_bank_ms=500, lucky_deal=lucky,
+                latency_ms=None, time_bank_ms=500,
             )  # fmt: skip
             state = BotState.from_request(body)
             current = game.log()["rounds"][-1]

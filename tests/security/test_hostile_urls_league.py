@@ -80,7 +80,7 @@ def test_league_of_hostile_urls_finishes_without_a_connection(
     games = Game.objects.filter(league=league)
     assert {game.status for game in games} == {"finished"}
     for game in games:
-        kinds = {fault["kind"] for fault in game.record["faults"]}
+        kinds = {fault["kind"] for fault in game.log.faults}
         assert kinds == {"address"}, (game.seating, kinds)
         assert game.forfeit is not None
     assert not Seat.objects.filter(game__league=league, moves__gt=0, faults=0).exists()

@@ -5,26 +5,41 @@ from typing import Any
 
 from rest_framework import serializers
 
+from tournaments.api.fields import StringField
 from tournaments.models import Bot, BotCheck, Rating
 
 NAME_MAX = 40
 URL_MAX = 500
 DESCRIPTION_MAX = 500
+SECRET_MAX = 100
+ERROR_NAME_TYPE = "Enter the bot's name as a string."
+ERROR_URL_TYPE = 'Enter the bot\'s URL as a string, e.g. "https://bot.example.org/".'
+ERROR_SECRET_TYPE = 'Enter the secret as a string, "whsec_" and base64.'
 
 
 class BotCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=NAME_MAX)
-    url = serializers.CharField(max_length=URL_MAX, help_text="The bot's base URL U.")
+    name = StringField(max_length=NAME_MAX, message=ERROR_NAME_TYPE)
+    url = StringField(max_length=URL_MAX, message=ERROR_URL_TYPE, help_text="The bot's base URL U.")
     description = serializers.CharField(
         max_length=DESCRIPTION_MAX, required=False, allow_blank=True, default=""
+    )
+    secret = StringField(
+        max_length=SECRET_MAX,
+        message=ERROR_SECRET_TYPE,
+        required=False,
+        help_text=(
+            "Your own signing secret (whsec_ and the base64 of 24 to 64 random bytes), already "
+            "given to the bot: then every call, the first GET U included, is signed with it. "
+            "Without it the first GET U is unsigned and the answer carries a new secret."
+        ),
     )
 
 
 class BotUpdateSerializer(serializers.Serializer):
     """Every field optional; a new `url` is verified again before it is saved."""
 
-    name = serializers.CharField(max_length=NAME_MAX, required=False)
-    url = serializers.CharField(max_length=URL_MAX, required=False)
+    name = StringField(max_length=NAME_MAX, message=ERROR_NAME_TYPE, required=False)
+    url = StringField(max_length=URL_MAX, message=ERROR_URL_TYPE, required=False)
     description = serializers.CharField(
         max_length=DESCRIPTION_MAX, required=False, allow_blank=True
     )

@@ -103,7 +103,11 @@ class BotViewSet(viewsets.GenericViewSet):
 
     @extend_schema(
         summary="Register a bot (its GET U must answer escoba/1 in time)",
-        description="The answer carries the bot's signing `secret`; it is never shown again.",
+        description=(
+            "The answer carries the bot's signing `secret`; it is never shown again. Give your "
+            "own `secret` (already configured in the bot) to have the first `GET U` signed too; "
+            "without one, that first call is unsigned."
+        ),
         request=BotCreateSerializer,
         responses={201: BotWithSecretSerializer, **ERRORS},
     )
@@ -138,7 +142,8 @@ class BotViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk: str) -> Response:
-        return Response(self.get_serializer(bot_pause(bot=self.get_object())).data)
+        bot = bot_pause(bot=self.get_object(), by=request.user)
+        return Response(self.get_serializer(bot).data)
 
     @extend_schema(
         summary="Resume a paused bot", request=None, responses={200: BotSerializer, **ERRORS}

@@ -8,9 +8,7 @@ takes ``?bot=<id>`` for the challenges a bot played, on either side.
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
 from drf_spectacular.utils import (
-    OpenApiParameter,
     extend_schema,
     extend_schema_field,
     extend_schema_view,
@@ -21,13 +19,13 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from tournaments.api.errors import ERRORS, ErrorSerializer, error_body
+from tournaments.api.filters import ChallengeFilter, ListFilterBackend
 from tournaments.api.league_serializers import BotRefSerializer
-from tournaments.api.leagues import ID_PATTERN, id_param
+from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import Challenge
 from tournaments.services.challenges import (
     QuotaExceeded,
     challenge_create,
-    challenges_of,
     league_game_ids,
     set_scores,
 )
@@ -101,7 +99,6 @@ class ChallengeSerializer(serializers.ModelSerializer):
 @extend_schema_view(
     list=extend_schema(
         summary="List challenges, newest first",
-        parameters=[OpenApiParameter("bot", int, description="Only those this bot played.")],
         responses={200: ChallengeSerializer(many=True), **ERRORS},
     ),
     retrieve=extend_schema(
@@ -114,16 +111,11 @@ class ChallengeViewSet(viewsets.GenericViewSet):
     serializer_class = ChallengeSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     lookup_value_regex = ID_PATTERN
-
-    def get_queryset(self) -> QuerySet[Challenge]:
-        queryset = super().get_queryset()
-        bot_id = id_param(self.request, "bot") if self.action == "list" else None
-        if bot_id is not None:
-            queryset = queryset & challenges_of([bot_id])
-        return queryset
+    filter_backends = [ListFilterBackend]
+    filterset_class = ChallengeFilter
 
     def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def retrieve(self, request: Request, pk: str) -> Response:

@@ -8,11 +8,17 @@ Every error answer of the API has the same JSON shape, so clients need one code 
 
 Field errors of nested input use dotted paths (``"seats.0.name"``); errors that belong to no
 field are under ``"non_field_errors"``. Services raise Django's ``ValidationError``; the handler
-turns it into a 400 with this body, so services need not know about DRF.
+turns it into a 400 with this body, so services need not know about DRF. The same goes for what
+the request itself gets wrong before any view runs: a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE``
+is a 413 (``too_large``), a body that is not JSON or nests too deep a 400 (``parse_error``, see
+``tournaments.api.parsers``), a content type we do not read a 415, and a service that needs the
+match queue while Redis is unreachable a 503 (``queue_unavailable``), never a page of HTML.
 """
 
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
@@ -22,6 +28,7 @@ from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from tournaments import messages
+from tournaments.services.leagues import QueueUnavailable
 
 NON_FIELD = "non_field_errors"
 
@@ -35,7 +42,20 @@ class ErrorSerializer(serializers.Serializer):
 
 
 # The error answers an endpoint may give, for its schema (`responses={200: ..., **ERRORS}`).
-ERRORS = {status: ErrorSerializer for status in (400, 401, 403, 404, 429)}
+ERRORS = {status: ErrorSerializer for status in (400, 401, 403, 404, 413, 415, 429)}
+# What an endpoint that sends matches to the queue may answer on top (Redis unreachable).
+QUEUE_ERRORS = {503: ErrorSerializer}
+RETRY_AFTER_S = 30
+
+
+class RequestTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "too_large"
+
+
+class ServiceUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "queue_unavailable"
 
 
 def flatten_errors(data: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -62,13 +82,35 @@ def error_body(detail: str, code: str, errors: dict[str, list[str]] | None = Non
     return {"detail": detail, "code": code, "errors": errors or {}}
 
 
+def _too_large() -> RequestTooLarge:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return RequestTooLarge(messages.BODY_TOO_LARGE.format(limit=limit))
+
+
+def _in_our_words(exc: Exception, context: dict) -> Exception:
+    """The exceptions DRF does not know, or whose words it would choose, as ours."""
+    if isinstance(exc, DjangoValidationError):
+        return exceptions.ValidationError(detail=as_serializer_error(exc))
+    if isinstance(exc, RequestDataTooBig):
+        return _too_large()
+    if isinstance(exc, QueueUnavailable):
+        return ServiceUnavailable(messages.QUEUE_UNAVAILABLE)
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        request = context.get("request")
+        media_type = (getattr(request, "content_type", "") or "no content type")[:100]
+        detail = messages.UNSUPPORTED_MEDIA_TYPE.format(media_type=media_type)
+        return exceptions.UnsupportedMediaType(media_type, detail=detail)
+    return exc
+
+
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     """DRF's ``EXCEPTION_HANDLER``: DRF's own handling, then our body shape."""
-    if isinstance(exc, DjangoValidationError):
-        exc = exceptions.ValidationError(detail=as_serializer_error(exc))
+    exc = _in_our_words(exc, context)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
+    if isinstance(exc, ServiceUnavailable):
+        response["Retry-After"] = str(RETRY_AFTER_S)
     if isinstance(exc, exceptions.ValidationError):
         errors = flatten_errors(exc.detail)
         response.data = error_body(messages.VALIDATION_FAILED, "invalid", errors)
@@ -77,8 +119,10 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         code = codes if isinstance(codes, str) else exc.default_code
         response.data = error_body(str(exc.detail), code)
     else:
-        # Django's Http404 and PermissionDenied, which DRF maps to 404 and 403.
-        code = "not_found" if response.status_code == status.HTTP_404_NOT_FOUND else "forbidden"
+        # Django's Http404 and PermissionDenied, which DRF maps to 404 and 403: the same codes
+        # as DRF's own NotFound and PermissionDenied, so a client sees one code per status.
+        not_found = response.status_code == status.HTTP_404_NOT_FOUND
+        code = "not_found" if not_found else "permission_denied"
         response.data = error_body(str(response.data.get("detail", "")), code)
     return response
 
@@ -92,6 +136,15 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
         return JsonResponse(error_body(messages.NOT_FOUND, "not_found"), status=404)
     return defaults.page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler400``: the API's body under /api/ (a body over the size limit is a 413)."""
+    if not _is_api(request):
+        return defaults.bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        return JsonResponse(error_body(str(_too_large().detail), "too_large"), status=413)
+    return JsonResponse(error_body(messages.BAD_REQUEST, "bad_request"), status=400)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

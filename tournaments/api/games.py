@@ -4,8 +4,8 @@ The log answer is the engine's `escoba-log/1` document as stored, beside the run
 latency and faults and the game's duplicate set (the games dealt the same cards).
 """
 
-from django.db.models import F, Prefetch, QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from django.db.models import F, Prefetch
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import permissions, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
@@ -13,8 +13,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from tournaments.api.errors import ERRORS
+from tournaments.api.filters import GameFilter, ListFilterBackend
 from tournaments.api.league_serializers import GameLogSerializer, GameSerializer, duplicate_info
-from tournaments.api.leagues import ERRORS, ID_PATTERN, id_param
+from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import Game
 
 ERROR_NO_LOG = "This game has no log: it has not finished."
@@ -23,10 +25,6 @@ ERROR_NO_LOG = "This game has no log: it has not finished."
 @extend_schema_view(
     list=extend_schema(
         summary="List games",
-        parameters=[
-            OpenApiParameter("league", int, description="Only this league's games."),
-            OpenApiParameter("match", int, description="Only this match's games."),
-        ],
         responses={200: GameSerializer(many=True), **ERRORS},
     ),
     retrieve=extend_schema(
@@ -35,10 +33,11 @@ ERROR_NO_LOG = "This game has no log: it has not finished."
     ),
 )
 class GameViewSet(viewsets.ReadOnlyModelViewSet):
-    # The list shows the duplicate set's ids, not the siblings' logs (tens of KB each).
+    # Each game's faults come from its log row (one small column, see GameSerializer.get_faults);
+    # the log document and per-play facts are read only by the log action.
     queryset = (
-        Game.objects.defer("log")
-        .select_related("match")
+        Game.objects.select_related("match")
+        .annotate(fault_list=F("log__faults"))
         .prefetch_related(
             "seats__bot",
             Prefetch("match__games", queryset=Game.objects.only("id", "match_id", "number")),
@@ -48,18 +47,8 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = GameSerializer
     permission_classes = [permissions.AllowAny]
     lookup_value_regex = ID_PATTERN
-
-    def get_queryset(self) -> QuerySet[Game]:
-        queryset = super().get_queryset()
-        if self.action == "list":
-            # A page shows each game's faults, not its per-play record (tens of KB each): read
-            # only that key of the record in the database (see GameSerializer.get_faults).
-            queryset = queryset.defer("record").annotate(record_faults=F("record__faults"))
-            for name in ("league", "match"):
-                value = id_param(self.request, name)
-                if value is not None:
-                    queryset = queryset.filter(**{f"{name}_id": value})
-        return queryset
+    filter_backends = [ListFilterBackend]
+    filterset_class = GameFilter
 
     @extend_schema(
         summary="The game's escoba-log/1 document with per-play latency and faults",
@@ -67,19 +56,19 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, methods=["get"])
     def log(self, request: Request, pk: str) -> Response:
-        game = Game.objects.select_related("match").filter(pk=pk).first()
+        game = Game.objects.select_related("match", "log").filter(pk=pk).first()
         if game is None:
             raise NotFound()
-        if game.log is None:
+        log = getattr(game, "log", None)
+        if log is None:
             raise NotFound(ERROR_NO_LOG)
-        record = game.record or {}
         return Response(
             {
                 "game": game.id,
                 "duplicate": duplicate_info(game),
-                "log": game.log,
-                "meta": record.get("meta", []),
-                "faults": record.get("faults", []),
+                "log": log.document,
+                "meta": log.meta,
+                "faults": log.faults,
             }
         )
 

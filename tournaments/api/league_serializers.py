@@ -3,10 +3,13 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.faults import DEFAULT_MAX_FAULTS
+from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Game, League, Match, Rating, RatingChange, Seat
+from tournaments.scheduling import ERROR_TOO_FEW_BOTS, TABLE_SIZES, minimum_bots
 
 ERROR_RULESET_SHAPE = 'Give a preset name, or {"name": preset, "options": {...}}.'
+ERROR_LEAGUE_NAME_TAKEN = "A league with this name already exists; choose another name."
+ERROR_BOTS_REPEATED = "Each bot may be entered once; listed more than once: {ids}."
 
 
 class BotRefSerializer(serializers.Serializer):
@@ -47,8 +50,32 @@ class LeagueCreateSerializer(serializers.Serializer):
         child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
         max_length=200,
         default=list,
-        help_text="Ids of the bots to enter (any active, healthy bots).",
+        help_text=(
+            "Ids of the bots to enter (any active, healthy bots), each once: at least enough "
+            "for one table (2, or 3 for 3-player leagues). Owners may enrol more later."
+        ),
     )
+
+    # Refusing a league that could never start here, rather than at /start/, keeps junk out of
+    # the public list.
+    def validate_name(self, name: str) -> str:
+        if League.objects.filter(name__iexact=name).exists():
+            raise serializers.ValidationError(ERROR_LEAGUE_NAME_TAKEN)
+        return name
+
+    def validate_bots(self, bots: list[int]) -> list[int]:
+        repeated = sorted({bot for bot in bots if bots.count(bot) > 1})
+        if repeated:
+            ids = ", ".join(map(str, repeated))
+            raise serializers.ValidationError(ERROR_BOTS_REPEATED.format(ids=ids))
+        return bots
+
+    def validate(self, attrs: dict) -> dict:
+        players = attrs.get("players", 2)
+        if players in TABLE_SIZES and len(attrs.get("bots", [])) < minimum_bots(players):
+            message = ERROR_TOO_FEW_BOTS.format(minimum=minimum_bots(players), players=players)
+            raise serializers.ValidationError({"bots": [message]})
+        return attrs
 
 
 class EntryCreateSerializer(serializers.Serializer):
@@ -248,9 +275,7 @@ class GameSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_faults(self, game: Game) -> list[dict]:
         """Every fault: seat, 1-based round and play, kind and detail."""
-        if hasattr(game, "record_faults"):  # a list: only this key of the record was read
-            return game.record_faults or []
-        return (game.record or {}).get("faults", [])
+        return game.fault_list or []  # annotated from the log row: F("log__faults")
 
 
 def duplicate_info(game: Game) -> dict:

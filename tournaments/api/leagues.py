@@ -1,13 +1,15 @@
 """`/api/leagues/` and `/api/matches/`: create, enter, run and follow leagues.
 
-Anyone may read. Signed-in users create leagues; only a league's creator starts, pauses,
-resumes or cancels it (403 otherwise), and a bot's owner enrols it into an open league. Every
+Anyone may read. Signed-in users create leagues (enough distinct bots for a table, a name not
+taken); only a league's creator starts, pauses, resumes or cancels it (403 otherwise), the
+creator or staff may delete one that never started, and a bot's owner enrols it into an open
+league. Every
 write goes through ``tournaments.services.leagues``; its ``ValidationError`` becomes a 400 with
 a message per field (see ``tournaments.api.errors``).
 """
 
-from django.db.models import Prefetch, QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from django.db.models import Prefetch
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -16,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from tournaments.api.errors import ERRORS
+from tournaments.api.filters import LeagueFilter, ListFilterBackend, MatchFilter
 from tournaments.api.league_serializers import (
     CrosstableSerializer,
     EntryCreateSerializer,
@@ -29,6 +32,7 @@ from tournaments.selectors import league_crosstable, league_progress, league_sta
 from tournaments.services.leagues import (
     league_cancel,
     league_create,
+    league_delete,
     league_enrol,
     league_pause,
     league_resume,
@@ -37,33 +41,12 @@ from tournaments.services.leagues import (
 
 # Ids are positive 64-bit integers; anything else is simply not found (404, never a crash).
 ID_PATTERN = "[1-9][0-9]{0,17}"
-ERROR_BAD_ID = "A positive integer id is required."
 ERROR_UNKNOWN_BOT = "No bot with this id."
-
-
-def id_param(request: Request, name: str) -> int | None:
-    """An optional integer query parameter; a bad one is a 400 naming it, not a 500."""
-    value = request.query_params.get(name)
-    if value in (None, ""):
-        return None
-    if not value.isdigit() or not 0 < int(value) < 2**63:
-        raise ValidationError({name: [ERROR_BAD_ID]})
-    return int(value)
 
 
 @extend_schema_view(
     list=extend_schema(
         summary="List leagues, newest first",
-        parameters=[
-            OpenApiParameter("status", str, enum=League.Status.values),
-            OpenApiParameter(
-                "kind",
-                str,
-                enum=[*League.Kind.values, "all"],
-                description="league (the default): round robins; ladder, challenge, test: "
-                "the leagues behind the ladder, challenges and version tests; all: every one.",
-            ),
-        ],
         responses={200: LeagueSerializer(many=True), **ERRORS},
     ),
 )
@@ -72,25 +55,11 @@ class LeagueViewSet(viewsets.GenericViewSet):
     serializer_class = LeagueSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     lookup_value_regex = ID_PATTERN
-
-    def get_queryset(self) -> QuerySet[League]:
-        queryset = super().get_queryset()
-        wanted = self.request.query_params.get("status")
-        if self.action == "list" and wanted:
-            if wanted not in League.Status.values:
-                raise ValidationError({"status": [f"One of {', '.join(League.Status.values)}."]})
-            queryset = queryset.filter(status=wanted)
-        if self.action == "list":
-            kind = self.request.query_params.get("kind") or League.Kind.LEAGUE
-            kinds = [*League.Kind.values, "all"]
-            if kind not in kinds:
-                raise ValidationError({"kind": [f"One of {', '.join(kinds)}."]})
-            if kind != "all":
-                queryset = queryset.filter(kind=kind)
-        return queryset
+    filter_backends = [ListFilterBackend]
+    filterset_class = LeagueFilter
 
     def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def _detail(self, league: League, code: int = status.HTTP_200_OK) -> Response:
@@ -131,6 +100,15 @@ class LeagueViewSet(viewsets.GenericViewSet):
             bot_ids=data["bots"],
         )
         return self._detail(league, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Delete a league that never started (its creator or staff)",
+        description="403 for anyone else; 400 once the league has started.",
+        responses={204: None, **ERRORS},
+    )
+    def destroy(self, request: Request, pk: str) -> Response:
+        league_delete(league_id=self.get_object().id, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _transition(self, service, code: int = status.HTTP_200_OK) -> Response:
         league = self.get_object()
@@ -201,10 +179,6 @@ class LeagueViewSet(viewsets.GenericViewSet):
 @extend_schema_view(
     list=extend_schema(
         summary="List matches (duplicate sets), in schedule order",
-        parameters=[
-            OpenApiParameter("league", int, description="Only this league's matches."),
-            OpenApiParameter("status", str, enum=Match.Status.values),
-        ],
         responses={200: MatchSerializer(many=True), **ERRORS},
     ),
     retrieve=extend_schema(summary="One match", responses={200: MatchSerializer, **ERRORS}),
@@ -223,20 +197,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = MatchSerializer
     permission_classes = [permissions.AllowAny]
     lookup_value_regex = ID_PATTERN
-
-    def get_queryset(self) -> QuerySet[Match]:
-        queryset = super().get_queryset()
-        if self.action != "list":
-            return queryset
-        league_id = id_param(self.request, "league")
-        if league_id is not None:
-            queryset = queryset.filter(league_id=league_id)
-        wanted = self.request.query_params.get("status")
-        if wanted:
-            if wanted not in Match.Status.values:
-                raise ValidationError({"status": [f"One of {', '.join(Match.Status.values)}."]})
-            queryset = queryset.filter(status=wanted)
-        return queryset
+    filter_backends = [ListFilterBackend]
+    filterset_class = MatchFilter
 
 
 router = SimpleRouter()

@@ -1,50 +1,32 @@
 """`/api/rankings/`: the public Elo ladder of a pool, and a bot's rating history for charts."""
 
-import re
-
 from django.db.models import F, QuerySet, Window
 from django.db.models.functions import Rank
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions
-from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tournaments.api.errors import ERRORS
+from tournaments.api.filters import ListFilterBackend, RankingFilter, RatingHistoryFilter
 from tournaments.api.league_serializers import RankingSerializer, RatingChangeSerializer
-from tournaments.api.leagues import ERRORS, id_param
-from tournaments.models import Bot, Rating, RatingChange
-from tournaments.selectors import bot_rating_history, rankings
-
-DEFAULT_POOL = "classic/2p"
-POOL_PATTERN = re.compile(r"[a-z0-9_]{1,40}/[234]p")
-ERROR_POOL = "A pool is a ruleset and a table size, e.g. classic/2p."
-ERROR_BOT_REQUIRED = "Which bot? Give its id."
-ERROR_UNKNOWN_BOT = "No bot with this id."
-
-
-def pool_param(request: Request, required: bool = False) -> str | None:
-    pool = request.query_params.get("pool")
-    if not pool:
-        return DEFAULT_POOL if required else None
-    if not POOL_PATTERN.fullmatch(pool):
-        raise ValidationError({"pool": [ERROR_POOL]})
-    return pool
+from tournaments.models import Rating, RatingChange
+from tournaments.selectors import ranked_ratings, rating_history
 
 
 class RankingListView(ListAPIView):
     serializer_class = RankingSerializer
     permission_classes = [permissions.AllowAny]
+    filter_backends = [ListFilterBackend]
+    filterset_class = RankingFilter  # always one pool: classic/2p unless ?pool= says another
 
     def get_queryset(self) -> QuerySet[Rating]:
-        ordering = [F("rating").desc()]
-        return rankings(pool_param(self.request, required=True)).annotate(
-            rank=Window(Rank(), order_by=ordering)
-        )
+        rank = Window(Rank(), partition_by=[F("pool")], order_by=[F("rating").desc()])
+        return ranked_ratings().annotate(rank=rank)
 
     @extend_schema(
         summary="The public ladder of a pool, best first",
-        parameters=[OpenApiParameter("pool", str, description="e.g. classic/2p (the default).")],
         responses={200: RankingSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request) -> Response:
@@ -54,22 +36,14 @@ class RankingListView(ListAPIView):
 class RatingHistoryView(ListAPIView):
     serializer_class = RatingChangeSerializer
     permission_classes = [permissions.AllowAny]
+    filter_backends = [ListFilterBackend]
+    filterset_class = RatingHistoryFilter
 
     def get_queryset(self) -> QuerySet[RatingChange]:
-        bot_id = id_param(self.request, "bot")
-        if bot_id is None:
-            raise ValidationError({"bot": [ERROR_BOT_REQUIRED]})
-        bot = Bot.objects.filter(pk=bot_id).first()
-        if bot is None:
-            raise ValidationError({"bot": [ERROR_UNKNOWN_BOT]})
-        return bot_rating_history(bot, pool_param(self.request))
+        return rating_history()
 
     @extend_schema(
         summary="A bot's rating after every rated game, oldest first (for charts)",
-        parameters=[
-            OpenApiParameter("bot", int, required=True),
-            OpenApiParameter("pool", str, description="Only this pool, e.g. classic/2p."),
-        ],
         responses={200: RatingChangeSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request) -> Response:

@@ -9,6 +9,7 @@ from tournaments.api import (
     games,
     health,
     leagues,
+    notifications,
     rankings,
     version_tests,
 )
@@ -25,6 +26,17 @@ urlpatterns = [
     path("", include(games.router.urls)),
     path("", include(challenges.router.urls)),
     path("", include(version_tests.router.urls)),
+    path("", include(notifications.router.urls)),
+    path(
+        "notification-settings/",
+        notifications.NotificationSettingsView.as_view(),
+        name="notification-settings",
+    ),
+    path(
+        "notification-settings/rotate-secret/",
+        notifications.NotificationSecretView.as_view(),
+        name="notification-settings-rotate-secret",
+    ),
     path("rankings/", rankings.RankingListView.as_view(), name="rankings"),
     path("rankings/history/", rankings.RatingHistoryView.as_view(), name="rating-history"),
 ]

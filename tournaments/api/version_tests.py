@@ -10,9 +10,7 @@ update (``llr_series``, for charts). Past the daily quota: 429 as for challenges
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
 from drf_spectacular.utils import (
-    OpenApiParameter,
     extend_schema,
     extend_schema_field,
     extend_schema_view,
@@ -25,8 +23,9 @@ from rest_framework.routers import SimpleRouter
 from tournaments import sprt
 from tournaments.api.challenges import MAX_ID, QuotaErrorSerializer, quota_response
 from tournaments.api.errors import ERRORS
+from tournaments.api.filters import ListFilterBackend, VersionTestFilter
 from tournaments.api.league_serializers import BotRefSerializer
-from tournaments.api.leagues import ID_PATTERN, id_param
+from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import VersionTest
 from tournaments.services.challenges import QuotaExceeded, league_game_ids
 from tournaments.services.version_tests import version_test_create
@@ -84,7 +83,6 @@ class VersionTestSerializer(serializers.ModelSerializer):
 @extend_schema_view(
     list=extend_schema(
         summary="List version tests, newest first",
-        parameters=[OpenApiParameter("bot", int, description="Only tests this bot played in.")],
         responses={200: VersionTestSerializer(many=True), **ERRORS},
     ),
     retrieve=extend_schema(
@@ -97,16 +95,11 @@ class VersionTestViewSet(viewsets.GenericViewSet):
     serializer_class = VersionTestSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     lookup_value_regex = ID_PATTERN
-
-    def get_queryset(self) -> QuerySet[VersionTest]:
-        queryset = super().get_queryset()
-        bot_id = id_param(self.request, "bot") if self.action == "list" else None
-        if bot_id is not None:
-            queryset = queryset.filter(Q(candidate_id=bot_id) | Q(baseline_id=bot_id))
-        return queryset
+    filter_backends = [ListFilterBackend]
+    filterset_class = VersionTestFilter
 
     def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def retrieve(self, request: Request, pk: str) -> Response:

@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0001_initial"),
+        ("tournaments", "0005_notifications"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

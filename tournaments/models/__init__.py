@@ -1,6 +1,7 @@
 from .bots import Bot, BotCheck
 from .ladder import Challenge, VersionTest
-from .leagues import Game, League, LeagueEntry, Match, Seat
+from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
+from .notifications import Notification, NotificationSettings
 from .ratings import Rating, RatingChange
 
 __all__ = [
@@ -8,9 +9,12 @@ __all__ = [
     "BotCheck",
     "Challenge",
     "Game",
+    "GameLog",
     "League",
     "LeagueEntry",
     "Match",
+    "Notification",
+    "NotificationSettings",
     "Rating",
     "RatingChange",
     "Seat",

@@ -27,7 +27,11 @@ class Bot(models.Model):
     name = models.CharField(max_length=40, unique=True)
     url = models.CharField(max_length=500)
     description = models.TextField(blank=True, max_length=500)
-    secret = models.CharField(max_length=64)
+    # `whsec_` and the base64 of a 24 to 64 byte key (Standard Webhooks): up to 94 characters.
+    secret = models.CharField(max_length=100)
+    secret_rotated_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the owner last asked for a new secret."
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     health = models.CharField(max_length=10, choices=Health.choices, default=Health.UNKNOWN)
     check_failures = models.PositiveIntegerField(

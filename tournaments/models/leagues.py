@@ -131,7 +131,7 @@ class Match(models.Model):
 
 
 class Game(models.Model):
-    """One game of a match, its result and the engine's full log.
+    """One game of a match and its result; its full log is a ``GameLog`` row (``game.log``).
 
     ``seating`` lists the bot ids by seat, fixed by the schedule; ``Seat`` rows are the same
     facts in a form that can be filtered and aggregated.
@@ -155,10 +155,6 @@ class Game(models.Model):
     forfeit = models.SmallIntegerField(null=True, blank=True, help_text="Seat that forfeited.")
     moves = models.PositiveIntegerField(default=0)
     faults = models.PositiveIntegerField(default=0)
-    log = models.JSONField(null=True, blank=True, help_text="The escoba-log/1 document.")
-    record = models.JSONField(
-        null=True, blank=True, help_text="Per-play latency and faults, from the runner."
-    )
     rated = models.BooleanField(default=False)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -172,6 +168,27 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.pk} ({self.match})"
+
+
+class GameLog(models.Model):
+    """What a finished game leaves behind, tens of KB, in its own table (one row per game).
+
+    Kept apart from ``Game`` so that no list of games can load a log by accident: a query reads
+    it only by naming it (``select_related("log")``, ``game.log``, ``F("log__faults")``).
+    ``meta[r][p]`` belongs to ``document["rounds"][r]["plays"][p]``: that call's ``latency_ms``,
+    and ``fault``/``detail`` when the runner played the fallback move. ``faults`` lists every
+    fault with its seat, 1-based round and play number.
+    """
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="log"
+    )
+    document = models.JSONField(help_text="The escoba-log/1 document.")
+    meta = models.JSONField(default=list, help_text="Per-play latency and faults, from the runner.")
+    faults = models.JSONField(default=list, help_text="Every fault: seat, round, play, kind.")
+
+    def __str__(self) -> str:
+        return f"log of game {self.game_id}"
 
 
 class Seat(models.Model):

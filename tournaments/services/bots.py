@@ -1,34 +1,47 @@
 """The bot registry: registering bots, changing them, and checking that they still play.
 
 A bot is verified when it is registered and whenever its URL changes (`GET U` must answer
-`escoba/1` in time, through the hardened caller of `games.caller`). The fuller protocol check
-(`bots_sdk.check`: scripted positions, legality, latency) runs when the owner or an admin asks,
-and for every bot `bots_due_for_check` lists when a periodic task calls `bot_check`. A bot that
-fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is unhealthy and is not scheduled
-(`bots_schedulable`) until a check passes again.
+`escoba/1` in time, through the hardened caller of `tournaments.bot_calls`). The fuller protocol
+check (`games.check`: scripted positions, legality, latency, sent through the same caller) runs
+when the owner or an admin asks, and for every bot `bots_due_for_check` lists when a periodic
+task calls `bot_check`. A bot that fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is
+unhealthy and is not scheduled (`bots_schedulable`) until a check passes again.
+
+A bot's owner may bring its signing secret at registration (then even the first `GET U` is
+signed, so a bot that refuses every unsigned call can register) or let us make one. The owner
+is notified (`services.notifications`) when someone else pauses the bot, when it turns
+unhealthy, and when it recovers.
 
 No database transaction is held open while a bot is being called: bots may be slow.
 """
 
+import asyncio
 import base64
+import binascii
 import logging
 import re
-import secrets
-import threading
 from datetime import timedelta
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from bots_sdk.check import FAIL, POSITIONS, CheckReport, run_check
-from games.addresses import AddressError, parse_bot_url, resolve_checked
-from games.caller import check_bot_info, run_sync
-from games.faults import Fault, FaultKind
+from games.check import FAIL, MAX_CALLS, WARN, CheckReport
+from games.signing import SECRET_PREFIX, new_secret
+from tournaments.bot_calls.caller import check_bot_info, run_protocol_check
+from tournaments.bot_calls.faults import Fault, FaultKind
+from tournaments.bot_messages import info_fault_message, refused_signature, secret_hint
 from tournaments.models import Bot, BotCheck
+from tournaments.services.notifications import (
+    EVENT_BOT_HEALTHY,
+    EVENT_BOT_PAUSED,
+    EVENT_BOT_UNHEALTHY,
+    notification_send,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -41,32 +54,49 @@ ERROR_HAS_PLAYED = (
     "This bot has played league games, which stay in the records; pause it instead of deleting it."
 )
 ERROR_CHECK_TOO_LONG = "The check did not finish within {seconds:g} s."
-ERROR_NAME_UNRESOLVED = "The bot is unreachable: {detail}"
 ERROR_CHECK_CRASHED = "The check itself failed ({error}); please report it."
+ERROR_SECRET_PREFIX = (
+    "A secret is whsec_ followed by the base64 of 24 to 64 random bytes (Standard Webhooks), "
+    "e.g. the output of: echo whsec_$(head -c 24 /dev/urandom | base64)"
+)
+ERROR_SECRET_BASE64 = (
+    "The part after whsec_ must be standard base64 (letters, digits, + and /, = padding)."
+)
+ERROR_SECRET_LENGTH = "The secret's key is {size} bytes long; use 24 to 64 random bytes."
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
-SECRET_PREFIX = "whsec_"
+# Standard Webhooks: a key of 24 to 64 bytes.
+SECRET_KEY_BYTES = (24, 64)
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
-DEFAULT_VERIFY_TIMEOUT_MS = 3000
-DEFAULT_CHECK_TIMEOUT_MS = 1000
-DEFAULT_UNHEALTHY_AFTER = 3
-DEFAULT_MAX_BOTS_PER_OWNER = 20
 # Check history kept per bot: enough to explain its health, bounded under scheduled checks.
 KEEP_CHECKS = 50
 
 
-def _setting(name: str, default: int) -> int:
-    return int(getattr(settings, name, default))
-
-
 def unhealthy_after() -> int:
     """Consecutive failed checks that make a bot unhealthy (`ESCOBA_BOT_UNHEALTHY_AFTER`)."""
-    return max(1, _setting("ESCOBA_BOT_UNHEALTHY_AFTER", DEFAULT_UNHEALTHY_AFTER))
+    return max(1, settings.ESCOBA_BOT_UNHEALTHY_AFTER)
 
 
-def new_secret() -> str:
-    """A Standard Webhooks signing secret: `whsec_` and the base64 of 24 random bytes."""
-    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode("ascii")
+def secret_clean(secret: str) -> str:
+    """An owner's own secret, checked: `whsec_` and the base64 of a 24 to 64 byte key.
+
+    Raises a `secret` field error in our words; the owner then gives the bot the same text.
+    """
+    secret = secret.strip()
+    if not secret.startswith(SECRET_PREFIX):
+        raise ValidationError({"secret": [ERROR_SECRET_PREFIX]})
+    encoded = secret.removeprefix(SECRET_PREFIX)
+    if not _BASE64.fullmatch(encoded):
+        raise ValidationError({"secret": [ERROR_SECRET_BASE64]})
+    try:
+        key = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+    except binascii.Error:
+        raise ValidationError({"secret": [ERROR_SECRET_BASE64]}) from None
+    low, high = SECRET_KEY_BYTES
+    if not low <= len(key) <= high:
+        raise ValidationError({"secret": [ERROR_SECRET_LENGTH.format(size=len(key))]})
+    return secret
 
 
 def bots_schedulable() -> QuerySet[Bot]:
@@ -104,16 +134,22 @@ def _clean_name(name: str, *, exclude_id: int | None = None) -> str:
     return name
 
 
-def _verify_url(url: str, secret: str) -> dict[str, str]:
-    """`GET U` through the hardened caller; the protocol info, or a `url` field error."""
+def _verify_url(url: str, secret: str | None) -> dict[str, str]:
+    """`GET U` through the hardened caller; the protocol info, or a `url` field error.
+
+    `secret` None sends it unsigned: at registration the bot has no secret of ours yet, unless
+    its owner brought one. The error says so when the bot answers 401.
+    """
     result = check_bot_info(
         url,
         secret,
-        timeout_ms=_setting("ESCOBA_BOT_VERIFY_TIMEOUT_MS", DEFAULT_VERIFY_TIMEOUT_MS),
+        timeout_ms=settings.ESCOBA_BOT_VERIFY_TIMEOUT_MS,
         allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS,
     )
-    if not result.ok or result.info is None:
-        raise ValidationError({"url": [result.reason]})
+    if result.fault is not None or result.info is None:
+        fault = result.fault or Fault(FaultKind.BAD_SCHEMA, "no answer")
+        message = info_fault_message(fault, url=url, secret_known_to_bot=secret is not None)
+        raise ValidationError({"url": [message]})
     return {
         "protocol_name": result.info.name,
         "protocol_author": result.info.author,
@@ -130,18 +166,25 @@ def _save(bot: Bot, update_fields: list[str] | None = None) -> None:
         raise ValidationError({"name": [ERROR_NAME_TAKEN]}) from error
 
 
-def bot_register(*, owner: Any, name: str, url: str, description: str = "") -> Bot:
+def bot_register(
+    *, owner: Any, name: str, url: str, description: str = "", secret: str | None = None
+) -> Bot:
     """Register a bot for `owner` once its `GET U` answers `escoba/1` within the timeout.
 
-    The returned bot carries its new secret, which the caller shows to the owner this once.
+    Without `secret` that `GET U` is unsigned and a new secret is made, which the caller shows
+    to the owner this once. With one (the owner's own, already given to the bot), that
+    `GET U` and every later call are signed with it, so a bot refusing every unsigned call can
+    register.
     """
     name = _clean_name(name)
-    limit = _setting("ESCOBA_MAX_BOTS_PER_OWNER", DEFAULT_MAX_BOTS_PER_OWNER)
+    if secret is not None:
+        secret = secret_clean(secret)
+    limit = settings.ESCOBA_MAX_BOTS_PER_OWNER
     if Bot.objects.filter(owner=owner).count() >= limit:
         raise ValidationError(ERROR_TOO_MANY_BOTS.format(limit=limit))
     url = url.strip()
-    secret = new_secret()
     info = _verify_url(url, secret)
+    secret = secret or new_secret()
     bot = Bot(
         owner=owner, name=name, url=url, description=description.strip(), secret=secret, **info
     )
@@ -181,10 +224,18 @@ def bot_update(
     return bot
 
 
-def bot_pause(*, bot: Bot) -> Bot:
-    """The owner takes the bot out of scheduling; leagues already running are not changed."""
-    bot.status = Bot.Status.PAUSED
-    bot.save(update_fields=["status", "updated_at"])
+def bot_pause(*, bot: Bot, by: Any | None = None) -> Bot:
+    """Take the bot out of scheduling; leagues already running are not changed.
+
+    `by` is who asked: the owner is not told of their own pause; anyone else's (an admin's,
+    `by` None) sends the owner a notification.
+    """
+    paused_now = Bot.objects.filter(pk=bot.pk, status=Bot.Status.ACTIVE).update(
+        status=Bot.Status.PAUSED, updated_at=timezone.now()
+    )
+    bot.refresh_from_db(fields=["status", "updated_at"])
+    if paused_now and (by is None or by.pk != bot.owner_id):
+        notification_send(user=bot.owner, event=EVENT_BOT_PAUSED, bot=bot)
     return bot
 
 
@@ -204,7 +255,8 @@ def bot_delete(*, bot: Bot) -> None:
 def bot_rotate_secret(*, bot: Bot) -> Bot:
     """Issue a new signing secret; the old one stops working at once."""
     bot.secret = new_secret()
-    bot.save(update_fields=["secret", "updated_at"])
+    bot.secret_rotated_at = timezone.now()
+    bot.save(update_fields=["secret", "secret_rotated_at", "updated_at"])
     return bot
 
 
@@ -216,6 +268,7 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
     """
     url, secret = bot.url, bot.secret
     report = _run_check(url, secret)
+    _add_secret_hint(bot, report)
     data = report.to_dict()
     latency = data["latency_ms"]["median"]
     with transaction.atomic():
@@ -227,6 +280,7 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
             return BotCheck.objects.create(
                 bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
             )
+        health_before = bot.health
         if passed:
             bot.check_failures = 0
             bot.health = Bot.Health.HEALTHY
@@ -237,61 +291,86 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
         bot.last_checked_at = timezone.now()
         bot.last_check_report = data
         bot.last_latency_ms = latency
-        bot.save(update_fields=[
-            "check_failures", "health", "last_checked_at", "last_check_report",
-            "last_latency_ms", "updated_at",
-        ])
+        bot.save(
+            update_fields=[
+                "check_failures",
+                "health",
+                "last_checked_at",
+                "last_check_report",
+                "last_latency_ms",
+                "updated_at",
+            ]
+        )
         check = BotCheck.objects.create(
             bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
         )
         old = bot.checks.order_by("-created_at", "-id").values_list("id", flat=True)[KEEP_CHECKS:]
         BotCheck.objects.filter(id__in=list(old)).delete()
+        _notify_health_change(bot, before=health_before, check=check)
         return check
 
 
+def _notify_health_change(bot: Bot, *, before: str, check: BotCheck) -> None:
+    """Tell the owner when their bot turns unhealthy, and when an unhealthy one recovers."""
+    if bot.health == before:
+        return
+    if bot.health == Bot.Health.UNHEALTHY:
+        event = EVENT_BOT_UNHEALTHY
+    elif before == Bot.Health.UNHEALTHY:
+        event = EVENT_BOT_HEALTHY
+    else:
+        return
+    data: dict[str, Any] = {"check": check.pk}
+    if event == EVENT_BOT_UNHEALTHY:
+        failed = [r for r in check.report.get("results", []) if r["status"] == FAIL]
+        detail = f"{failed[0]['name']}: {failed[0]['detail']}" if failed else "no details"
+        data["reason"] = detail.rstrip(".") + "."
+    notification_send(user=bot.owner, event=event, bot=bot, data=data)
+
+
+def _add_secret_hint(bot: Bot, report: CheckReport) -> None:
+    """A check whose calls got HTTP 401 says why that most often happens: a stale secret."""
+    data = report.to_dict()
+    if not refused_signature(data):
+        return
+    rotated_at = bot.secret_rotated_at
+    passed_since = (
+        rotated_at is not None
+        and bot.checks.filter(passed=True, created_at__gt=rotated_at).exists()
+    )
+    hint = secret_hint(rotated_at=rotated_at, passed_since_rotation=passed_since)
+    report.add("secret", WARN, hint)
+
+
 def _run_check(url: str, secret: str) -> CheckReport:
-    """`bots_sdk.check.run_check`, behind our address policy and under one overall deadline.
+    """The protocol check through the service's caller, under one overall deadline.
 
-    The SDK client connects where it is told, so the name is resolved and checked here once and
-    the checked address is handed over (no second lookup to rebind). Each of its requests has
-    one total deadline, so a check ends by itself; it still runs in a thread we stop waiting
-    for at an overall deadline, so that nothing a bot does can hold a worker longer.
+    The caller applies the address policy (a refused URL is one failed `url` line and no request)
+    and gives each request its own total deadline, so a check ends by itself; the overall
+    deadline is one more bound, so that nothing a bot does can hold a worker longer. The check
+    is async and runs to its end or its deadline before this returns: no thread is left behind.
     """
-    timeout_ms = _setting("ESCOBA_BOT_CHECK_TIMEOUT_MS", DEFAULT_CHECK_TIMEOUT_MS)
-    allow_private = settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS
+    timeout_ms = settings.ESCOBA_BOT_CHECK_TIMEOUT_MS
     report = CheckReport(url=url, timeout_ms=timeout_ms)
-    try:
-        target = parse_bot_url(url, allow_private=allow_private)
-        addresses = run_sync(resolve_checked(target, allow_private=allow_private))
-    except AddressError as error:
-        report.add("url", FAIL, Fault(FaultKind.ADDRESS, str(error)).message)
-        return report
-    except OSError as error:
-        report.add("url", FAIL, ERROR_NAME_UNRESOLVED.format(detail=error))
-        return report
-    outcome: list[CheckReport] = []
-
-    def check() -> None:
-        try:
-            outcome.append(
-                run_check(url, secret=secret, timeout_ms=timeout_ms, connect_host=str(addresses[0]))
-            )
-        except Exception as error:  # the SDK promises not to raise; a bug must not hide a bot
-            logger.exception("bot check of %s crashed", url)
-            report.add("check", FAIL, ERROR_CHECK_CRASHED.format(error=type(error).__name__))
-            outcome.append(report)
-
     deadline_s = _check_deadline_s(timeout_ms)
-    worker = threading.Thread(target=check, name=f"bot-check {target.host}", daemon=True)
-    worker.start()
-    worker.join(deadline_s)
-    if outcome:
-        return outcome[0]
-    report.add("deadline", FAIL, ERROR_CHECK_TOO_LONG.format(seconds=deadline_s))
+
+    async def check() -> None:
+        try:
+            async with asyncio.timeout(deadline_s):
+                await run_protocol_check(
+                    report, secret=secret, allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS
+                )
+        except TimeoutError:
+            report.add("deadline", FAIL, ERROR_CHECK_TOO_LONG.format(seconds=deadline_s))
+
+    try:
+        async_to_sync(check)()
+    except Exception as error:  # the check promises not to raise; a bug must not hide a bot
+        logger.exception("bot check of %s crashed", url)
+        report.add("check", FAIL, ERROR_CHECK_CRASHED.format(error=type(error).__name__))
     return report
 
 
 def _check_deadline_s(timeout_ms: int) -> float:
     """Every request of a check at its full timeout, plus a margin for the rest."""
-    requests = len(POSITIONS) + 4  # info, the positions, two notices, the forged signature
-    return requests * timeout_ms / 1000 + 2.0
+    return MAX_CALLS * timeout_ms / 1000 + 2.0

@@ -35,6 +35,7 @@ from django.db import IntegrityError, NotSupportedError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from tournaments import queueing
 from tournaments.matchmaking import HISTORY_PER_BOT, Entrant, Matchmaker, Rules
 from tournaments.models import Bot, League, Match, Rating
 from tournaments.scheduling import minimum_bots
@@ -221,10 +222,9 @@ def bots_to_check() -> list[int]:
 def ladder_tick() -> dict[str, list[int]]:
     """Beat's regular pass: check newcomers, settle version tests, fill every pool."""
     from tournaments.services.version_tests import version_tests_settle
-    from tournaments.tasks import enqueue_checks
 
     checks = bots_to_check()
-    enqueue_checks(checks)
+    queueing.newcomer_checks_enqueue(checks)
     report: dict[str, list[int]] = {"checks": checks, "tests": version_tests_settle()}
     for pool in ladder_pools():
         report[pool] = ladder_fill(pool=pool)
@@ -234,6 +234,4 @@ def ladder_tick() -> dict[str, list[int]]:
 def ladder_after_set(*, league: League) -> None:
     """A ladder set ended: fill its pool again at once (if ``ESCOBA_LADDER_REFILL_ON_RESULT``)."""
     if settings.ESCOBA_LADDER_REFILL_ON_RESULT and league.pool in ladder_pools():
-        from tournaments.tasks import enqueue_ladder_fill
-
-        enqueue_ladder_fill(league.pool)
+        queueing.ladder_fill_enqueue(league.pool)

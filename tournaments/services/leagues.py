@@ -3,6 +3,12 @@
 open → running ⇄ paused → finished, and cancelled from any unfinished state. Starting a league
 writes its whole schedule (matches, games, seats) in one transaction and enqueues one task per
 match once that transaction commits; the league finishes when the last match does.
+
+Starting or resuming a league needs the match queue (Redis). When it is unreachable the service
+raises ``QueueUnavailable`` and changes nothing (the API answers 503), rather than start a league
+whose matches cannot be sent. Should the queue fail between that check and the commit, the league
+stays started and the beat sweep (``services.matches.matches_sweep``) sends its matches once the
+queue is back.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Ruleset, RulesetError
-from games.faults import DEFAULT_MAX_FAULTS
+from tournaments import queueing
+from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.scheduling import (
     ScheduledMatch,
@@ -40,6 +47,13 @@ ERROR_RULESET_PLAYERS = "Set the table size with 'players', not in the ruleset o
 ERROR_TRANSITION = "A league that is {status} cannot be {action}."
 ERROR_MOVE_TIMEOUT = "move_timeout_ms must be between {low} and {high}."
 ERROR_MAX_FAULTS = "max_faults must be between {low} and {high}."
+ERROR_DELETE_NOT_ALLOWED = "Only the league's creator or staff may delete it."
+ERROR_DELETE_STARTED = "Only a league that never started can be deleted; this one is {status}."
+
+
+class QueueUnavailable(Exception):
+    """The match queue (the Celery broker) cannot be reached: nothing was changed."""
+
 
 MOVE_TIMEOUT_RANGE = (10, 60_000)
 MAX_FAULTS_RANGE = (0, 100)
@@ -237,7 +251,7 @@ def league_add_sets(*, league: League, tables: Sequence[Sequence[int]]) -> list[
         ignore_conflicts=True,
     )
     match_ids = _write_matches(league, schedule)
-    _enqueue_on_commit(match_ids)
+    queueing.matches_enqueue_on_commit(match_ids)
     return match_ids
 
 
@@ -248,11 +262,10 @@ def league_open(*, league: League) -> League:
     league.save(update_fields=["status", "started_at"])
     return league
 
-
-def _enqueue_on_commit(match_ids: list[int]) -> None:
-    from tournaments.tasks import enqueue_matches
-
-    transaction.on_commit(lambda: enqueue_matches(match_ids))
+def _require_queue() -> None:
+    """Refuse early, inside the caller's transaction, when the matches could not be sent."""
+    if not queueing.broker_reachable():
+        raise QueueUnavailable
 
 
 @transaction.atomic
@@ -265,12 +278,14 @@ def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = Tru
     if user is not None:
         _require_creator(league, user)
     _require_status(league, [League.Status.OPEN], "started")
+    if enqueue:
+        _require_queue()
     match_ids = _write_schedule(league)
     league.status = League.Status.RUNNING
     league.started_at = timezone.now()
     league.save(update_fields=["status", "started_at"])
     if enqueue:
-        _enqueue_on_commit(match_ids)
+        queueing.matches_enqueue_on_commit(match_ids)
     return league
 
 
@@ -295,6 +310,7 @@ def league_resume(*, league_id: int, user: Any) -> League:
     league = _locked_league(league_id)
     _require_creator(league, user)
     _require_status(league, [League.Status.PAUSED], "resumed")
+    _require_queue()
     league.status = League.Status.RUNNING
     league.save(update_fields=["status"])
     pending = list(
@@ -302,7 +318,7 @@ def league_resume(*, league_id: int, user: Any) -> League:
         .order_by("number")
         .values_list("id", flat=True)
     )
-    _enqueue_on_commit(pending)
+    queueing.matches_enqueue_on_commit(pending)
     transaction.on_commit(lambda: league_finish_if_done(league_id=league.id))
     return league
 
@@ -318,6 +334,20 @@ def league_cancel(*, league_id: int, user: Any) -> League:
     league.save(update_fields=["status", "finished_at"])
     league.matches.filter(status=Match.Status.PENDING).update(status=Match.Status.CANCELLED)
     return league
+
+
+@transaction.atomic
+def league_delete(*, league_id: int, user: Any) -> None:
+    """Delete a league that never started, so that junk does not stay in the public list.
+
+    Its creator or staff may; a league that started has games in the records and stays.
+    """
+    league = _locked_league(league_id)
+    if league.creator_id != user.pk and not user.is_staff:
+        raise PermissionDenied(ERROR_DELETE_NOT_ALLOWED)
+    if league.status != League.Status.OPEN:
+        raise ValidationError(ERROR_DELETE_STARTED.format(status=league.status))
+    league.delete()
 
 
 @transaction.atomic

@@ -1,9 +1,10 @@
 """Playing a match: load and lock it, play its unfinished games, store each result as it comes.
 
 Games are I/O bound on bots, so every worker process keeps one asyncio event loop in a background
-thread, with one shared ``games.caller.Caller`` (keep-alive connections per bot, shared by every
-game in the process). A match task, running in a worker thread, hands its games to that loop and
-stores each finished game from its own thread, where the Django ORM may be used. With
+thread, with one shared ``tournaments.bot_calls.caller.Caller`` (keep-alive connections per bot,
+shared by every game in the process). A match task, running in a worker thread, hands its games
+to that loop and stores each finished game from its own thread, where the Django ORM may be
+used. With
 ``--pool threads --concurrency N`` a worker has N matches, 2N games, in flight at once.
 
 Restarts: nothing of a game is written until it is over, and then its result, seats and rating
@@ -17,6 +18,23 @@ every ``HEARTBEAT_S`` seconds. Another delivery of the match (a duplicate sent b
 a match alone while its holder is alive, so a match is not played twice at once; a lease not
 renewed for ``LEASE_S`` seconds, or a redelivery of the holder's own task, means the holder died
 and the match is taken over.
+
+A fault is charged only to whoever caused it. When the service itself is the cause, a game's
+result is not stored: the game stays pending, the run releases the match (``match_release``) and
+the game is played again later from its seed, against the bots' addresses of that time. A game
+is the service's fault (``service_fault``) when
+
+- the process is stopping (``stopping``: the worker's warm shutdown, or interpreter exit) and the
+  game has a ``connect`` or ``timeout`` fault: the bots may be stopping with us, our connections
+  are being closed. A stopping run also stops waiting at once: its unfinished games are
+  cancelled, never forfeited, and the task hands the match back to the queue;
+- every seat's last call failed to connect: the whole table vanished at once, which is the
+  network or our side far more often than a coincidence;
+- a seat with ``connect`` faults was called at an address its bot no longer has (the owner, or
+  ``make run``, moved the bot while the game was being played).
+
+The last two are retried at most ``MAX_ATTEMPTS`` times per match (``Match.attempts``); after
+that the games are stored as they were played, so bots that really are down still forfeit.
 """
 
 from __future__ import annotations
@@ -39,10 +57,11 @@ from django.db import OperationalError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from games.caller import Caller
 from games.engine import Ruleset
-from games.runner import BotEndpoint, GameRecord, play_game
-from tournaments.models import Bot, Game, League, Match, Seat
+from tournaments import queueing
+from tournaments.bot_calls.caller import Caller
+from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game
+from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.ladder import ladder_after_set
 from tournaments.services.leagues import GROWING, league_finish_if_done
 from tournaments.services.ratings import rating_apply_game
@@ -50,15 +69,18 @@ from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_MATCH_TIME_LIMIT_S = 300
 HEARTBEAT_S = 5.0
 LEASE_S = 60.0
+# A match released because of our own fault is sent again this many seconds times its attempts,
+# and no more than MAX_ATTEMPTS times for the faults that might be the bots' after all.
+RELEASE_RETRY_S = 10.0
+MAX_ATTEMPTS = 5
 
 
 def match_time_limit() -> float:
     """Seconds a match may take before its unfinished games are aborted (setting
     ``ESCOBA_MATCH_TIME_LIMIT_S``); the task's own Celery limits sit just above it."""
-    return float(getattr(settings, "ESCOBA_MATCH_TIME_LIMIT_S", DEFAULT_MATCH_TIME_LIMIT_S))
+    return float(settings.ESCOBA_MATCH_TIME_LIMIT_S)
 
 
 @dataclass(frozen=True)
@@ -66,6 +88,7 @@ class GamePlan:
     game_id: int
     seed: int
     bots: list[BotEndpoint]
+    seating: list[int]
 
 
 @dataclass(frozen=True)
@@ -76,14 +99,57 @@ class MatchPlan:
     timeout_ms: int
     max_faults: int
     games: list[GamePlan]
+    attempts: int = 1
 
 
 @dataclass(frozen=True)
 class MatchOutcome:
+    """``status``: played, skipped, or released (games left for later: ``retry_in_s``, or at
+    once by another worker when this one is ``stopping``)."""
+
     status: str
     played: int = 0
     stored: int = 0
     aborted: int = 0
+    released: int = 0
+    retry_in_s: float = 0.0
+    stopping: bool = False
+
+
+class _Stopping:
+    """Set once this process begins to stop; match runs wait on ``future`` with their games.
+
+    Per process: a forked pool child starts with it clear.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+        self._future: concurrent.futures.Future = concurrent.futures.Future()
+
+    @property
+    def future(self) -> concurrent.futures.Future:
+        with self._lock:
+            if self._pid != os.getpid():
+                self._pid, self._future = os.getpid(), concurrent.futures.Future()
+            return self._future
+
+    def begin(self) -> None:
+        future = self.future
+        with self._lock:
+            if not future.done():
+                future.set_result(True)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pid, self._future = os.getpid(), concurrent.futures.Future()
+
+    def __bool__(self) -> bool:
+        return self.future.done()
+
+
+# The worker's warm shutdown sets it (tournaments.tasks), so does the interpreter's exit.
+stopping = _Stopping()
 
 
 class _GameLoop:
@@ -110,7 +176,11 @@ class _GameLoop:
             return self._loop, self._caller
 
     def _close(self) -> None:
-        """Close the bots' keep-alive connections at exit, so none is left dangling."""
+        """Close the bots' keep-alive connections at exit, so none is left dangling.
+
+        A game still being played would see its calls fail: ``stopping`` makes that ours.
+        """
+        stopping.begin()
         if self._loop is None or self._caller is None or self._pid != os.getpid():
             return
         closing = asyncio.run_coroutine_threadsafe(self._caller.aclose(), self._loop)
@@ -213,21 +283,23 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
         timeout_ms=league.move_timeout_ms,
         max_faults=league.max_faults,
         games=[
-            GamePlan(game_id=g.id, seed=g.seed, bots=[bots[b] for b in g.seating]) for g in games
+            GamePlan(
+                game_id=g.id, seed=g.seed, bots=[bots[b] for b in g.seating], seating=g.seating
+            )
+            for g in games
         ],
+        attempts=match.attempts,
     )
 
 
 def _seat_stats(record: GameRecord) -> dict[int, dict[str, Any]]:
-    """Moves, faults and latency per seat, from the log's plays and the runner's meta."""
+    """Moves, faults and latency per seat, from the runner's calls."""
     latencies: dict[int, list[float]] = defaultdict(list)
     moves: Counter[int] = Counter()
-    for round_log, round_meta in zip(record.log["rounds"], record.meta, strict=False):
-        for play, meta in zip(round_log["plays"], round_meta, strict=False):
-            moves[play["seat"]] += 1
-            if meta.get("latency_ms") is not None:
-                latencies[play["seat"]].append(meta["latency_ms"])
-    faults = Counter(fault["seat"] for fault in record.faults)
+    for call in record.plays:
+        moves[call.seat] += 1
+        latencies[call.seat].append(call.latency_ms)
+    faults = Counter(call.seat for call in record.calls if call.fault is not None)
     stats = {}
     for seat in set(moves) | set(faults):
         seat_latencies = latencies.get(seat, [])
@@ -258,12 +330,12 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     game.totals = result["totals"]
     game.reason = result["reason"]
     game.forfeit = result["forfeit_seat"]
-    game.moves = sum(len(round_meta) for round_meta in record.meta)
-    game.faults = len(record.faults)
-    game.log = record.log
-    game.record = {"meta": record.meta, "faults": record.faults}
+    faults = record.faults
+    game.moves = len(record.plays)
+    game.faults = len(faults)
     game.finished_at = timezone.now()
     game.save()
+    GameLog.objects.create(game=game, document=record.log, meta=record.meta, faults=faults)
     stats = _seat_stats(record)
     seats = list(game.seats.all())
     for seat in seats:
@@ -309,6 +381,17 @@ def match_heartbeat(*, match_id: int, claim: str) -> bool:
     return renewed == 1
 
 
+def match_release(*, match_id: int, claim: str) -> bool:
+    """Hand a match this run holds back, pending: its unfinished games are played again later.
+
+    The worker stays recorded, so a restarting worker's recovery finds the match's league.
+    """
+    released = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, claim=claim).update(
+        status=Match.Status.PENDING, claim="", heartbeat_at=None
+    )
+    return released == 1
+
+
 def _renew_lease(match_id: int, claim: str) -> None:
     """A missed heartbeat costs nothing while the next one lands; a busy database must not stop
     the games, so its error is logged, not raised (storing the next game would raise it)."""
@@ -318,6 +401,62 @@ def _renew_lease(match_id: int, claim: str) -> None:
         logger.warning("match %s: heartbeat failed", match_id, exc_info=True)
 
 
+OUR_FAULT_KINDS = frozenset({"connect", "timeout"})
+
+
+def _last_calls(record: GameRecord) -> list[tuple[int, str | None]]:
+    """Every call of the game in order: (seat, fault kind or None), the forfeit's call last."""
+    calls = [
+        (play["seat"], meta.get("fault"))
+        for round_log, round_meta in zip(record.log["rounds"], record.meta, strict=False)
+        for play, meta in zip(round_log["plays"], round_meta, strict=False)
+    ]
+    result = record.log.get("result") or {}
+    if result.get("forfeit_seat") is not None and record.faults:
+        last = record.faults[-1]
+        calls.append((last["seat"], last["kind"]))
+    return calls
+
+
+def _all_seats_lost_at_once(record: GameRecord, players: int) -> bool:
+    last = dict(_last_calls(record))  # each seat's last call wins
+    return all(last.get(seat) == "connect" for seat in range(players))
+
+
+def _called_where_the_bot_no_longer_is(game: GamePlan, record: GameRecord) -> bool:
+    seats = {fault["seat"] for fault in record.faults if fault["kind"] == "connect"}
+    if not seats:
+        return False
+    now = dict(Bot.objects.filter(id__in={game.seating[s] for s in seats}).values_list("id", "url"))
+    return any(now.get(game.seating[seat]) != game.bots[seat].url for seat in seats)
+
+
+def service_fault(plan: MatchPlan, game: GamePlan, record: GameRecord) -> str | None:
+    """Why this finished game's faults are ours rather than its bots' (then it is not stored),
+    or None. The rules are in the module docstring."""
+    kinds = {fault["kind"] for fault in record.faults}
+    if not kinds:
+        return None
+    if stopping and kinds & OUR_FAULT_KINDS:
+        return "the service was stopping"
+    if plan.attempts >= MAX_ATTEMPTS:
+        return None
+    if _all_seats_lost_at_once(record, len(game.bots)):
+        return "every seat lost its connection at once"
+    if _called_where_the_bot_no_longer_is(game, record):
+        return "a bot moved to another address during the game"
+    return None
+
+
+def _abort_all(pending: set, futures: dict, match_id: int) -> int:
+    aborted = 0
+    for future in pending:
+        future.cancel()
+        aborted += game_abort(game_id=futures[future].game_id, reason="time_limit")
+    logger.warning("match %s: %s games aborted at the time limit", match_id, aborted)
+    return aborted
+
+
 def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutcome:
     """Play a match to the end (see the module docstring); safe to call again at any time.
 
@@ -325,29 +464,33 @@ def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutc
     keeps); a fresh one is made when it is empty. A game the runner could not finish (a defect of
     ours: bots cannot make it raise) or that ran past the time limit is aborted, so one broken
     game cannot hold up its league. A database error while storing propagates (the task retries
-    it); games still in flight are cancelled.
+    it); games still in flight are cancelled. A game whose faults are the service's
+    (``service_fault``), and every game still in flight when the process begins to stop, is left
+    pending and the match released: the outcome says ``released`` and when to send it again.
     """
     claim = claim or uuid.uuid4().hex
     plan = match_begin(match_id=match_id, worker=worker, claim=claim)
     if plan is None:
         return MatchOutcome(status="skipped")
-    futures = {_games_loop.submit(plan, game): game for game in plan.games}
+    futures = {} if stopping else {_games_loop.submit(plan, game): game for game in plan.games}
     stored = aborted = 0
+    released: list[int] = []
     deadline = renewed = time.monotonic()
     deadline += match_time_limit()
     pending = set(futures)
+    stop = stopping.future
     try:
-        while pending:
+        while pending and not stopping:
             left = deadline - time.monotonic()
             if left <= 0:
-                for future in pending:
-                    future.cancel()
-                    aborted += game_abort(game_id=futures[future].game_id, reason="time_limit")
-                logger.warning("match %s: %s games aborted at the time limit", match_id, aborted)
+                aborted += _abort_all(pending, futures, match_id)
+                pending = set()
                 break
             done, pending = concurrent.futures.wait(
-                pending, timeout=min(HEARTBEAT_S, left), return_when="FIRST_COMPLETED"
+                pending | {stop}, timeout=min(HEARTBEAT_S, left), return_when="FIRST_COMPLETED"
             )
+            done.discard(stop)
+            pending.discard(stop)
             if time.monotonic() - renewed >= HEARTBEAT_S:
                 _renew_lease(match_id, claim)
                 renewed = time.monotonic()
@@ -359,10 +502,32 @@ def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutc
                     logger.exception("game %s of match %s failed", game.game_id, match_id)
                     aborted += game_abort(game_id=game.game_id, reason="error")
                     continue
+                reason = service_fault(plan, game, record)
+                if reason is not None:
+                    logger.warning(
+                        "game %s of match %s not stored, to be played again: %s",
+                        game.game_id, match_id, reason,
+                    )  # fmt: skip
+                    released.append(game.game_id)
+                    continue
                 stored += game_finish(game_id=game.game_id, record=record)
     finally:
         for future in futures:
             future.cancel()
+    unplayed = [futures[f].game_id for f in pending] if futures else plan.games
+    left_over = len(released) + len(unplayed)
+    if left_over:
+        match_release(match_id=match_id, claim=claim)
+        logger.warning("match %s released with %s games to play again", match_id, left_over)
+        return MatchOutcome(
+            status="released",
+            played=len(plan.games),
+            stored=stored,
+            aborted=aborted,
+            released=left_over,
+            retry_in_s=RELEASE_RETRY_S * plan.attempts,
+            stopping=bool(stopping),
+        )
     match_finish(match_id=match_id)
     league_after_set(league_id=plan.league_id)
     return MatchOutcome(status="played", played=len(plan.games), stored=stored, aborted=aborted)
@@ -393,8 +558,6 @@ def matches_recover(*, worker: str, since: datetime.datetime | None = None) -> l
       told, so every pending match of the running leagues this worker played in is enqueued once
       more; the duplicates find their match claimed or finished and return at once.
     """
-    from tournaments.tasks import enqueue_matches
-
     stale = timezone.now() - datetime.timedelta(seconds=LEASE_S)
     mine = Q(worker=worker) if since is None else Q(worker=worker, started_at__lt=since)
     unfinished = [League.Status.RUNNING, League.Status.PAUSED]
@@ -416,7 +579,7 @@ def matches_recover(*, worker: str, since: datetime.datetime | None = None) -> l
         )
         again = [i for i, status in released.items() if status == League.Status.RUNNING]
         ids = again + waiting
-        transaction.on_commit(lambda: enqueue_matches(ids))
+        queueing.matches_enqueue_on_commit(ids)
     if released:
         logger.warning("worker %s started: playing %s cut-off matches again", worker, len(released))
     return ids
@@ -428,16 +591,14 @@ def matches_sweep(*, idle_s: float = LEASE_S, queued: int | None = None) -> list
     What a worker restart cannot recover: a Redis that lost its data (restarted without its
     append-only file, or flushed) lost the queued ``play_match`` messages, while the workers, still
     running, never restart. A running league none of whose matches has begun, renewed its lease
-    or finished for ``idle_s`` seconds, while the broker's queue is empty (``queued``, read from
-    the broker when not given), is such a case; its pending matches are enqueued once more. So
-    are the pending matches of a league that grows (the ladder, a version test) that were
+    or finished for ``idle_s`` seconds, while the broker's games queue is empty (``queued``, read
+    from the broker when not given), is such a case; its pending matches are enqueued once more.
+    So are the pending matches of a league that grows (the ladder, a version test) that were
     scheduled ``idle_s`` ago and never begun: such a league never goes quiet while it plays.
     Running matches whose lease went stale are released and enqueued too, wherever they are.
     Duplicates are harmless: a match claimed or finished makes its task return at once.
     """
-    from tournaments.tasks import enqueue_matches, queued_tasks
-
-    if (queued_tasks() if queued is None else queued) > 0:
+    if (queueing.games_waiting() if queued is None else queued) > 0:
         return []
     quiet_since = timezone.now() - datetime.timedelta(seconds=idle_s)
     with transaction.atomic():
@@ -461,7 +622,7 @@ def matches_sweep(*, idle_s: float = LEASE_S, queued: int | None = None) -> list
         # A released match is enqueued even in a league still busy with others: nothing else
         # would send it again.
         ids = sorted(released + quiet)
-        transaction.on_commit(lambda: enqueue_matches(ids))
+        queueing.matches_enqueue_on_commit(ids)
     if ids:
         logger.warning("sweep: %s pending matches of quiet leagues enqueued again", len(ids))
     return ids

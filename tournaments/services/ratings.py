@@ -15,39 +15,14 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import transaction
 
-from tournaments.elo import DEFAULT_K, INITIAL_RATING, game_deltas, standing_key
+from tournaments.elo import INITIAL_RATING, game_deltas
 from tournaments.models import Game, Rating, RatingChange
+from tournaments.results import game_participants, game_ruleset, game_standings
 
 
 def elo_k() -> Decimal:
-    """K from the ``ESCOBA_ELO_K`` setting (32 unless set)."""
-    return Decimal(str(getattr(settings, "ESCOBA_ELO_K", DEFAULT_K)))
-
-
-def game_participants(game: Game, team_of_seat: list[int]) -> list[tuple[int, int]]:
-    """(bot id, team) of each bot in the game, in bot id order: the fixed locking order.
-
-    In partnership games a bot holds both seats of its team and counts once.
-    """
-    teams = {bot_id: team_of_seat[seat] for seat, bot_id in enumerate(game.seating)}
-    return sorted(teams.items())
-
-
-def game_standings(game: Game, participants: list[tuple[int, int]]) -> list[tuple]:
-    """Each participant's standing key from the stored result (see ``elo.standing_key``)."""
-    forfeit_team = None if game.forfeit is None else _team_of_seat(game)[game.forfeit]
-    return [
-        standing_key(
-            won=game.winner == team, forfeited=forfeit_team == team, total=game.totals[team]
-        )
-        for _, team in participants
-    ]
-
-
-def _team_of_seat(game: Game) -> list[int]:
-    """Seat → team, as the league's table size decides (partners sit opposite)."""
-    seats = len(game.seating)
-    return [seat % 2 for seat in range(seats)] if game.league.players == 4 else list(range(seats))
+    """K from the ``ESCOBA_ELO_K`` setting."""
+    return Decimal(str(settings.ESCOBA_ELO_K))
 
 
 def rating_apply_game(*, game: Game) -> list[RatingChange]:
@@ -58,7 +33,7 @@ def rating_apply_game(*, game: Game) -> list[RatingChange]:
     league = game.league
     if not league.rated:
         return []
-    participants = game_participants(game, _team_of_seat(game))
+    participants = game_participants(game, game_ruleset(game).team_of)
     bot_ids = [bot_id for bot_id, _ in participants]
     known = set(
         Rating.objects.filter(pool=league.pool, bot_id__in=bot_ids).values_list("bot_id", flat=True)
@@ -131,7 +106,7 @@ def ratings_recompute(*, write: bool = False) -> RecomputeReport:
         by_game[change.game_id].append(change)
     for changes in by_game.values():
         game = changes[0].game
-        participants = game_participants(game, _team_of_seat(game))
+        participants = game_participants(game, game_ruleset(game).team_of)
         stored = {change.bot_id: change for change in changes}
         pool = game.league.pool
         befores = [current[(pool, bot_id)] for bot_id, _ in participants]

@@ -9,7 +9,7 @@ owner and name that already exists is moved to the new URL instead (ports change
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from games.caller import check_bot_info
+from tournaments.bot_calls.caller import check_bot_info
 from tournaments.models import Bot
 from tournaments.services.bots import bot_register, bot_update
 from tournaments.services.leagues import system_user

@@ -16,10 +16,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, League, Match
 from tournaments.selectors import league_progress, league_standings
 from tournaments.services.bots import bots_schedulable
-from tournaments.services.leagues import league_create, league_start, system_user
+from tournaments.services.leagues import (
+    QueueUnavailable,
+    league_create,
+    league_start,
+    system_user,
+)
 from tournaments.services.matches import match_play
 
 OPERATOR_USERNAME = "operator"
@@ -50,7 +56,12 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         console = Console(file=self.stdout)
         league = self._create(options)
-        league = league_start(league_id=league.id, enqueue=not options["inline"])
+        try:
+            league = league_start(league_id=league.id, enqueue=not options["inline"])
+        except QueueUnavailable:
+            raise CommandError(
+                f"{QUEUE_UNAVAILABLE} League {league.id} stays open: start it again later."
+            ) from None
         console.print(f"League {league.id} '{league.name}' started ({league.pool}).")
         if options["detach"]:
             return
@@ -106,8 +117,13 @@ class Command(BaseCommand):
 
     @staticmethod
     def _play(match_id: int) -> None:
+        """Play a match here; one released by the service's fault is played again after a
+        pause, as a worker would (``services.matches``)."""
         try:
-            match_play(match_id=match_id)
+            outcome = match_play(match_id=match_id)
+            while outcome.status == "released" and not outcome.stopping:
+                time.sleep(outcome.retry_in_s)
+                outcome = match_play(match_id=match_id)
         finally:
             close_old_connections()
 

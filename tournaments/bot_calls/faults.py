@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .engine import Move
+from games.engine import Move
 
 DEFAULT_MAX_FAULTS = 5
 

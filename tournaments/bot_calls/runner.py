@@ -1,9 +1,9 @@
 """Plays one game between bot endpoints over `escoba/1`, refereed by the engine.
 
-The runner is where the fault policy of `games.faults` is applied: a faulting move (any fault the
-caller reports, or a move the engine refuses) is replaced by the fallback move, and a seat that
-faults more than `max_faults` times forfeits. Start and end notices are courtesy calls: their
-failures are ignored and never count as faults.
+The runner is where the fault policy of `bot_calls.faults` is applied: a faulting move (any fault
+the caller reports, or a move the engine refuses) is replaced by the fallback move, and a seat
+that faults more than `max_faults` times forfeits. Start and end notices are courtesy calls:
+their failures are ignored and never count as faults.
 
 Games are plain coroutines on a shared `Caller`, so a league worker can run dozens of them
 concurrently in one event loop against slow bots.
@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from games.engine import Game, IllegalMoveError, Move, Ruleset
+from games.wire import WireHistory, end_notice, move_request, start_notice
+
 from .caller import Caller, run_sync
-from .engine import Game, IllegalMoveError, Ruleset
 from .faults import DEFAULT_MAX_FAULTS, Fault, FaultKind, fallback_move, forfeits
-from .protocol import WireHistory, end_notice, move_request, round_lucky_deal, start_notice
 
 
 @dataclass(frozen=True)
@@ -31,24 +32,71 @@ class BotEndpoint:
     name: str = "bot"
 
 
+@dataclass(frozen=True)
+class PlayCall:
+    """One move request and what came of it, facts and play together.
+
+    `move` is the play the engine recorded for this call, `log["rounds"][round - 1]["plays"]
+    [play - 1]` (round and play are 1-based): the bot's own move, or the fallback move when
+    `fault` is set. It is None on the call that made the seat forfeit: no play was made.
+    `latency_ms` is 0 when no request could be sent (as for a refused address).
+    """
+
+    seat: int
+    round: int
+    play: int
+    move: Move | None
+    latency_ms: float
+    fault: Fault | None = None
+
+    def meta(self) -> dict[str, Any]:
+        """The per-play facts as a game's stored record keeps them."""
+        return {
+            "seat": self.seat,
+            "latency_ms": self.latency_ms,
+            "fault": None if self.fault is None else str(self.fault.kind),
+            "detail": None if self.fault is None else self.fault.detail,
+        }
+
+
 @dataclass
 class GameRecord:
-    """Everything a game leaves behind, made of plain JSON types.
+    """Everything a game leaves behind: the engine's log and one `PlayCall` per move request.
 
-    `meta[r][p]` belongs to `log["rounds"][r]["plays"][p]`: that call's `latency_ms` (0 when no
-    request could be sent, as for a refused address), and `fault`/`detail` (null when the bot's
-    own move was played, else the fault that made the runner play the fallback move).
-    `faults` lists every fault with its seat, 1-based round and play number; a forfeit's last
-    fault names the play that was never made.
+    The stored forms (`meta`, `faults`, `to_dict`) are derived from the calls, so each fact is
+    kept once.
     """
 
     log: dict[str, Any]
-    meta: list[list[dict[str, Any]]] = field(default_factory=list)
-    faults: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[PlayCall]
 
     @property
     def result(self) -> dict[str, Any] | None:
         return self.log.get("result")
+
+    @property
+    def plays(self) -> list[PlayCall]:
+        """The calls that made a play, in the order of the log's plays."""
+        return [call for call in self.calls if call.move is not None]
+
+    @property
+    def meta(self) -> list[list[dict[str, Any]]]:
+        """`meta[r][p]` belongs to `log["rounds"][r]["plays"][p]`: its seat, `latency_ms`, and
+        `fault`/`detail` (null when the bot's own move was played)."""
+        rounds: list[list[dict[str, Any]]] = [[] for _ in self.log["rounds"]]
+        for call in self.plays:
+            rounds[call.round - 1].append(call.meta())
+        return rounds
+
+    @property
+    def faults(self) -> list[dict[str, Any]]:
+        """Every fault with its seat, 1-based round and play number; a forfeit's last fault
+        names the play that was never made."""
+        return [
+            {"seat": call.seat, "round": call.round, "play": call.play, **call.fault.to_dict()}
+            for call in self.calls
+            if call.fault is not None
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {"log": self.log, "meta": self.meta, "faults": self.faults}
@@ -77,58 +125,47 @@ async def play_game(
         client.post("start", start_notice(ruleset=ruleset, seat=seat, seat_names=names, **ids),
                     timeout_ms)
         for seat, client in enumerate(clients)
-    ))
+    ))  # fmt: skip
 
-    meta: list[list[dict[str, Any]]] = []
-    faults: list[dict[str, Any]] = []
+    calls: list[PlayCall] = []
     fault_counts = [0] * len(bots)
     latencies: list[float | None] = [None] * len(bots)
-    lucky_round, lucky = 0, None
     history = WireHistory()
     while not game.is_over:
         seat = game.current_seat
         assert seat is not None
         view = game.view(seat)
-        if view.round != lucky_round:
-            lucky_round, lucky = view.round, round_lucky_deal(game)
         body = move_request(view, seat_names=names, latency_ms=latencies[seat],
-                            time_bank_ms=timeout_ms, lucky_deal=lucky,
-                            history=history.of(view), **ids)
+                            time_bank_ms=timeout_ms, history=history.of(view), **ids)  # fmt: skip
         reply = await clients[seat].move(body, timeout_ms)
         latencies[seat] = reply.latency_ms
         fault = reply.fault
+        move = reply.move
         if fault is None:
             try:
-                game.apply(reply.move)
+                game.apply(move)
             except IllegalMoveError as error:
                 fault = Fault(FaultKind.ILLEGAL_MOVE, str(error))
-        while len(meta) < view.round:
-            meta.append([])
         if fault is not None:
             fault_counts[seat] += 1
-            faults.append({"seat": seat, "round": view.round, "play": len(view.history) + 1,
-                           **fault.to_dict()})
             if forfeits(fault_counts[seat], max_faults):
+                move = None
                 game.forfeit(seat, reason="faults")
-                break
-            game.apply(fallback_move(view.legal_moves))
-        meta[view.round - 1].append({
-            "latency_ms": reply.latency_ms,
-            "fault": None if fault is None else str(fault.kind),
-            "detail": None if fault is None else fault.detail,
-        })
+            else:
+                move = fallback_move(view.legal_moves)
+                game.apply(move)
+        calls.append(
+            PlayCall(seat, view.round, len(view.history) + 1, move, reply.latency_ms, fault)
+        )
 
-    log = game.log()
-    while len(meta) < len(log["rounds"]):
-        meta.append([])
     result = game.result
     assert result is not None
     await asyncio.gather(*(
         client.post("end", end_notice(ruleset=ruleset, seat=seat, seat_names=names,
                                       result=result, log_url=log_url, **ids), timeout_ms)
         for seat, client in enumerate(clients)
-    ))
-    return GameRecord(log=log, meta=meta, faults=faults)
+    ))  # fmt: skip
+    return GameRecord(log=game.log(), calls=calls)
 
 
 def play_game_sync(*, allow_private: bool = False, **kwargs: Any) -> GameRecord:
@@ -138,4 +175,4 @@ def play_game_sync(*, allow_private: bool = False, **kwargs: Any) -> GameRecord:
         async with Caller(allow_private=allow_private) as caller:
             return await play_game(caller=caller, **kwargs)
 
-    return run_sync(main())
+    return run_sync(main)

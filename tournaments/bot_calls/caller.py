@@ -6,41 +6,50 @@ call must never raise, never hang and never hurt other games. Each call:
 - runs under one total deadline (connect, headers and body together, `asyncio.timeout`), so a bot
   that drips a byte at a time is cut off at the deadline rather than per read;
 - reads at most `max_bytes` of decoded body (a gzip bomb stops there) and never follows redirects;
-- connects only to addresses checked by `games.addresses`, resolved once per new connection by
+- connects only to addresses checked by `bot_calls.addresses`, resolved once per new connection by
   `PinnedResolver`, while the URL keeps the host name for the Host header and TLS (SNI);
 - ignores proxy settings from the environment and cookies from bots;
-- is signed per Standard Webhooks with the bot's own secret;
+- is signed per Standard Webhooks with the bot's own secret (`games.signing.Signer`);
 - ends as a `Reply`: the decoded JSON, or a typed `Fault`, plus the measured latency.
 
 Each bot gets its own `BotClient` with its own connector, so keep-alive connections are reused
 across that bot's calls and never shared between bots. `Caller` keeps one client per bot.
+
+Every call the service makes to a bot goes through here: moves and notices (the runner),
+registration (`check_bot_info`) and the protocol check (`run_protocol_check`, the pure
+`games.check` with a `BotClient` as its transport).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import concurrent.futures
-import hashlib
-import hmac
-import itertools
 import logging
-import secrets
 import socket
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import aiohttp
 import orjson
 from aiohttp.abc import AbstractResolver, ResolveResult
+from asgiref.sync import async_to_sync
 from yarl import URL
 
+from games import check
+from games.engine import Move
+from games.signing import Signer
+from games.wire import (
+    BotInfo,
+    ProtocolError,
+    WrongProtocolError,
+    parse_info_reply,
+    parse_move_reply,
+)
+
 from .addresses import AddressError, BotURL, Resolve, parse_bot_url, resolve_checked
-from .engine import Move
 from .faults import Fault, FaultKind
-from .protocol import BotInfo, ProtocolError, WrongProtocolError, parse_info_reply, parse_move_reply
 
 logger = logging.getLogger(__name__)
 
@@ -131,42 +140,6 @@ class PinnedResolver(AbstractResolver):
         return None
 
 
-class Signer:
-    """Standard Webhooks signatures for one bot's secret, made cheaply enough to sign every move.
-
-    The HMAC key schedule is computed once and copied per message; message ids are a random
-    prefix per signer and a counter, unique without asking the operating system for randomness
-    on every call. The headers are those `standardwebhooks.Webhook.sign` gives: `webhook-id`,
-    `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` and the base64 HMAC-SHA256
-    of `id.timestamp.body`).
-    """
-
-    PREFIX = "whsec_"
-
-    def __init__(self, secret: str) -> None:
-        # As standardwebhooks reads a secret: the prefix is optional, the padding too.
-        key = base64.b64decode(secret.removeprefix(self.PREFIX) + "==")
-        if not key:
-            raise ValueError("the signing secret is empty")
-        self._hmac = hmac.new(key, digestmod=hashlib.sha256)
-        self._id_prefix = "msg_" + secrets.token_urlsafe(12) + "_"
-        self._counter = itertools.count(1)
-
-    def headers(self, body: bytes, timestamp: int | None = None) -> dict[str, str]:
-        """The three signature headers for one request with this body."""
-        msg_id = f"{self._id_prefix}{next(self._counter)}"
-        stamp = str(int(time.time()) if timestamp is None else timestamp)
-        mac = self._hmac.copy()
-        mac.update(f"{msg_id}.{stamp}.".encode())
-        mac.update(body)
-        signature = base64.b64encode(mac.digest()).decode()
-        return {
-            "webhook-id": msg_id,
-            "webhook-timestamp": stamp,
-            "webhook-signature": f"v1,{signature}",
-        }
-
-
 class BotClient:
     """The HTTP client of one bot. Use it in one event loop and `aclose()` it at the end.
 
@@ -189,14 +162,14 @@ class BotClient:
         self._resolve = resolve
         self._signer = Signer(secret) if secret else None
         self._session: aiohttp.ClientSession | None = None
-        self._url_fault: Fault | None = None
+        self.url_fault: Fault | None = None
         self.target: BotURL | None = None
         # The checked URL of `U` (key None) and of each `U/name`, parsed once, not per call.
         self._urls: dict[str | None, URL] = {}
         try:
             self.target = parse_bot_url(url, allow_private=allow_private)
         except AddressError as error:
-            self._url_fault = Fault(FaultKind.ADDRESS, str(error))
+            self.url_fault = Fault(FaultKind.ADDRESS, str(error))
 
     def _session_for_loop(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -224,8 +197,8 @@ class BotClient:
             await self._session.close()
             self._session = None
 
-    def _headers(self, body: bytes) -> dict[str, str]:
-        headers = self._signer.headers(body) if self._signer is not None else {}
+    def _headers(self, body: bytes, signature: str | None = None) -> dict[str, str]:
+        headers = {} if self._signer is None else self._signer.headers(body, signature=signature)
         if body:
             headers["Content-Type"] = "application/json"
         return headers
@@ -270,8 +243,8 @@ class BotClient:
         self, method: str, name: str | None, body: bytes, timeout_ms: int
     ) -> Reply:
         """One request under one total deadline; every failure becomes a `Fault`."""
-        if self._url_fault is not None:
-            return Reply(fault=self._url_fault)
+        if self.url_fault is not None:
+            return Reply(fault=self.url_fault)
         url = self._url(name)
         started = time.perf_counter()
         try:
@@ -327,6 +300,13 @@ class BotClient:
             response.headers
         ):
             raise _FaultError(FaultKind.TOO_LARGE, f"{declared} bytes declared")
+        body = await self._read_upto(response)
+        if len(body) > self.max_bytes:
+            raise _FaultError(FaultKind.TOO_LARGE, f"more than {self.max_bytes} bytes")
+        return body
+
+    async def _read_upto(self, response: aiohttp.ClientResponse) -> bytes:
+        """The body, or its first chunks once they pass `max_bytes` (a gzip bomb stops there)."""
         body = bytearray()
         content = response.content
         # A small reply is usually whole after the first read: checking for the end first
@@ -337,8 +317,51 @@ class BotClient:
                 break
             body += chunk
             if len(body) > self.max_bytes:
-                raise _FaultError(FaultKind.TOO_LARGE, f"more than {self.max_bytes} bytes")
+                break
         return bytes(body)
+
+    async def answer(self, call: check.Call, timeout_ms: int) -> check.Answer:
+        """One call of the protocol check (`games.check`), under the same deadline, address
+        policy and size cap as a move, but answered whatever it is: the check judges the status
+        and the body itself, in its own words."""
+        if self.url_fault is not None:
+            return check.Answer(error=self.url_fault.message, error_type="AddressError")
+        body = b"" if call.body is None else orjson.dumps(call.body)
+        url = self._url(call.route or None)
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(timeout_ms / 1000):
+                status, payload = await self._send_raw(call, url, body)
+        except TimeoutError:
+            error = check.too_slow(timeout_ms)
+            return check.Answer(error=error, error_type="TimeoutError", timed_out=True)
+        except Exception as error:  # a bot must never crash a check, whatever it does
+            if not isinstance(error, aiohttp.ClientError | OSError | AddressError):
+                logger.warning("unexpected error checking %s", url, exc_info=True)
+            name = type(error).__name__
+            return check.Answer(error=f"{name}: {_describe(error)}", error_type=name)
+        return check.Answer(status, payload, _since(started))
+
+    async def _send_raw(self, call: check.Call, url: URL, body: bytes) -> tuple[int, bytes]:
+        forged = check.FORGED_SIGNATURE if call.forged else None
+        session = self._session_for_loop()
+        response = await session.request(
+            call.method,
+            url,
+            data=body or None,
+            headers=self._headers(body, forged),
+            allow_redirects=False,
+        )
+        complete = False
+        try:
+            payload = await self._read_upto(response)
+            complete = len(payload) <= self.max_bytes
+        finally:
+            if complete:
+                response.release()
+            else:
+                response.close()
+        return response.status, payload
 
 
 def _since(started: float) -> float:
@@ -391,14 +414,16 @@ class Caller:
         await self.aclose()
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine from sync code (Django views, Celery tasks), even inside a running loop."""
+def run_sync(function: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """`await function(*args)` from sync code (Django views, Celery tasks), by asgiref's
+    `async_to_sync`; from code already inside a running event loop, which `async_to_sync`
+    refuses, it runs in a helper thread that is waited for."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return async_to_sync(function)(*args)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+        return pool.submit(async_to_sync(function), *args).result()
 
 
 async def _with_client(
@@ -421,9 +446,7 @@ def check_bot_info(
     allow_private: bool = False,
 ) -> InfoResult:
     """`GET U` for the registry: is the URL allowed, and does the bot answer `escoba/1` in time?"""
-    return run_sync(
-        _with_client(url, secret, allow_private, lambda client: client.get_info(timeout_ms))
-    )
+    return run_sync(_with_client, url, secret, allow_private, lambda c: c.get_info(timeout_ms))
 
 
 def call_move(
@@ -434,6 +457,31 @@ def call_move(
     allow_private: bool = False,
 ) -> MoveReply:
     """One `POST U/move` from sync code, e.g. to put a scripted position to a live bot."""
-    return run_sync(
-        _with_client(url, secret, allow_private, lambda client: client.move(body, timeout_ms))
-    )
+    return run_sync(_with_client, url, secret, allow_private, lambda c: c.move(body, timeout_ms))
+
+
+async def run_protocol_check(
+    report: check.CheckReport,
+    *,
+    secret: str | None,
+    allow_private: bool = False,
+    resolve: Resolve | None = None,
+) -> check.CheckReport:
+    """The protocol check of `games.check` against the bot at `report.url`, each request under
+    `report.timeout_ms`, through a `BotClient` (address policy, signing, size cap).
+
+    Fills `report` as it goes, so a caller that stops waiting (an overall deadline) keeps the
+    judgements made so far. A URL the address policy refuses is one failed `url` line, with
+    no request sent.
+    """
+    client = BotClient(report.url, secret, allow_private=allow_private, resolve=resolve)
+    if client.url_fault is not None:
+        report.add("url", check.FAIL, client.url_fault.message)
+        return report
+    timeout_ms = report.timeout_ms
+    try:
+        return await check.run_async(
+            report, lambda call: client.answer(call, timeout_ms), signed=bool(secret)
+        )
+    finally:
+        await client.aclose()

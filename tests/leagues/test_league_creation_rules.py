@@ -1,0 +1,128 @@
+"""Leagues that could never start are refused at creation; open ones can be deleted."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tournaments.api.league_serializers import ERROR_BOTS_REPEATED, ERROR_LEAGUE_NAME_TAKEN
+from tournaments.models import League, LeagueEntry
+from tournaments.scheduling import ERROR_TOO_FEW_BOTS
+from tournaments.services import leagues as league_services
+from tournaments.services.leagues import ERROR_DELETE_NOT_ALLOWED, ERROR_DELETE_STARTED
+
+pytestmark = pytest.mark.django_db
+
+LEAGUES = "/api/leagues/"
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+def create(client: APIClient, name: str, bots: list[int], **fields):
+    return client.post(LEAGUES, {"name": name, "bots": bots, **fields}, format="json")
+
+
+def errors(response) -> dict[str, list[str]]:
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "invalid"
+    return response.json()["errors"]
+
+
+@pytest.fixture
+def two_bots(make_bot) -> list[int]:
+    return [make_bot("greedy").id, make_bot("random").id]
+
+
+@pytest.mark.parametrize(
+    ("players", "count", "minimum"),
+    [(2, 0, 2), (2, 1, 2), (3, 2, 3), (4, 1, 2)],
+)
+def test_too_few_bots_for_the_table_is_a_400_on_bots(
+    user_client, make_bot, players, count, minimum
+):
+    bots = [make_bot("greedy").id for _ in range(count)]
+    response = create(user_client, "small", bots, players=players)
+    assert errors(response) == {
+        "bots": [ERROR_TOO_FEW_BOTS.format(minimum=minimum, players=players)]
+    }
+    assert not League.objects.exists()
+
+
+def test_a_missing_bots_list_is_too_few_bots(user_client):
+    assert "bots" in errors(user_client.post(LEAGUES, {"name": "empty"}, format="json"))
+
+
+def test_enough_bots_for_each_table_size_is_accepted(user_client, make_bot):
+    for players, count in ((2, 2), (3, 3), (4, 2)):
+        bots = [make_bot("random").id for _ in range(count)]
+        response = create(user_client, f"ok-{players}", bots, players=players)
+        assert response.status_code == 201, response.json()
+
+
+def test_a_bot_listed_twice_is_refused_not_merged(user_client, two_bots):
+    bots = [two_bots[0], two_bots[1], two_bots[0], two_bots[1], two_bots[0]]
+    response = create(user_client, "twice", bots)
+    ids = ", ".join(map(str, sorted(two_bots)))
+    assert errors(response) == {"bots": [ERROR_BOTS_REPEATED.format(ids=ids)]}
+    assert not League.objects.exists()
+
+
+def test_league_names_are_unique_ignoring_case(user_client, other_user_client, two_bots):
+    assert create(user_client, "Spring Cup", two_bots).status_code == 201
+    for name in ("Spring Cup", "spring cup", "  SPRING CUP "):
+        response = create(other_user_client, name, two_bots)
+        assert errors(response) == {"name": [ERROR_LEAGUE_NAME_TAKEN]}
+    assert League.objects.count() == 1
+
+
+@pytest.fixture
+def other_user_client(db) -> APIClient:
+    return client_for(get_user_model().objects.create_user(username="bruno"))
+
+
+def test_the_creator_deletes_an_open_league(user_client, two_bots):
+    league_id = create(user_client, "junk", two_bots).json()["id"]
+    response = user_client.delete(f"{LEAGUES}{league_id}/")
+    assert response.status_code == 204
+    assert not League.objects.exists() and not LeagueEntry.objects.exists()
+    assert user_client.get(f"{LEAGUES}{league_id}/").status_code == 404
+    # The name is free again.
+    assert create(user_client, "junk", two_bots).status_code == 201
+
+
+def test_others_may_not_delete_but_staff_may(user_client, other_user_client, two_bots):
+    league_id = create(user_client, "mine", two_bots).json()["id"]
+    response = other_user_client.delete(f"{LEAGUES}{league_id}/")
+    assert response.status_code == 403
+    assert response.json() == {
+        "detail": ERROR_DELETE_NOT_ALLOWED,
+        "code": "permission_denied",
+        "errors": {},
+    }
+    assert APIClient().delete(f"{LEAGUES}{league_id}/").status_code == 401
+    assert League.objects.filter(pk=league_id).exists()
+
+    staff = get_user_model().objects.create_user(username="root", is_staff=True)
+    assert client_for(staff).delete(f"{LEAGUES}{league_id}/").status_code == 204
+    assert not League.objects.filter(pk=league_id).exists()
+
+
+def test_a_started_league_cannot_be_deleted(user_client, two_bots, monkeypatch):
+    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    league_id = create(user_client, "running", two_bots).json()["id"]
+    assert user_client.post(f"{LEAGUES}{league_id}/start/").status_code == 202
+    response = user_client.delete(f"{LEAGUES}{league_id}/")
+    assert errors(response) == {"non_field_errors": [ERROR_DELETE_STARTED.format(status="running")]}
+    assert League.objects.filter(pk=league_id, status="running").exists()
+
+
+def test_a_403_from_a_league_says_permission_denied_as_the_readme_promises(
+    user_client, other_user_client, two_bots
+):
+    league_id = create(user_client, "code", two_bots).json()["id"]
+    response = other_user_client.post(f"{LEAGUES}{league_id}/start/")
+    assert response.status_code == 403 and response.json()["code"] == "permission_denied"

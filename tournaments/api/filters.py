@@ -1,0 +1,210 @@
+"""Query filters of the API's lists (django-filter), with our own words for bad values.
+
+A bad value is a 400 with the API's error body naming the parameter (``tournaments.api.errors``),
+never a 500 and never a library's message; an unknown parameter is ignored. drf-spectacular lists
+every filter in the OpenAPI schema. Filters apply to lists only: a detail route ignores them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+from django.db.models import Q, QuerySet
+from django.http import QueryDict
+from django_filters import rest_framework as filters
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from tournaments.models import (
+    Bot,
+    Challenge,
+    Game,
+    League,
+    Match,
+    Rating,
+    RatingChange,
+    VersionTest,
+)
+
+ERROR_BAD_ID = "A positive integer id is required."
+ERROR_POOL = "A pool is a ruleset and a table size, e.g. classic/2p."
+ERROR_BOT_REQUIRED = "Which bot? Give its id."
+ERROR_UNKNOWN_BOT = "No bot with this id."
+ERROR_STATUS = "One of {choices}."
+
+DEFAULT_POOL = "classic/2p"
+POOL_PATTERN = re.compile(r"[a-z0-9_]{1,40}/[234]p")
+MAX_ID = 2**63 - 1
+
+
+class ListFilterBackend(filters.DjangoFilterBackend):
+    """django-filter's backend for list actions only, so ``?league=x`` on a detail route is
+    ignored as it always was rather than turning a found object into a 404."""
+
+    def filter_queryset(self, request: Request, queryset: QuerySet, view: APIView) -> QuerySet:
+        if getattr(view, "action", "list") != "list":
+            return queryset
+        return super().filter_queryset(request, queryset, view)
+
+
+class IdField(forms.Field):
+    """A positive 64-bit id written in ASCII digits, as in our URLs."""
+
+    default_error_messages = {"invalid": ERROR_BAD_ID}
+
+    def to_python(self, value: Any) -> int | None:
+        if value in self.empty_values:
+            return None
+        text = str(value)
+        if not (text.isascii() and text.isdigit() and 0 < int(text) <= MAX_ID):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return int(text)
+
+
+class PoolField(forms.Field):
+    """A rating pool: a ruleset's name and a table size, ``classic/2p``."""
+
+    default_error_messages = {"invalid": ERROR_POOL}
+
+    def to_python(self, value: Any) -> str | None:
+        if value in self.empty_values:
+            return None
+        if not POOL_PATTERN.fullmatch(str(value)):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return str(value)
+
+
+class BotField(forms.ModelChoiceField):
+    """A bot that exists, by id: a bad id and an unknown bot are told apart."""
+
+    default_error_messages = {
+        "required": ERROR_BOT_REQUIRED,
+        "invalid_choice": ERROR_UNKNOWN_BOT,
+    }
+
+    def to_python(self, value: Any) -> Bot | None:
+        return super().to_python(IdField(required=False).clean(value))
+
+
+class IdFilter(filters.Filter):
+    field_class = IdField
+
+
+class BotFilter(filters.ModelChoiceFilter):
+    field_class = BotField
+
+
+class PoolFilter(filters.Filter):
+    field_class = PoolField
+
+
+def status_filter(model: type, help_text: str) -> filters.ChoiceFilter:
+    values = model.Status.values
+    return filters.ChoiceFilter(
+        choices=model.Status.choices,
+        help_text=help_text,
+        error_messages={"invalid_choice": ERROR_STATUS.format(choices=", ".join(values))},
+    )
+
+
+ALL_KINDS = "all"
+KIND_CHOICES = [*League.Kind.choices, (ALL_KINDS, ALL_KINDS)]
+
+
+class LeagueFilter(filters.FilterSet):
+    status = status_filter(League, "Only leagues in this state.")
+    pool = PoolFilter(help_text="Only leagues of this rating pool, e.g. classic/2p.")
+    kind = filters.ChoiceFilter(
+        choices=KIND_CHOICES,
+        method="filter_kind",
+        help_text="league (the default): round robins; ladder, challenge, test: the leagues "
+        "behind the ladder, challenges and version tests; all: every one.",
+        error_messages={
+            "invalid_choice": ERROR_STATUS.format(choices=", ".join(v for v, _ in KIND_CHOICES))
+        },
+    )
+
+    class Meta:
+        model = League
+        fields = ["status", "pool", "kind"]
+
+    @property
+    def qs(self) -> QuerySet[League]:
+        queryset = super().qs
+        if not self.form.cleaned_data.get("kind"):  # absent: round robins only
+            queryset = queryset.filter(kind=League.Kind.LEAGUE)
+        return queryset
+
+    def filter_kind(self, queryset: QuerySet[League], name: str, value: str) -> QuerySet[League]:
+        return queryset if value == ALL_KINDS else queryset.filter(kind=value)
+
+
+class MatchFilter(filters.FilterSet):
+    league = IdFilter(field_name="league_id", help_text="Only this league's matches.")
+    status = status_filter(Match, "Only matches in this state.")
+
+    class Meta:
+        model = Match
+        fields = ["league", "status"]
+
+
+class GameFilter(filters.FilterSet):
+    league = IdFilter(field_name="league_id", help_text="Only this league's games.")
+    match = IdFilter(field_name="match_id", help_text="Only this match's games.")
+    bot = IdFilter(
+        field_name="seats__bot_id", distinct=True, help_text="Only games this bot played."
+    )
+    status = status_filter(Game, "Only games in this state.")
+
+    class Meta:
+        model = Game
+        fields = ["league", "match", "bot", "status"]
+
+
+class RankingFilter(filters.FilterSet):
+    """The ladder is always of one pool: ``classic/2p`` unless ``pool`` says another."""
+
+    pool = PoolFilter(help_text=f"The rating pool, e.g. {DEFAULT_POOL} (the default).")
+
+    class Meta:
+        model = Rating
+        fields = ["pool"]
+
+    def __init__(self, data: QueryDict | None = None, *args: Any, **kwargs: Any) -> None:
+        if data is not None and not data.get("pool"):
+            data = data.copy()
+            data["pool"] = DEFAULT_POOL
+        super().__init__(data, *args, **kwargs)
+
+
+class RatingHistoryFilter(filters.FilterSet):
+    bot = BotFilter(queryset=Bot.objects.all(), required=True, help_text="The bot (required).")
+    pool = PoolFilter(help_text="Only this pool, e.g. classic/2p.")
+
+    class Meta:
+        model = RatingChange
+        fields = ["bot", "pool"]
+
+
+class ChallengeFilter(filters.FilterSet):
+    bot = IdFilter(method="filter_bot", help_text="Only challenges this bot played, either side.")
+
+    class Meta:
+        model = Challenge
+        fields = ["bot"]
+
+    def filter_bot(self, queryset: QuerySet, name: str, value: int) -> QuerySet:
+        return queryset.filter(Q(bot_id=value) | Q(opponent_id=value))
+
+
+class VersionTestFilter(filters.FilterSet):
+    bot = IdFilter(method="filter_bot", help_text="Only tests this bot played in, either side.")
+
+    class Meta:
+        model = VersionTest
+        fields = ["bot"]
+
+    def filter_bot(self, queryset: QuerySet, name: str, value: int) -> QuerySet:
+        return queryset.filter(Q(candidate_id=value) | Q(baseline_id=value))
