@@ -24,8 +24,8 @@ from django.utils import timezone
 
 from tournaments.elo import pairwise_score
 from tournaments.models import Bot, Challenge, Game, League, Match
+from tournaments.results import game_participants, game_ruleset, game_standings
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.ratings import game_participants, game_standings
 
 ERROR_NOT_YOUR_BOT = "This must be one of your own bots."
 ERROR_NOT_ACCEPTING = "Bot {name} does not accept challenges."
@@ -133,7 +133,7 @@ def set_scores(league: League, bot_id: int) -> list[SetScore]:
     games: dict[int, list[Game]] = {match_id: [] for match_id in matches}
     rows = Game.objects.filter(match_id__in=matches).select_related("league")
     for game in rows.only("id", "match_id", "seating", "status", "winner", "totals", "forfeit",
-                          "league__players"):  # fmt: skip
+                          "league__ruleset"):  # fmt: skip
         games[game.match_id].append(game)
     scores = []
     for match_id in matches:
@@ -146,7 +146,7 @@ def set_scores(league: League, bot_id: int) -> list[SetScore]:
 
 
 def _game_score(game: Game, bot_id: int) -> float:
-    participants = game_participants(game, list(range(len(game.seating))))
+    participants = game_participants(game, game_ruleset(game).team_of)
     keys = dict(zip([b for b, _ in participants], game_standings(game, participants), strict=True))
     mine = keys[bot_id]
     other = next(key for bot, key in keys.items() if bot != bot_id)
