@@ -6,19 +6,32 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test test-node test-postgres lint venv clean
+.PHONY: run test test-node test-postgres test-engine-python engine-build lint venv clean
 
-run: $(INSTALLED)
+run: $(INSTALLED) engine-build
+	$(BIN)/python -m games info
 	$(BIN)/python -m scripts.run
 
 # The whole suite: lint, the import contracts (pyproject.toml), everything on SQLite, then what PostgreSQL proves (concurrent rating commits,
 # and the reliability and query-count suites again) against a private PostgreSQL cluster.
-test: $(INSTALLED)
+# The engine suite runs twice: on the compiled build in the whole suite (when a C compiler made
+# one), then on the pure-Python build (test-engine-python).
+test: $(INSTALLED) engine-build
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/python -m games info
 	$(MAKE) test-node
 	$(BIN)/python -m pytest tests
+	$(MAKE) test-engine-python
 	$(MAKE) test-postgres
+
+test-engine-python: $(INSTALLED)
+	ESCOBA_ENGINE=python $(BIN)/python -m pytest tests/engine
+
+# Compile the engine's hot modules with Cython (games/engine/_build.py): a no-op while the build
+# matches the sources, and without a C compiler (the engine then runs as pure Python).
+engine-build: $(INSTALLED)
+	$(BIN)/python -m scripts.engine_build
 
 # The Node.js starter's own tests (node:test, standard library only); .ci/run installs nodejs.
 test-node:
@@ -48,4 +61,4 @@ $(INSTALLED): requirements/base.txt requirements/local.txt
 	touch $(INSTALLED)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .import_linter_cache .grimp_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .import_linter_cache .grimp_cache games/engine/_compiled

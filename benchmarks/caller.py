@@ -48,9 +48,15 @@ def sample_request() -> dict:
     game = Game.new(Ruleset.from_preset("classic", {"players": 4, "teams": True}), seed=11)
     for _ in range(11):
         game.apply(game.legal_moves()[0])
-    return move_request(game.view(game.current_seat), game_id=41, match_id=12, timeout_ms=1000,
-                        seat_names=["greedy", "random", "expert", "cautious"], latency_ms=12.5,
-                        time_bank_ms=1000)
+    return move_request(
+        game.view(game.current_seat),
+        game_id=41,
+        match_id=12,
+        timeout_ms=1000,
+        seat_names=["greedy", "random", "expert", "cautious"],
+        latency_ms=12.5,
+        time_bank_ms=1000,
+    )
 
 
 # --- the bot process ---------------------------------------------------------------------------
@@ -83,9 +89,19 @@ def serve(bots: int, delay: float) -> None:
 class BotProcess:
     def __init__(self, bots: int, delay: float) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.caller", "serve", "--bots", str(bots),
-             "--delay", str(delay)],
-            stdout=subprocess.PIPE, text=True, cwd=os.getcwd(),
+            [
+                sys.executable,
+                "-m",
+                "benchmarks.caller",
+                "serve",
+                "--bots",
+                str(bots),
+                "--delay",
+                str(delay),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=os.getcwd(),
         )
         assert self.process.stdout is not None
         self.ports = [int(port) for port in self.process.stdout.readline().split()]
@@ -119,8 +135,11 @@ async def time_aiohttp(port: int, body: bytes, calls: int) -> list[float]:
     async with aiohttp.ClientSession() as session:
         for _ in range(calls):
             started = time.perf_counter()
-            async with session.post(f"http://127.0.0.1:{port}/move", data=body,
-                                    headers={"Content-Type": "application/json"}) as response:
+            async with session.post(
+                f"http://127.0.0.1:{port}/move",
+                data=body,
+                headers={"Content-Type": "application/json"},
+            ) as response:
                 await response.json()
             samples.append(time.perf_counter() - started)
     return samples
@@ -179,9 +198,7 @@ async def in_flight(
     done = faults = 0
     async with Caller(allow_private=True) as caller:
         clients = [caller.client(f"http://127.0.0.1:{port}/", SECRET) for port in ports]
-        sessions = [
-            aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) for _ in ports
-        ]
+        sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) for _ in ports]
         deadline = time.perf_counter() + seconds
 
         async def worker(index: int) -> None:
@@ -219,11 +236,20 @@ async def play_games(urls: list[str], games: int) -> tuple[int, float, float, fl
     pairs = [(a, b) for a in endpoints for b in endpoints if a is not b]
     async with Caller(allow_private=True) as caller:
         started, cpu_started = time.perf_counter(), os.times()
-        records = await asyncio.gather(*(
-            play_game(ruleset=ruleset, seed=seed, bots=pairs[seed % len(pairs)], game_id=seed,
-                      match_id=1, timeout_ms=5000, caller=caller)
-            for seed in range(games)
-        ))
+        records = await asyncio.gather(
+            *(
+                play_game(
+                    ruleset=ruleset,
+                    seed=seed,
+                    bots=pairs[seed % len(pairs)],
+                    game_id=seed,
+                    match_id=1,
+                    timeout_ms=5000,
+                    caller=caller,
+                )
+                for seed in range(games)
+            )
+        )
         elapsed, cpu_ended = time.perf_counter() - started, os.times()
     moves = sum(len(r["plays"]) for record in records for r in record.log["rounds"])
     faults = sum(len(record.faults) for record in records)
@@ -240,10 +266,13 @@ def runner_cpu(games: int, rounds: int) -> None:
         asyncio.run(play_games(list(urls.values()), 8))  # warm up
         for _ in range(rounds):
             moves, elapsed, user, system = asyncio.run(play_games(list(urls.values()), games))
-            print(f"runner, {games} games at once: {moves} moves in {elapsed:.2f} s, "
-                  f"client CPU {(user + system) / moves * 1e3:.3f} ms a move "
-                  f"({user / moves * 1e3:.3f} user, {system / moves * 1e3:.3f} system; "
-                  f"load average {os.getloadavg()[0]:.2f})", flush=True)
+            print(
+                f"runner, {games} games at once: {moves} moves in {elapsed:.2f} s, "
+                f"client CPU {(user + system) / moves * 1e3:.3f} ms a move "
+                f"({user / moves * 1e3:.3f} user, {system / moves * 1e3:.3f} system; "
+                f"load average {os.getloadavg()[0]:.2f})",
+                flush=True,
+            )
     finally:
         for process in processes:
             process.terminate()
@@ -257,8 +286,12 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=1)
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--games", type=int, default=0,
-                        help="only measure the runner: this many games against the SDK bots")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=0,
+        help="only measure the runner: this many games against the SDK bots",
+    )
     args = parser.parse_args()
     if args.mode == "serve":
         serve(args.bots, args.delay)
@@ -269,8 +302,10 @@ def main() -> None:
 
     calls, seconds, rounds = (300, 1.0, 1) if args.quick else (2000, 4.0, 3)
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    print(f"move request: {len(orjson.dumps(sample_request()))} bytes; {calls} calls per run, "
-          f"best of {rounds} runs")
+    print(
+        f"move request: {len(orjson.dumps(sample_request()))} bytes; {calls} calls per run, "
+        f"best of {rounds} runs"
+    )
     print(f"{'client':32} {'median ms':>10} {'mean ms':>10}")
     rows = per_move(calls, rounds)
     for name, median, mean in rows:
@@ -283,18 +318,20 @@ def main() -> None:
         for _ in range(rounds):
             for name, bare in (("aiohttp (bare)", True), ("tournaments.bot_calls.caller", False)):
                 asyncio.run(in_flight(bots.ports, 200, 0.5, bare))  # warm up the connections
-                done, faults, elapsed, cpu = asyncio.run(
-                    in_flight(bots.ports, 200, seconds, bare)
+                done, faults, elapsed, cpu = asyncio.run(in_flight(bots.ports, 200, seconds, bare))
+                best[name] = max(
+                    best.get(name, (0.0, 0, 0, 0.0)), (done / elapsed, done, faults, elapsed)
                 )
-                best[name] = max(best.get(name, (0.0, 0, 0, 0.0)),
-                                 (done / elapsed, done, faults, elapsed))
                 cpu_per_move[name] = min(cpu_per_move.get(name, float("inf")), cpu / done)
     for name, (rate, done, faults, elapsed) in best.items():
-        print(f"200 in flight, 8 bots at 50 ms, {name}: {rate:,.0f} moves/s "
-              f"({done} moves in {elapsed:.1f} s, {faults} faults; ideal {200 / 0.05:,.0f}); "
-              f"client CPU {cpu_per_move[name] * 1e6:.0f} us a move, "
-              f"{1 / cpu_per_move[name]:,.0f} moves/s per core")
+        print(
+            f"200 in flight, 8 bots at 50 ms, {name}: {rate:,.0f} moves/s "
+            f"({done} moves in {elapsed:.1f} s, {faults} faults; ideal {200 / 0.05:,.0f}); "
+            f"client CPU {cpu_per_move[name] * 1e6:.0f} us a move, "
+            f"{1 / cpu_per_move[name]:,.0f} moves/s per core"
+        )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+
 
 if __name__ == "__main__":
     main()

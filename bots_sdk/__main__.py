@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from .bot import Bot
 from .check import DEFAULT_TIMEOUT_MS, run_check
-from .local import duel
+from .local import TIMEOUT_MS, duel
 from .server import serve
 
 SECRET_ENV = "ESCOBA_BOT_SECRET"
@@ -70,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("second", help="module:function")
     match.add_argument("--games", type=int, default=100)
     match.add_argument("--seed", type=int, default=0)
+    match.add_argument(
+        "--timeout-ms",
+        type=int,
+        default=TIMEOUT_MS,
+        help=f"time each move may take, as the requests say (default {TIMEOUT_MS})",
+    )
     return parser
 
 
@@ -92,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "duel":
         first, second = load_target(args.first), load_target(args.second)
-        result = duel(first, second, games=args.games, seed=args.seed)
+        result = duel(first, second, games=args.games, seed=args.seed, timeout_ms=args.timeout_ms)
         sys.stdout.write(
             f"{args.first} against {args.second}, {result.games} games with seats swapped: "
             f"{result.wins} won, {result.losses} lost, {result.draws} drawn "

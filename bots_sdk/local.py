@@ -25,6 +25,7 @@ def play_game(
     seed: int,
     ruleset: Ruleset | None = None,
     game_id: str | None = None,
+    timeout_ms: int = TIMEOUT_MS,
 ) -> Result:
     """Play one game, `bots[i]` in seat i; a move that is not legal raises the engine's error."""
     ruleset = ruleset or Ruleset.from_preset("classic", {"players": len(bots)})
@@ -38,10 +39,10 @@ def play_game(
             game.view(seat),
             game_id=game_id,
             match_id="local",
-            timeout_ms=TIMEOUT_MS,
+            timeout_ms=timeout_ms,
             seat_names=names,
             latency_ms=None,
-            time_bank_ms=TIMEOUT_MS,
+            time_bank_ms=timeout_ms,
         )
         game.apply(to_move(players[seat].choose(BotState.from_request(body))))
     return game.result
@@ -68,18 +69,22 @@ def duel(
     games: int,
     seed: int = 0,
     ruleset: Ruleset | None = None,
+    timeout_ms: int = TIMEOUT_MS,
 ) -> DuelResult:
     """`first` against `second` over `games` two-player games, counted for `first`.
 
     Games go in pairs on the same seed with the seats swapped (duplicate deals), so neither bot
-    gains from the luck of the cards or of the seat.
+    gains from the luck of the cards or of the seat. `timeout_ms` is the time each move may
+    take, sent as the request's `timeout_ms` and `time_bank_ms`.
     """
     wins = losses = draws = 0
     for number in range(games):
         game_seed = seed + number // 2
         swapped = number % 2 == 1
         order = (second, first) if swapped else (first, second)
-        result = play_game(order, seed=game_seed, ruleset=ruleset, game_id=f"duel-{number}")
+        result = play_game(
+            order, seed=game_seed, ruleset=ruleset, game_id=f"duel-{number}", timeout_ms=timeout_ms
+        )
         first_team = 1 if swapped else 0
         if result.winner is None:
             draws += 1

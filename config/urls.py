@@ -12,7 +12,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/", include("tournaments.api.urls")),
-    path("", include("tournaments.page_urls")),
+    path("", include("web.urls")),
 ]
 
 handler400 = "tournaments.api.errors.bad_request"

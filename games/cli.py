@@ -2,6 +2,7 @@
 
     python -m games selfplay --ruleset classic --set target=15 --players 2 --seed 7 [--games N]
     python -m games validate FILE
+    python -m games info                 which build of the engine runs (compiled or pure Python)
 
 Bad arguments print one line to stderr and exit with status 2; ``validate`` exits with 1 at the
 first log that breaks a rule, saying which game, round and play.
@@ -16,6 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn, TextIO
 
+from . import engine
 from .engine import EscobaError, Game, InvalidLogError, Ruleset, validate_log
 
 
@@ -112,6 +114,13 @@ def validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def info(out: TextIO) -> int:
+    """Say which build of the engine this interpreter runs, and why (see games/engine/_build.py)."""
+    name = "compiled" if engine.BUILD == "compiled" else "pure Python"
+    out.write(f"escoba engine: {name} build ({engine.BUILD_REASON})\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m games", description="Escoba rules engine tools.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -129,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--games", type=int, default=1, help="N games: one JSON document a line")
     check = commands.add_parser("validate", help="check game logs against the rules")
     check.add_argument("file", help="a log, or a file of logs one per line")
+    commands.add_parser("info", help="say which build of the engine runs: compiled or pure Python")
     return parser
 
 
@@ -143,6 +153,8 @@ def main(
     try:
         if args.command == "selfplay":
             return selfplay(args, out)
+        if args.command == "info":
+            return info(out)
         return validate(args, out, err)
     except UsageError as error:
         err.write(f"{parser.prog} {args.command}: error: {error}\n")

@@ -21,6 +21,7 @@ Environment: ``ESCOBA_HOST`` / ``ESCOBA_PORT`` for the web server (127.0.0.1:800
 (README.md). Process logs go to ``data/logs/``.
 """
 
+import dataclasses
 import functools
 import importlib
 import json
@@ -52,9 +53,9 @@ RESTART_BACKOFF_S = 1.0
 RESTART_BACKOFF_MAX_S = 30.0
 RESTART_LIMIT = 5
 RESTART_WINDOW_S = 300.0
-# Every queue a task may be routed to: games (matches, recovery, sweep), maintenance (checks,
-# ladder) and Celery's default one, for whatever is not routed.
-WORKER_QUEUES = "games,maintenance,celery"
+# Both queues tasks are routed to (CELERY_TASK_ROUTES): games (matches, their recovery and
+# sweep) and maintenance (checks, ladder, rating fits, notifications, anything not routed).
+WORKER_QUEUES = "games,maintenance"
 
 
 @dataclass
@@ -323,6 +324,7 @@ DEMO_BOTS = {
     "counter": "bots_sdk.examples.variants:counter",
     "random7": "bots_sdk.examples.variants:random_7",
     "random42": "bots_sdk.examples.variants:random_42",
+    "search": "bots_sdk.examples.search:choose",
 }
 # The example bots answer in about a millisecond, which would play the whole demo league in ten
 # seconds: a newcomer would only ever see it finished. Thinking this long per move (the
@@ -344,7 +346,14 @@ def _demo_bot(target: str) -> Callable:
     def choose(state):
         think_ms = int(os.environ.get("ESCOBA_DEMO_THINK_MS", ESCOBA_DEMO_THINK_MS))
         time.sleep(think_ms / 1000)
-        return example(state)
+        # The thinking came out of this call's time: an example that sizes its search by the
+        # time left (search) must not spend it twice and answer late.
+        left = dataclasses.replace(
+            state,
+            timeout_ms=max(0, state.timeout_ms - think_ms),
+            time_bank_ms=max(0, state.time_bank_ms - think_ms),
+        )
+        return example(left)
 
     return choose
 
@@ -391,15 +400,39 @@ def start_example_bots(supervisor: Supervisor) -> None:
     )
 
 
+DEMO_LEAGUE_NAME = "Demo league"
+DEMO_LEAGUE_UNFINISHED = (
+    "from tournaments.models import League\n"
+    f"print(League.objects.filter(name={DEMO_LEAGUE_NAME!r}, "
+    "status__in=['open', 'running', 'paused']).exists())"
+)
+
+
 def start_demo_league(supervisor: Supervisor) -> None:
-    """Start an unrated demo league of the example bots: something to watch, not to rank."""
+    """Start an unrated demo league of the example bots: something to watch, not to rank.
+
+    Not when the last run's demo league is still being played: its games stopped by that run's
+    Ctrl-C are played now, and a second league would only slow the same bots down.
+    """
     if not demo_enabled():
         return
-    league = [
-        "league_run", "--detach", "--unrated", "--name", "Demo league",
-        "--bots", ",".join(DEMO_BOTS), "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING),
-    ]  # fmt: skip
-    subprocess.run(python_command("manage.py", *league), cwd=ROOT, env=supervisor.env, check=True)
+    unfinished = subprocess.run(
+        python_command("manage.py", "shell", "-c", DEMO_LEAGUE_UNFINISHED),
+        cwd=ROOT,
+        env=supervisor.env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    if unfinished.stdout.strip().endswith("True"):
+        say("the demo league of the last run goes on")
+    else:
+        league = [
+            "league_run", "--detach", "--unrated", "--name", DEMO_LEAGUE_NAME,
+            "--bots", ",".join(DEMO_BOTS), "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING),
+        ]  # fmt: skip
+        command = python_command("manage.py", *league)
+        subprocess.run(command, cwd=ROOT, env=supervisor.env, check=True)
     supervisor.urls["leagues"] = f"{supervisor.base_url}/leagues/"
     supervisor.urls["leagues API"] = f"{supervisor.base_url}/api/leagues/"
 

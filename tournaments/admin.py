@@ -19,9 +19,11 @@ from tournaments.models import (
     League,
     LeagueEntry,
     Match,
+    RatedSet,
     Rating,
-    RatingChange,
+    RatingFit,
     Seat,
+    SetScore,
     VersionTest,
 )
 from tournaments.services.leagues import (
@@ -112,7 +114,9 @@ class MatchAdmin(ReadOnlyAdmin):
 
 class SeatInline(admin.TabularInline):
     model = Seat
-    fields = ["seat", "team", "bot", "moves", "faults", "latency_mean_ms", "latency_max_ms"]
+    fields = [
+        "seat", "team", "bot", "moves", "faults", "no_show", "latency_mean_ms", "latency_max_ms",
+    ]  # fmt: skip
     readonly_fields = fields
     extra = 0
     max_num = 0
@@ -125,7 +129,7 @@ class GameAdmin(ReadOnlyAdmin):
         "__str__", "status", "winner", "totals", "reason", "moves", "faults", "rated", replay_link,
     ]  # fmt: skip
     readonly_fields = [replay_link]
-    list_filter = ["status", "reason", "rated"]
+    list_filter = ["status", "reason", "rated", "seats__no_show"]
     search_fields = ["league__name"]
     list_select_related = ["match__league"]
     inlines = [SeatInline]
@@ -133,18 +137,39 @@ class GameAdmin(ReadOnlyAdmin):
 
 @admin.register(Rating)
 class RatingAdmin(ReadOnlyAdmin):
-    list_display = ["bot", "pool", "rating", "games", "updated_at"]
-    list_filter = ["pool"]
-    search_fields = ["bot__name"]
-    list_select_related = ["bot"]
+    """The published ratings of each pool's latest fit (written only by the fit)."""
+
+    list_display = [
+        "bot", "version", "pool", "rank", "rating", "rating_low", "rating_high", "provisional",
+        "sets", "games", "los_next", "updated_at",
+    ]  # fmt: skip
+    list_filter = ["pool", "provisional"]
+    search_fields = ["bot__name", "version__version"]
+    list_select_related = ["bot", "version"]
 
 
-@admin.register(RatingChange)
-class RatingChangeAdmin(ReadOnlyAdmin):
-    list_display = ["game", "bot", "pool", "before", "delta", "after", "created_at"]
+class SetScoreInline(admin.TabularInline):
+    model = SetScore
+    fields = ["player", "opponent", "twelfths"]
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+
+
+@admin.register(RatedSet)
+class RatedSetAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "pool", "games", "created_at"]
     list_filter = ["pool"]
-    search_fields = ["bot__name"]
-    list_select_related = ["bot", "game"]
+    search_fields = ["match__league__name"]
+    list_select_related = ["match__league"]
+    inlines = [SetScoreInline]
+
+
+@admin.register(RatingFit)
+class RatingFitAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "pool", "sets", "players", "iterations", "seconds", "created_at"]
+    list_filter = ["pool"]
 
 
 @admin.register(Challenge)

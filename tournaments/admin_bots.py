@@ -8,7 +8,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments.models import Bot, BotCheck
+from tournaments.models import Bot, BotCheck, BotVersion
 from tournaments.services.bots import bot_check, bot_pause, bot_resume
 
 
@@ -26,13 +26,29 @@ class BotCheckInline(admin.TabularInline):
         return super().get_queryset(request).defer("report")
 
 
+class BotVersionInline(admin.TabularInline):
+    """The versions the bot announced; each has ratings of its own."""
+
+    model = BotVersion
+    fields = ["version", "first_seen_at", "last_seen_at"]
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+
+
 @admin.register(Bot)
 class BotAdmin(admin.ModelAdmin):
     list_display = [
-        "name", "owner", "status", "health", "check_failures", "last_checked_at",
-        "last_latency_ms", "created_at",
+        "name", "owner", "status", "health", "protocol_version", "in_rated_play", "no_shows",
+        "no_shows_in_row", "check_failures", "last_checked_at", "last_latency_ms", "created_at",
     ]  # fmt: skip
-    list_filter = ["status", "health", "created_at"]
+    list_filter = [
+        "status",
+        "health",
+        ("rated_paused_at", admin.EmptyFieldListFilter),
+        "created_at",
+    ]
     search_fields = ["name", "owner__username", "url", "description"]
     list_select_related = ["owner"]
     ordering = ["name"]
@@ -40,13 +56,18 @@ class BotAdmin(admin.ModelAdmin):
     readonly_fields = [
         "owner", "url", "health", "check_failures", "last_checked_at", "last_latency_ms",
         "last_check_report", "protocol_name", "protocol_author", "protocol_version",
-        "created_at", "updated_at",
+        "no_shows", "no_shows_in_row", "rated_paused_at", "created_at", "updated_at",
     ]  # fmt: skip
-    inlines = [BotCheckInline]
+    inlines = [BotVersionInline, BotCheckInline]
     actions = ["run_check", "pause", "resume"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(boolean=True, description="rated play")
+    def in_rated_play(self, bot: Bot) -> bool:
+        """False while paused for no-shows (until a check passes)."""
+        return bot.rated_paused_at is None
 
     @admin.action(description="Run the protocol check on the selected bots")
     def run_check(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:

@@ -1,79 +1,30 @@
-"""Reads only the browser pages need: the rankings table, a bot's latency, faults and rivals.
+"""Reads the browser pages (the ``web`` app) need: rankings, league lists, a bot's profile, a
+replay, and the rows each page shows. The pages read through these and never query the ORM.
 
 The league selectors (``tournaments.selectors``) give standings, ratings and histories; these add
 the figures around them. Latencies and faults come from the match runner's per-play facts kept
 with each game's log, so only a bot's most recent games are read: a profile shows how it behaves
-now.
+now. Logs live in their own table (``GameLog``): only the replay reads one.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Any
 
-from django.db.models import Count, F, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, F, Q, QuerySet
 
-from tournaments import selectors
-from tournaments.elo import performance
-from tournaments.models import Bot, Game, GameLog, League, RatingChange, Seat
+from tournaments import rating_selectors
+from tournaments.models import Bot, Game, GameLog, League, Seat
 
 RECENT_GAMES = 100
 PERCENTILES = (50, 90, 99)
-TREND_GAMES = 10
 
 
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
-    """The ladder of ``pool`` with, per bot, its ± 95% interval, win rate and recent trend.
-
-    The interval comes from the bot's rated results in the pool (a performance estimate); the
-    trend is the sum of its last ``TREND_GAMES`` rating changes.
-    """
-    ratings = list(selectors.rankings(pool).select_related("bot__owner"))
-    bot_ids = [rating.bot_id for rating in ratings]
-    results: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])  # wins, draws, losses
-    seats = Seat.objects.filter(
-        bot_id__in=bot_ids,
-        game__rated=True,
-        game__league__pool=pool,
-        game__status=Game.Status.FINISHED,
-    ).values_list("bot_id", "team", "game_id", "game__winner")
-    counted: set[tuple[int, int]] = set()
-    for bot_id, team, game_id, winner in seats:
-        if (bot_id, game_id) in counted:
-            continue  # a bot fielding both seats of a partnership played one game, not two
-        counted.add((bot_id, game_id))
-        results[bot_id][0 if winner == team else 1 if winner is None else 2] += 1
-    trends: dict[int, float] = defaultdict(float)
-    # One query for every bot's last changes: number each bot's changes newest first, keep the
-    # first TREND_GAMES of each.
-    recent_changes = (
-        RatingChange.objects.filter(bot_id__in=bot_ids, pool=pool)
-        .annotate(newness=Window(RowNumber(), partition_by=[F("bot_id")], order_by=F("id").desc()))
-        .filter(newness__lte=TREND_GAMES)
-        .values_list("bot_id", "delta")
-    )
-    for bot_id, delta in recent_changes:
-        trends[bot_id] += float(delta)
-    rows = []
-    for rank, rating in enumerate(ratings, start=1):
-        wins, draws, losses = results[rating.bot_id]
-        played = wins + draws + losses
-        estimate = performance(wins=wins, draws=draws, losses=losses)
-        rows.append(
-            {
-                "rank": rank,
-                "bot_id": rating.bot_id,
-                "name": rating.bot.name,
-                "owner": rating.bot.owner.username,
-                "rating": rating.rating,
-                "games": rating.games,
-                "interval": (estimate.high - estimate.low) / 2 if estimate else None,
-                "win_rate": 100 * wins / played if played else None,
-                "trend": trends[rating.bot_id],
-            }
-        )
-    return rows
+    """The ranking of ``pool`` as the rankings page shows it (see ``rating_selectors``)."""
+    return rating_selectors.ranking_rows(pool=pool)
 
 
 def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
@@ -171,6 +122,7 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
                 "game_id": seat.game_id,
                 "bot_id": seat.bot_id,
                 "bot": seat.bot.name,
+                "seat": seat.seat,
                 "count": seat.faults,
                 "kinds": kinds.most_common(),
                 "step": f"r{first['round']}p{first['play']}" if first else "",
@@ -215,3 +167,98 @@ def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
         else:
             row["losses"] += 1
     return sorted(records.values(), key=lambda row: (-row["games"], row["name"].lower()))
+
+
+def league_find(league_id: int) -> League | None:
+    """The league with its creator, or None."""
+    return League.objects.select_related("creator").filter(pk=league_id).first()
+
+
+def league_rows(*, limit: int) -> list[dict[str, Any]]:
+    """The newest ``limit`` round robins (not the leagues behind the ladder, challenges and
+    version tests): ``{"league", "bots", "progress"}`` each, in two queries."""
+    leagues = list(
+        League.objects.filter(kind=League.Kind.LEAGUE)
+        .annotate(bot_count=Count("entries"))
+        .order_by("-created_at", "-id")[:limit]
+    )
+    progress = league_progress_by_id(leagues)
+    return [
+        {"league": league, "bots": league.bot_count, "progress": progress[league.pk]}
+        for league in leagues
+    ]
+
+
+def _game_list() -> QuerySet[Game]:
+    return Game.objects.prefetch_related("seats__bot")
+
+
+def league_recent_games(*, league: League, limit: int) -> QuerySet[Game]:
+    """The league's last ``limit`` finished games, newest first, with their seats' bots."""
+    return (
+        _game_list()
+        .filter(league=league, status=Game.Status.FINISHED)
+        .order_by("-finished_at", "-id")[:limit]
+    )
+
+
+def league_games_between(*, league: League, bot_ids: list[int]) -> tuple[list[Bot], QuerySet[Game]]:
+    """The bots of ``bot_ids`` (by name) and the league's games in which all of them sat, in
+    match order; fewer bots than distinct ids means some id is unknown."""
+    bots = list(Bot.objects.filter(pk__in=bot_ids).order_by("name"))
+    games = _game_list().filter(league=league).select_related("match")
+    for bot in bots:
+        games = games.filter(seats__bot=bot)
+    return bots, games.distinct().order_by("match__number", "number")
+
+
+def bot_find(bot_id: int) -> Bot | None:
+    """The bot with its owner, or None."""
+    return Bot.objects.select_related("owner").filter(pk=bot_id).first()
+
+
+def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
+    """The bot's last ``limit`` finished games, newest first, with their league and seats."""
+    return (
+        _game_list()
+        .filter(seats__bot=bot, status=Game.Status.FINISHED)
+        .select_related("league")
+        .distinct()
+        .order_by("-finished_at", "-id")[:limit]
+    )
+
+
+def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
+    """The owner's bots by name, with their ratings."""
+    return Bot.objects.filter(owner=owner).prefetch_related("ratings").order_by("name")
+
+
+def game_find(game_id: int) -> Game | None:
+    """The game with its league, match, log (if it has one) and seats' bots, or None."""
+    games = Game.objects.select_related("league", "match", "log").prefetch_related("seats__bot")
+    return games.filter(pk=game_id).first()
+
+
+def game_seats(*, game: Game) -> list[Seat]:
+    """The game's seats in seat order, with their bots."""
+    return sorted(game.seats.all(), key=lambda seat: seat.seat)
+
+
+def game_log_document(*, game: Game) -> dict[str, Any] | None:
+    """The log as the game log API serves it: the engine's document plus the runner's per-play
+    latency and faults (``meta[round][play]``) and the list of faults; None before it is played
+    (a game without a ``GameLog`` row)."""
+    log: GameLog | None = getattr(game, "log", None)
+    if log is None:
+        return None
+    return {**log.document, "meta": log.meta, "faults": log.faults}
+
+
+def match_other_game_ids(*, game: Game) -> list[int]:
+    """The other games of the game's match (the same deals with seats rotated), in order."""
+    return list(
+        Game.objects.filter(match_id=game.match_id)
+        .exclude(pk=game.pk)
+        .order_by("number")
+        .values_list("pk", flat=True)
+    )

@@ -41,6 +41,8 @@ CHECK_DUE_BOTS = "bots.check_due"
 CHECK_BOT = "bots.check_one"
 SEND_NOTIFICATION_EMAIL = "notifications.send_email"
 CALL_NOTIFICATION_WEBHOOK = "notifications.call_webhook"
+FIT_RATINGS = "ratings.fit_pool"
+SWEEP_RATINGS = "ratings.sweep"
 
 # What sending a message raises when the broker (Redis) is unreachable.
 BROKER_ERRORS = (BrokerError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -161,6 +163,12 @@ def notification_enqueue(notification_id: int, *, email: bool, webhook: bool) ->
         _task(SEND_NOTIFICATION_EMAIL).delay(notification_id)
     if webhook:
         _task(CALL_NOTIFICATION_WEBHOOK).delay(notification_id)
+
+
+def ratings_fit_enqueue(pool: str) -> None:
+    """Send one ``ratings.fit_pool`` for ``pool`` (fits coalesce: see
+    ``services.ratings.ratings_fit_coalesced``)."""
+    _task(FIT_RATINGS).delay(pool)
 
 
 def broker_reachable(timeout: float = BROKER_CHECK_TIMEOUT_S) -> bool:

@@ -1,22 +1,23 @@
-"""Reads that take more than one query: league standings, crosstable, progress, ratings.
+"""Reads that take more than one query: league standings, crosstable, progress.
 
 Standings are computed from the league's finished games on every read; a league has at most a few
-thousand games, and the figures can then never disagree with the games they come from.
+thousand games, and the figures can then never disagree with the games they come from. They are
+the league's own results (points, sets won, drawn and lost): the one rating of a bot is its pool's,
+from ``tournaments.rating_selectors``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
-from decimal import Decimal
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Q, Sum
 
 from games.engine import Ruleset
-from tournaments.elo import pairwise_score, performance, standing_key
-from tournaments.models import Bot, Game, League, Rating, RatingChange
-from tournaments.results import game_participants
+from tournaments.models import Game, League
+from tournaments.rating_selectors import current_ratings
+from tournaments.set_scoring import game_participants, pairwise_score, standing_key
 
 
 @dataclass
@@ -35,7 +36,7 @@ def _finished_games(league: League) -> list[_GameFacts]:
     # league_id too: the related manager sets game.league from it, one query per game without it
     fields = ("id", "league_id", "match_id", "seating", "winner", "totals", "forfeit")
     for game in games.only(*fields):
-        participants = game_participants(game, team_of)
+        participants = game_participants(game.seating, team_of)
         forfeit_team = None if game.forfeit is None else team_of(game.forfeit)
         keys = [
             standing_key(won=game.winner == t, forfeited=forfeit_team == t, total=game.totals[t])
@@ -60,16 +61,11 @@ class Standing:
     sets_won: int = 0
     sets_drawn: int = 0
     sets_lost: int = 0
-    rating: Decimal | None = None
-    elo: float | None = None
-    elo_low: float | None = None
-    elo_high: float | None = None
-    pairwise: list[int] = field(default_factory=lambda: [0, 0, 0])  # wins, draws, losses
+    rating: float | None = None
+    provisional: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("pairwise")
-        return data
+        return asdict(self)
 
 
 def _set_results(games: list[_GameFacts]) -> dict[int, dict[int, str]]:
@@ -96,12 +92,16 @@ def _set_results(games: list[_GameFacts]) -> dict[int, dict[int, str]]:
 
 
 def league_standings(league: League) -> list[dict[str, Any]]:
-    """One row per entered bot, best first: points (1 a win, ½ a draw), then game points."""
+    """One row per entered bot, best first: points (1 a win, ½ a draw), then game points.
+
+    ``rating`` is the bot's published rating in the league's pool (its current version's; None
+    without one), the same figure as the rankings show; the league itself has no second Elo.
+    """
     bots = dict(league.bots.values_list("id", "name"))
     rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots.items()}
     games = _finished_games(league)
     for game in games:
-        for (bot_id, team), key in zip(game.participants, game.keys, strict=True):
+        for bot_id, team in game.participants:
             row = rows[bot_id]
             row.games += 1
             if game.winner is None:
@@ -114,9 +114,6 @@ def league_standings(league: League) -> list[dict[str, Any]]:
                 row.losses += 1
             row.points_for += game.totals[team]
             row.points_against += sum(game.totals) - game.totals[team]
-            for other, other_key in zip(game.participants, game.keys, strict=True):
-                if other[0] != bot_id:
-                    row.pairwise[{1.0: 0, 0.5: 1, 0.0: 2}[pairwise_score(key, other_key)]] += 1
     for outcomes in _set_results(games).values():
         for bot_id, outcome in outcomes.items():
             setattr(rows[bot_id], f"sets_{outcome}", getattr(rows[bot_id], f"sets_{outcome}") + 1)
@@ -128,14 +125,9 @@ def league_standings(league: League) -> list[dict[str, Any]]:
     for item in faults:
         if item["seats__bot_id"] in rows:
             rows[item["seats__bot_id"]].faults = item["total"] or 0
-    ratings = dict(
-        Rating.objects.filter(pool=league.pool, bot_id__in=rows).values_list("bot_id", "rating")
-    )
-    for row in rows.values():
-        row.rating = ratings.get(row.bot_id)
-        estimate = performance(wins=row.pairwise[0], draws=row.pairwise[1], losses=row.pairwise[2])
-        if estimate is not None:
-            row.elo, row.elo_low, row.elo_high = estimate.elo, estimate.low, estimate.high
+    for rating in current_ratings(pool=league.pool, bot_ids=list(rows)):
+        rows[rating.bot_id].rating = float(rating.rating)
+        rows[rating.bot_id].provisional = rating.provisional
     ordered = sorted(
         rows.values(),
         key=lambda r: (-r.points, -(r.points_for - r.points_against), -r.points_for, r.bot),
@@ -189,28 +181,3 @@ def league_progress(league: League) -> dict[str, int]:
         "aborted": counts["aborted"],
         "faults": counts["faults"] or 0,
     }
-
-
-def ranked_ratings() -> QuerySet[Rating]:
-    """Every pool's ladder, best first; bots without a rated game in a pool are absent from it."""
-    return Rating.objects.filter(games__gt=0).select_related("bot").order_by("-rating", "bot__name")
-
-
-def rankings(pool: str) -> QuerySet[Rating]:
-    """The public ladder of a pool, best first; bots without a rated game in it are absent."""
-    return ranked_ratings().filter(pool=pool)
-
-
-def rating_pools() -> list[str]:
-    return list(Rating.objects.order_by("pool").values_list("pool", flat=True).distinct())
-
-
-def rating_history() -> QuerySet[RatingChange]:
-    """Rating changes in application order, each with its game's league, for charts."""
-    return RatingChange.objects.select_related("game__league").order_by("id")
-
-
-def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingChange]:
-    """Every rating change of a bot in application order, for charts."""
-    changes = rating_history().filter(bot=bot)
-    return changes.filter(pool=pool) if pool else changes

@@ -37,6 +37,7 @@ from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bots_due_for_check
 from tournaments.services.ladder import ladder_fill, ladder_tick
 from tournaments.services.matches import match_play, matches_recover, matches_sweep, stopping
+from tournaments.services.ratings import ratings_fit_coalesced, ratings_sweep
 
 INFRASTRUCTURE_ERRORS = (OperationalError, *queueing.BROKER_ERRORS)
 # When the scheduled checks are off (interval 0) but check_due is run by hand: bots unchecked
@@ -253,6 +254,30 @@ def call_notification_webhook(self, notification_id: int) -> None:
         notifications.notification_webhook_failed,
         notification_id,
     )
+
+
+# -- ratings: on the maintenance queue (CELERY_TASK_ROUTES) --------------------------------
+
+
+@shared_task(
+    name=queueing.FIT_RATINGS,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=5,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    soft_time_limit=240,
+    time_limit=270,
+)
+def fit_ratings(pool: str) -> int:
+    """Refit a pool after results (coalesced: a fit already running for it takes this one over,
+    see ``services.ratings.ratings_fit_coalesced``). Returns the number of fits run here."""
+    return ratings_fit_coalesced(pool=pool)
+
+
+@shared_task(name=queueing.SWEEP_RATINGS, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
+def sweep_ratings() -> list[str]:
+    """Beat: refit the pools with rated sets newer than their latest fit (a lost fit task)."""
+    return ratings_sweep()
 
 
 # -- the ladder (tournaments.services.ladder) ---------------------------------------------------

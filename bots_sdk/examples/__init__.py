@@ -7,4 +7,7 @@
   player (sweeps of a 5-14 table, the 7 of oros).
 - `variants`: cheap re-tunings of the above for a demo league (`cautious`, `sweeper`, seeded
   randoms).
+- `search`: determinized Monte Carlo search: samples the unseen cards
+  (`games.engine.Determinizer`), plays every legal move out to the end of the round on each
+  sample, and takes the best average, within a share of the request's `time_bank_ms`.
 """

@@ -34,8 +34,12 @@ ESCOBA_MAX_BOTS_PER_OWNER = env_int("ESCOBA_MAX_BOTS_PER_OWNER", 20)
 # Seconds between scheduled protocol checks of every active bot; 0 turns them off.
 ESCOBA_BOT_CHECK_INTERVAL_S = env_int("ESCOBA_BOT_CHECK_INTERVAL_S", 0)
 
-# Leagues and ratings (tournaments/services/leagues.py, matches.py, ratings.py).
-ESCOBA_ELO_K = env_int("ESCOBA_ELO_K", 32)
+# Leagues and ratings (tournaments/services/leagues.py, matches.py, ratings.py; docs/ratings.md).
+# No-shows in a row (games a bot never showed up for) that take it out of rated play until a
+# protocol check passes; and the 95 % interval half-width (Elo) under which a rating is
+# established rather than provisional.
+ESCOBA_NOSHOW_PAUSE_AFTER = env_int("ESCOBA_NOSHOW_PAUSE_AFTER", 3)
+ESCOBA_PROVISIONAL_HALF_WIDTH = env_int("ESCOBA_PROVISIONAL_HALF_WIDTH", 100)
 ESCOBA_MATCH_TIME_LIMIT_S = env_int("ESCOBA_MATCH_TIME_LIMIT_S", 300)
 # The Celery limits of a match's task sit this far above that limit, which aborts slow games
 # cleanly first (tournaments/queueing.py, play_match_limits).
@@ -89,6 +93,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_filters",
     "tournaments",
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -311,6 +316,10 @@ if ESCOBA_LADDER_POOLS and ESCOBA_LADDER_TICK_S > 0:
 if ESCOBA_SWEEP_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["leagues-sweep"] = {
         "task": "leagues.sweep",
+        "schedule": ESCOBA_SWEEP_INTERVAL_S,
+    }
+    CELERY_BEAT_SCHEDULE["ratings-sweep"] = {
+        "task": "ratings.sweep",
         "schedule": ESCOBA_SWEEP_INTERVAL_S,
     }
 if ESCOBA_BOT_CHECK_INTERVAL_S > 0:

@@ -5,8 +5,15 @@ install it as part of the ``games`` distribution. See docs/architecture.md for t
 and docs/rules.md for the rules.
 """
 
-from .cards import ALL_CARDS, Card, french_label
-from .errors import (
+from ._build import select as _select_build
+
+# First of all: which build the modules below come from (see _build.py). BUILD is "compiled" or
+# "python"; BUILD_REASON says why (where the build is, or why it is not used).
+BUILD, BUILD_REASON = _select_build(__name__, __path__)
+
+from .cards import ALL_CARDS, Card, french_label  # noqa: E402
+from .determinize import Determinizer, determinize  # noqa: E402
+from .errors import (  # noqa: E402
     EscobaError,
     IllegalMoveError,
     InvalidCardError,
@@ -14,16 +21,18 @@ from .errors import (
     InvalidMoveError,
     RulesetError,
 )
-from .logs import replay_log, validate_log
-from .moves import Move
-from .rulesets import PRESETS, Ruleset
-from .state import Game
-from .views import GameView, LuckyDeal, Play, Result, SeatPublic
+from .logs import replay_log, validate_log  # noqa: E402
+from .moves import Move  # noqa: E402
+from .rulesets import PRESETS, Ruleset  # noqa: E402
+from .state import Game  # noqa: E402
+from .views import GameView, LuckyDeal, Play, Result, SeatPublic  # noqa: E402
 
 __all__ = [
     "ALL_CARDS",
+    "BUILD",
     "PRESETS",
     "Card",
+    "Determinizer",
     "EscobaError",
     "Game",
     "GameView",
@@ -38,6 +47,7 @@ __all__ = [
     "Ruleset",
     "RulesetError",
     "SeatPublic",
+    "determinize",
     "french_label",
     "replay_log",
     "validate_log",

@@ -8,6 +8,8 @@ and go. The answer is a list of positions in the sorted table, which the game ma
 
 from __future__ import annotations
 
+from typing import Any
+
 from .cards import VALUES
 
 _LIMIT = 200_000
@@ -21,21 +23,24 @@ def combinations_by_need(values: tuple[int, ...]) -> tuple[tuple[tuple[int, ...]
     because the table is kept in canonical card order (by value first).
     """
     found: list[list[tuple[int, ...]]] = [[] for _ in range(15)]
-    size = len(values)
-    chosen: list[int] = []
+    _extend(values, 0, 0, [], found)
+    return tuple([tuple(entry) for entry in found])
 
-    def extend(start: int, total: int) -> None:
-        for position in range(start, size):
-            reached = total + values[position]
-            if reached > 14:
-                break
-            chosen.append(position)
-            found[reached].append(tuple(chosen))
-            extend(position + 1, reached)
-            chosen.pop()
 
-    extend(0, 0)
-    return tuple(tuple(entry) for entry in found)
+def _extend(
+    values: tuple[int, ...], start: int, total: int, chosen: list[int], found: list[list[Any]]
+) -> None:
+    """Add every way to extend ``chosen`` (positions summing to ``total``) with later positions
+    while the sum stays below 15; a plain recursive function, which the compiled build can have
+    where it cannot have a closure."""
+    for position in range(start, len(values)):
+        reached = total + values[position]
+        if reached > 14:
+            break
+        chosen.append(position)
+        found[reached].append(tuple(chosen))
+        _extend(values, position + 1, reached, chosen, found)
+        chosen.pop()
 
 
 def captures_by_card(key: int, table: list[int]) -> tuple[tuple[tuple[int, ...], ...], ...]:
@@ -46,7 +51,7 @@ def captures_by_card(key: int, table: list[int]) -> tuple[tuple[tuple[int, ...],
     entry = _by_key.get(key)
     if entry is None:
         found = combinations_by_need(tuple([VALUES[c] for c in table]))
-        entry = tuple(found[15 - value] for value in VALUES)
+        entry = tuple([found[15 - value] for value in VALUES])
         if len(_by_key) >= _LIMIT:
             _by_key.clear()
         _by_key[key] = entry

@@ -16,8 +16,10 @@ from .errors import InvalidCardError, InvalidMoveError
 _CACHE: dict[int, Move] = {}
 
 
-class Move:
-    """Play ``card``; take ``capture`` (canonical order, ``()`` for a trail) from the table."""
+class _MoveFields:
+    """What a move holds. The compiled build (``moves.pxd``) makes these C struct fields, so the
+    game reads a move's mask and counts without a Python attribute lookup; ``Move`` adds the
+    interning constructor on top, which an extension type cannot have."""
 
     __slots__ = (
         "card",
@@ -25,6 +27,7 @@ class Move:
         "mask",
         "total",
         "card_index",
+        "bit",
         "taken",
         "taken_key",
         "won",
@@ -39,12 +42,19 @@ class Move:
     mask: int
     total: int
     card_index: int
+    bit: int
     taken: tuple[int, ...]
     taken_key: int
     won: int
     size: int
     wire: tuple[str, tuple[str, ...]]
     code: int
+
+
+class Move(_MoveFields):
+    """Play ``card``; take ``capture`` (canonical order, ``()`` for a trail) from the table."""
+
+    __slots__ = ()
 
     def __new__(cls, card: Card, capture: Iterable[Card] = ()) -> Move:
         if not isinstance(card, Card):
@@ -138,12 +148,13 @@ def _interned(card_index: int, mask: int) -> Move:
         card = ALL_CARDS[card_index]
         capture = tuple([ALL_CARDS[index] for index in taken])
         names = tuple([NAMES[index] for index in taken])
-        move = object.__new__(Move)
+        move = _MoveFields.__new__(Move)
         set_field = object.__setattr__
         set_field(move, "card", card)
         set_field(move, "capture", capture)
         set_field(move, "mask", mask)
         set_field(move, "card_index", card_index)
+        set_field(move, "bit", BITS[card_index])
         set_field(move, "total", card.value + sum([VALUES[index] for index in taken]))
         # Engine internals: the captured card indices and their value-count key (see captures),
         # the cards that go to the capturer's pile and how many, the wire strings, and the play

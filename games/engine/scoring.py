@@ -21,13 +21,21 @@ PRIMERA_VALUES = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 8: 10, 9: 10,
 # ``mask >> suit & _SUIT_BITS`` lines up any suit the same way. _BEST maps each of those 1024
 # patterns to the primera value of its best card (0 when the suit is missing).
 _SUIT_BITS = sum(1 << 4 * (value - 1) for value in range(1, 11))
-_BEST = {
-    sum(1 << 4 * (value - 1) for value in range(1, 11) if pattern >> (value - 1) & 1): max(
-        [PRIMERA_VALUES[value] for value in range(1, 11) if pattern >> (value - 1) & 1],
-        default=0,
-    )
-    for pattern in range(1024)
-}
+
+
+def _best_by_pattern() -> dict[int, int]:
+    # A function rather than a module-level comprehension: Cython (3.1 to 3.3) miscounts
+    # references in a module-level comprehension nested in another, which crashes the compiled
+    # build at exit.
+    best = {}
+    for pattern in range(1024):
+        values = [value for value in range(1, 11) if pattern >> (value - 1) & 1]
+        key = sum([1 << 4 * (value - 1) for value in values])
+        best[key] = max([PRIMERA_VALUES[value] for value in values], default=0)
+    return best
+
+
+_BEST = _best_by_pattern()
 
 # A's setenta ranking as base-8 digit weights: a missing suit (0) < faces (10) < 2 < ... < 7.
 _WEIGHT = {value: 8**rank for rank, value in enumerate((0, 10, 12, 13, 14, 15, 16, 18, 21))}

@@ -3,6 +3,11 @@
 Internally cards are small ints (``Card.index``), the table is a sorted list plus a bit mask and
 each side's captured cards are one bit mask, so a play costs a few list and int operations. The
 full log is kept as compact records and only turned into JSON types by ``log()``.
+
+This source is also compiled: ``state.pxd`` gives the fields and the hot locals C types (see
+``_build.py``). So that one source serves both builds, the code sticks to what compiles to plain
+C there and stays cheap for the interpreter: ints for seats with -1 for "nobody" rather than
+None, typed local aliases of module caches, explicit field copies in ``clone``.
 """
 
 from __future__ import annotations
@@ -43,7 +48,8 @@ def round_deck(seed: int, round_number: int) -> list[int]:
     for product, sizes in _DECK_GROUPS:
         number, low = divmod(number, product)
         for size in sizes:
-            deck.append(remaining.pop(low % size))
+            index = low % size
+            deck.append(remaining.pop(index))
             low //= size
     return deck
 
@@ -111,9 +117,8 @@ class _ByPlay(dict):  # type: ignore[type-arg]
 _PLAY_LIMIT = 100_000
 
 
-# What a view's history shows of a play, and the play's fields in the log.
+# What a view's history shows of a play.
 _PLAY_VIEWS = _ByPlay(lambda seat, move, escoba: Play(seat, move.card, move.capture, escoba))
-_PLAY_FIELDS = _ByPlay(lambda seat, move, escoba: (seat, *move.wire, escoba))
 
 
 class _Round:
@@ -148,7 +153,7 @@ class Game:
     # Slots rather than a __dict__: every play reads and writes a dozen of these, and slot
     # access is the fastest attribute access CPython has.
     __slots__ = (
-        "ruleset", "seed", "_players", "_next_seat", "_teams", "_num_teams", "_optional",
+        "ruleset", "seed", "_players", "_teams", "_num_teams", "_optional",
         "_totals", "_rounds", "_result", "_forfeit_reason", "_round_number", "_dealer", "_deck",
         "_deck_position", "_hands", "_table", "_table_key", "_table_mask", "_captured",
         "_seat_captured", "_escobas", "_last_capturer", "_record", "_plays", "_turn",
@@ -170,7 +175,6 @@ class Game:
         game.ruleset = ruleset
         game.seed = seed
         game._players = options["players"]
-        game._next_seat = (*range(1, game._players), 0)
         game._teams = [ruleset.team_of(seat) for seat in range(game._players)]
         game._num_teams = ruleset.num_teams
         game._optional = options["capture"] == "optional"
@@ -185,7 +189,7 @@ class Game:
 
     @property
     def current_seat(self) -> int | None:
-        return self._turn
+        return self._turn if self._turn >= 0 else None
 
     @property
     def is_over(self) -> bool:
@@ -219,24 +223,35 @@ class Game:
         """The legal moves of the seat to play: by hand card in canonical order, each card's
         captures in canonical order, then its trail when allowed. Empty when the game is over."""
         seat = self._turn
-        if seat is None:
+        if seat < 0:
             return []
         table = self._table
         key = self._table_key
-        by_card = _BY_KEY.get(key) or captures_by_card(key, table)
+        by_key = _BY_KEY
+        by_card = by_key.get(key)
+        if by_card is None:
+            by_card = captures_by_card(key, table)
+        moves = _MOVES
+        trails = _TRAILS
         optional = self._optional
-        # No local aliases for legal.append or _MOVES.get: CPython 3.11 specialises the plain
+        one = 1
+        # No local aliases for legal.append or moves.get: CPython 3.11 specialises the plain
         # method calls, which beats creating a bound method on every call.
         legal: list[Move] = []
-        for card in self._hands[seat]:
+        hand = self._hands[seat]
+        for card in hand:
             combos = by_card[card]
             for positions in combos:
                 mask = 0
                 for position in positions:
-                    mask |= 1 << table[position]
-                legal.append(_MOVES.get(mask << 6 | card) or _interned(card, mask))
+                    taken = table[position]
+                    mask |= one << taken
+                move = moves.get(mask << 6 | card)
+                if move is None:
+                    move = _interned(card, mask)
+                legal.append(move)
             if optional or not combos:
-                legal.append(_TRAILS[card])
+                legal.append(trails[card])
         return legal
 
     # -- changing the state --------------------------------------------------------------
@@ -249,40 +264,48 @@ class Game:
         forbidden when capture is forced and the card can make 15.
         """
         seat = self._turn
-        if seat is None or type(move) is not Move:
+        if seat < 0 or type(move) is not Move:
             raise self._why_illegal(move)
-        card = move.card_index
-        mask = move.mask
+        fields = move  # the compiled build reads the move's C fields through this typed name
+        card = fields.card_index
+        mask = fields.mask
         hand = self._hands[seat]
         if card not in hand:
             raise self._why_illegal(move)
+        table = self._table
         if mask:
-            if (mask & self._table_mask) != mask or move.total != 15:
+            if (mask & self._table_mask) != mask or fields.total != 15:
                 raise self._why_illegal(move)
             hand.remove(card)
-            table = self._table
-            for taken in move.taken:
+            for taken in fields.taken:
                 table.remove(taken)
-            self._table_key -= move.taken_key
+            self._table_key -= fields.taken_key
             self._table_mask ^= mask
-            self._captured[self._teams[seat]] |= move.won
-            self._seat_captured[seat] += move.size
+            team = self._teams[seat]
+            self._captured[team] |= fields.won
+            self._seat_captured[seat] += fields.size
             self._last_capturer = seat
             escoba = not table
             if escoba:
                 self._escobas[seat] += 1
         else:
             key = self._table_key
-            table = self._table
-            if not self._optional and (_BY_KEY.get(key) or captures_by_card(key, table))[card]:
-                raise self._why_illegal(move)
+            if not self._optional:
+                by_key = _BY_KEY
+                by_card = by_key.get(key)
+                if by_card is None:
+                    by_card = captures_by_card(key, table)
+                if by_card[card]:
+                    raise self._why_illegal(move)
             hand.remove(card)
             insort(table, card)
             self._table_key = key + VALUE_KEYS[card]
-            self._table_mask |= BITS[card]
+            self._table_mask |= fields.bit
             escoba = False
-        self._plays.append(move.code | seat << 1 | escoba)
-        seat = self._next_seat[seat]
+        self._plays.append(fields.code | seat << 1 | escoba)
+        seat += 1
+        if seat == self._players:
+            seat = 0
         if self._hands[seat]:
             self._turn = seat
         elif self._deck_position < 40:
@@ -310,21 +333,41 @@ class Game:
         self._finish(Result(winner, list(self._totals), "forfeit", team, seat))
 
     def clone(self) -> Game:
-        """An independent copy; completed rounds' records are shared since they never change."""
-        other = Game()
-        for name in Game.__slots__:
-            setattr(other, name, getattr(self, name))
+        """An independent copy; completed rounds' records are shared since they never change.
+
+        This is what a search copies for every simulation, so every field is copied by name.
+        """
+        other = Game.__new__(Game)
+        other.ruleset = self.ruleset
+        other.seed = self.seed
+        other._players = self._players
+        other._teams = self._teams
+        other._num_teams = self._num_teams
+        other._optional = self._optional
+        other._totals = list(self._totals)
+        other._result = self._result
+        other._forfeit_reason = self._forfeit_reason
+        other._round_number = self._round_number
+        other._dealer = self._dealer
+        other._deck = self._deck
+        other._deck_position = self._deck_position
         other._hands = [list(hand) for hand in self._hands]
         other._table = list(self._table)
+        other._table_key = self._table_key
+        other._table_mask = self._table_mask
         other._captured = list(self._captured)
         other._seat_captured = list(self._seat_captured)
         other._escobas = list(self._escobas)
-        other._totals = list(self._totals)
-        other._rounds = list(self._rounds)
-        if self._rounds and self._rounds[-1] is self._record:
-            other._record = self._record.copy()
-            other._plays = other._record.plays
-            other._rounds[-1] = other._record
+        other._last_capturer = self._last_capturer
+        other._turn = self._turn
+        rounds = list(self._rounds)
+        record = self._record
+        if rounds and rounds[-1] is record:
+            record = record.copy()
+            rounds[-1] = record
+        other._rounds = rounds
+        other._record = record
+        other._plays = record.plays
         return other
 
     # -- what a seat may see -------------------------------------------------------------
@@ -388,7 +431,7 @@ class Game:
         self._captured = [0] * self._num_teams
         self._seat_captured = [0] * players
         self._escobas = [0] * players
-        self._last_capturer = None
+        self._last_capturer = -1
         self._record = _Round(dealer, [])
         self._record.deck = self._deck
         self._plays = self._record.plays
@@ -428,7 +471,7 @@ class Game:
 
     def _end_round(self) -> None:
         record = self._record
-        taker = self._last_capturer if self._last_capturer is not None else self._dealer
+        taker = self._last_capturer if self._last_capturer >= 0 else self._dealer
         if self._table:
             record.leftover = (taker, list(self._table))
         self._captured[self._teams[taker]] |= self._table_mask
@@ -453,12 +496,12 @@ class Game:
 
     def _finish(self, result: Result) -> None:
         self._result = result
-        self._turn = None
+        self._turn = -1
 
     def _why_illegal(self, move: Move) -> IllegalMoveError:
         if not isinstance(move, Move):
             return IllegalMoveError("not_a_move", f"{move!r} is not a Move")
-        if self._turn is None:
+        if self._turn < 0:
             return IllegalMoveError("game_over", "the game is over")
         if move.card_index not in self._hands[self._turn]:
             return IllegalMoveError(
@@ -501,18 +544,32 @@ def _deals_log(record: _Round, players: int) -> list[list[list[str]]]:
     first deal comes off the top, then the 4 table cards, then the later deals."""
     order = [(record.dealer + 1 + step) % players for step in range(players)]
     deck = record.deck
+    names = NAMES
     deals = []
     position = 0
     for _ in range(record.deals):
         deal: list[list[str]] = [[]] * players
         for seat in order:
             first, second, third = _hand(deck, position)
-            deal[seat] = [NAMES[first], NAMES[second], NAMES[third]]
+            deal[seat] = [names[first], names[second], names[third]]
             position += HAND_SIZE
         if position == HAND_SIZE * players:
             position += TABLE_SIZE
         deals.append(deal)
     return deals
+
+
+def _plays_log(plays: list[int]) -> list[dict[str, Any]]:
+    """A round's plays as the log shows them, decoded from their codes (see decode_play)."""
+    moves = _MOVES
+    logged = []
+    for code in plays:
+        move = moves[code >> 3]
+        card, capture = move.wire
+        logged.append(
+            {"seat": code >> 1 & 3, "card": card, "capture": [*capture], "escoba": code & 1 == 1}
+        )
+    return logged
 
 
 def _round_log(record: _Round, players: int) -> dict[str, Any]:
@@ -528,10 +585,7 @@ def _round_log(record: _Round, players: int) -> dict[str, Any]:
         "table": _names(record.table),
         "lucky_deal": lucky,
         "deals": _deals_log(record, players),
-        "plays": [
-            {"seat": seat, "card": card, "capture": [*capture], "escoba": escoba}
-            for seat, card, capture, escoba in map(_PLAY_FIELDS.__getitem__, record.plays)
-        ],
+        "plays": _plays_log(record.plays),
         "leftover": leftover,
         "score": score_log(record.score) if record.score is not None else None,
         "totals": list(record.totals) if record.totals is not None else None,

@@ -113,36 +113,70 @@ def test_hostile_url_is_refused(url):
         parse_bot_url(url)
 
 
-@pytest.mark.parametrize("url, host, port, endpoint", [
-    ("http://bot.example.com/", "bot.example.com", 80, "http://bot.example.com/move"),
-    ("https://Bot.Example.com:8443/v1/", "bot.example.com", 8443,
-     "https://bot.example.com:8443/v1/move"),
-    ("http://bot.example.com./a", "bot.example.com", 80, "http://bot.example.com/a/move"),
-    ("https://ｂｏｔ.example.com", "bot.example.com", 443, "https://bot.example.com/move"),
-    ("https://bücher.example/", "xn--bcher-kva.example", 443, "https://xn--bcher-kva.example/move"),
-    ("http://8.8.8.8:8001/", "8.8.8.8", 8001, "http://8.8.8.8:8001/move"),
-    ("http://[2606:4700::1111]:8001", "2606:4700::1111", 8001, "http://[2606:4700::1111]:8001/move"),
-    ("http://[2002:808:808::1]/", "2002:808:808::1", 80, "http://[2002:808:808::1]/move"),
-])
+@pytest.mark.parametrize(
+    "url, host, port, endpoint",
+    [
+        ("http://bot.example.com/", "bot.example.com", 80, "http://bot.example.com/move"),
+        (
+            "https://Bot.Example.com:8443/v1/",
+            "bot.example.com",
+            8443,
+            "https://bot.example.com:8443/v1/move",
+        ),
+        ("http://bot.example.com./a", "bot.example.com", 80, "http://bot.example.com/a/move"),
+        ("https://ｂｏｔ.example.com", "bot.example.com", 443, "https://bot.example.com/move"),
+        (
+            "https://bücher.example/",
+            "xn--bcher-kva.example",
+            443,
+            "https://xn--bcher-kva.example/move",
+        ),
+        ("http://8.8.8.8:8001/", "8.8.8.8", 8001, "http://8.8.8.8:8001/move"),
+        (
+            "http://[2606:4700::1111]:8001",
+            "2606:4700::1111",
+            8001,
+            "http://[2606:4700::1111]:8001/move",
+        ),
+        ("http://[2002:808:808::1]/", "2002:808:808::1", 80, "http://[2002:808:808::1]/move"),
+    ],
+)
 def test_public_url_is_accepted_and_normalised(url, host, port, endpoint):
     target = parse_bot_url(url)
     assert (target.host, target.port) == (host, port)
     assert target.endpoint("move") == endpoint
 
 
-@pytest.mark.parametrize("url", [
-    "http://127.0.0.1:8001/", "http://localhost:8001/", "http://[::1]:8001/",
-    "http://10.1.2.3/", "http://bot:8001/", "http://[::ffff:127.0.0.1]:8001/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8001/",
+        "http://localhost:8001/",
+        "http://[::1]:8001/",
+        "http://10.1.2.3/",
+        "http://bot:8001/",
+        "http://[::ffff:127.0.0.1]:8001/",
+    ],
+)
 def test_allow_private_permits_development_urls(url):
     parse_bot_url(url, allow_private=True)
 
 
-@pytest.mark.parametrize("url", [
-    "http://169.254.169.254/", "http://metadata.google.internal/", "http://[fd00:ec2::254]/",
-    "http://0.0.0.0:8001/", "http://[::]:8001/", "http://224.0.0.1/", "http://[fe80::1]/",
-    "http://100.100.100.200/", "http://[::ffff:169.254.169.254]/", "http://2130706433/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://169.254.169.254/",
+        "http://metadata.google.internal/",
+        "http://[fd00:ec2::254]/",
+        "http://0.0.0.0:8001/",
+        "http://[::]:8001/",
+        "http://224.0.0.1/",
+        "http://[fe80::1]/",
+        "http://100.100.100.200/",
+        "http://[::ffff:169.254.169.254]/",
+        "http://2130706433/",
+    ],
+)
 def test_allow_private_still_refuses_metadata_and_nonsense(url):
     with pytest.raises(AddressError):
         parse_bot_url(url, allow_private=True)
@@ -168,21 +202,26 @@ def fake_dns(*answers: str, calls: list | None = None):
 
 def resolve(url: str, *answers: str, allow_private: bool = False, calls=None):
     target = parse_bot_url(url, allow_private=allow_private)
-    return asyncio.run(resolve_checked(
-        target, allow_private=allow_private, resolve=fake_dns(*answers, calls=calls)
-    ))
+    return asyncio.run(
+        resolve_checked(
+            target, allow_private=allow_private, resolve=fake_dns(*answers, calls=calls)
+        )
+    )
 
 
-@pytest.mark.parametrize("answers", [
-    ("127.0.0.1",),
-    ("8.8.8.8", "127.0.0.1"),
-    ("8.8.8.8", "10.0.0.7"),
-    ("2606:4700::1111", "::1"),
-    ("8.8.8.8", "::ffff:127.0.0.1"),
-    ("8.8.8.8", "fe80::1%2"),
-    ("169.254.169.254",),
-    ("1.1.1.1", "100.64.1.1"),
-])
+@pytest.mark.parametrize(
+    "answers",
+    [
+        ("127.0.0.1",),
+        ("8.8.8.8", "127.0.0.1"),
+        ("8.8.8.8", "10.0.0.7"),
+        ("2606:4700::1111", "::1"),
+        ("8.8.8.8", "::ffff:127.0.0.1"),
+        ("8.8.8.8", "fe80::1%2"),
+        ("169.254.169.254",),
+        ("1.1.1.1", "100.64.1.1"),
+    ],
+)
 def test_dns_answer_with_any_private_address_is_refused(answers):
     with pytest.raises(AddressError, match="resolves to"):
         resolve("http://bot.example.com/", *answers)
@@ -190,8 +229,9 @@ def test_dns_answer_with_any_private_address_is_refused(answers):
 
 def test_dns_answers_all_public_are_returned_once_each():
     calls: list = []
-    addresses = resolve("https://bot.example.com:8443/", "8.8.8.8", "8.8.8.8",
-                        "2606:4700::1111", calls=calls)
+    addresses = resolve(
+        "https://bot.example.com:8443/", "8.8.8.8", "8.8.8.8", "2606:4700::1111", calls=calls
+    )
     assert [str(ip) for ip in addresses] == ["8.8.8.8", "2606:4700::1111"]
     assert calls == [("bot.example.com", 8443)]
 

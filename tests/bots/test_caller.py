@@ -26,12 +26,26 @@ SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 def sample_request() -> dict:
     game = Game.new(Ruleset.from_preset("classic", {}), seed=5)
-    return move_request(game.view(game.current_seat), game_id=1, match_id=1, timeout_ms=300,
-                        seat_names=["a", "b"], latency_ms=None, time_bank_ms=300)
+    return move_request(
+        game.view(game.current_seat),
+        game_id=1,
+        match_id=1,
+        timeout_ms=300,
+        seat_names=["a", "b"],
+        latency_ms=None,
+        time_bank_ms=300,
+    )
 
 
-def call(url: str, *, timeout_ms: int = DEADLINE_MS, secret: str | None = None,
-         allow_private: bool = True, resolve=None, times: int = 1):
+def call(
+    url: str,
+    *,
+    timeout_ms: int = DEADLINE_MS,
+    secret: str | None = None,
+    allow_private: bool = True,
+    resolve=None,
+    times: int = 1,
+):
     """Make `times` move calls with one client; the replies and the slowest call's seconds."""
 
     async def main():
@@ -49,20 +63,23 @@ def call(url: str, *, timeout_ms: int = DEADLINE_MS, secret: str | None = None,
     return asyncio.run(main())
 
 
-@pytest.mark.parametrize("behaviour, kind", [
-    ("silent", FaultKind.TIMEOUT),
-    ("drip-headers", FaultKind.TIMEOUT),
-    ("drip-body", FaultKind.TIMEOUT),
-    ("huge-declared", FaultKind.TOO_LARGE),
-    ("huge-chunked", FaultKind.TOO_LARGE),
-    ("bomb", FaultKind.TOO_LARGE),
-    ("redirect", FaultKind.REDIRECT),
-    ("bad-json", FaultKind.BAD_JSON),
-    ("wrong-schema", FaultKind.BAD_SCHEMA),
-    ("not-a-card", FaultKind.BAD_SCHEMA),
-    ("server-error", FaultKind.HTTP_STATUS),
-    ("hang-up", FaultKind.CONNECT),
-])
+@pytest.mark.parametrize(
+    "behaviour, kind",
+    [
+        ("silent", FaultKind.TIMEOUT),
+        ("drip-headers", FaultKind.TIMEOUT),
+        ("drip-body", FaultKind.TIMEOUT),
+        ("huge-declared", FaultKind.TOO_LARGE),
+        ("huge-chunked", FaultKind.TOO_LARGE),
+        ("bomb", FaultKind.TOO_LARGE),
+        ("redirect", FaultKind.REDIRECT),
+        ("bad-json", FaultKind.BAD_JSON),
+        ("wrong-schema", FaultKind.BAD_SCHEMA),
+        ("not-a-card", FaultKind.BAD_SCHEMA),
+        ("server-error", FaultKind.HTTP_STATUS),
+        ("hang-up", FaultKind.CONNECT),
+    ],
+)
 def test_misbehaving_bot_gives_a_typed_fault_within_the_deadline(hostile, behaviour, kind):
     base, _ = hostile
     [reply], seconds = call(f"{base}/{behaviour}/")
@@ -171,8 +188,7 @@ def test_every_new_connection_is_checked_again(servers):
         return next(answers)
 
     async def main():
-        client = BotClient(f"http://bot.example.com:{port}/", None, allow_private=True,
-                           resolve=dns)
+        client = BotClient(f"http://bot.example.com:{port}/", None, allow_private=True, resolve=dns)
         first = await client.move(sample_request(), 1000)
         await client.aclose()  # drops the connection; the next call must connect again
         second = await client.move(sample_request(), 1000)
@@ -204,8 +220,9 @@ def test_signatures_are_those_of_the_standard_webhooks_package(secret):
     signer, webhook = Signer(secret), Webhook(secret)
     body = b'{"protocol":"escoba/1","table":["7o"],"name":"\xc3\xb1"}'
     headers = signer.headers(body, timestamp=1_700_000_000)
-    expected = webhook.sign(headers["webhook-id"], datetime.fromtimestamp(1_700_000_000, UTC),
-                            body.decode())
+    expected = webhook.sign(
+        headers["webhook-id"], datetime.fromtimestamp(1_700_000_000, UTC), body.decode()
+    )
     assert headers["webhook-timestamp"] == "1700000000"
     assert headers["webhook-signature"] == expected
     # And a bot checking with the package accepts a fresh one.

@@ -18,17 +18,32 @@ SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 
 def endpoint(servers, bot: SimpleBot, name: str) -> BotEndpoint:
-    return BotEndpoint(url=f"http://127.0.0.1:{servers.start_app(bot.app())}/", secret=bot.secret,
-                       name=name)
+    return BotEndpoint(
+        url=f"http://127.0.0.1:{servers.start_app(bot.app())}/", secret=bot.secret, name=name
+    )
 
 
-def run(ruleset: Ruleset, bots: list[BotEndpoint], *, seed: int = 7, timeout_ms: int = 1000,
-        max_faults: int = 5) -> GameRecord:
+def run(
+    ruleset: Ruleset,
+    bots: list[BotEndpoint],
+    *,
+    seed: int = 7,
+    timeout_ms: int = 1000,
+    max_faults: int = 5,
+) -> GameRecord:
     async def main() -> GameRecord:
         async with Caller(allow_private=True) as caller:
-            return await play_game(ruleset=ruleset, seed=seed, bots=bots, game_id="g1",
-                                   match_id="m1", timeout_ms=timeout_ms, max_faults=max_faults,
-                                   caller=caller, log_url="https://example.org/games/g1/log")
+            return await play_game(
+                ruleset=ruleset,
+                seed=seed,
+                bots=bots,
+                game_id="g1",
+                match_id="m1",
+                timeout_ms=timeout_ms,
+                max_faults=max_faults,
+                caller=caller,
+                log_url="https://example.org/games/g1/log",
+            )
 
     return asyncio.run(main())
 
@@ -72,8 +87,9 @@ def test_move_requests_carry_the_rounds_lucky_deal(servers):
     first, second = SimpleBot(), SimpleBot()
     ruleset = Ruleset.from_preset("classic", {})
     # Seed 10 opens with a lucky deal for the dealer, seat 0.
-    record = run(ruleset, [endpoint(servers, first, "one"), endpoint(servers, second, "two")],
-                 seed=10)
+    record = run(
+        ruleset, [endpoint(servers, first, "one"), endpoint(servers, second, "two")], seed=10
+    )
     lucky_by_round = [game_round["lucky_deal"] for game_round in record.log["rounds"]]
     assert lucky_by_round[0] == {"seat": 0, "cards": ["1c", "2e", "3e", "9o"], "escobas": 1}
     requests = [seen.body for bot in (first, second) for seen in bot.moves_seen()]
@@ -103,8 +119,9 @@ def test_one_bot_fields_both_seats_of_a_team_and_sees_only_its_seats_hand(server
 def test_faulting_bot_forfeits_after_max_faults(servers):
     good, cheat = SimpleBot(), SimpleBot(mode="not-in-hand")
     ruleset = Ruleset.from_preset("classic", {})
-    record = run(ruleset, [endpoint(servers, good, "good"), endpoint(servers, cheat, "cheat")],
-                 max_faults=2)
+    record = run(
+        ruleset, [endpoint(servers, good, "good"), endpoint(servers, cheat, "cheat")], max_faults=2
+    )
     assert [fault["seat"] for fault in record.faults] == [1, 1, 1]
     assert {fault["kind"] for fault in record.faults} == {"illegal_move"}
     assert all(fault["detail"].startswith("card_not_in_hand") for fault in record.faults)
@@ -122,8 +139,9 @@ def test_each_play_comes_with_its_facts(servers):
     to join by index. The stored forms (meta, faults) are derived from them."""
     good, cheat = SimpleBot(), SimpleBot(mode="not-in-hand")
     ruleset = Ruleset.from_preset("classic", {})
-    record = run(ruleset, [endpoint(servers, good, "good"), endpoint(servers, cheat, "cheat")],
-                 max_faults=2)
+    record = run(
+        ruleset, [endpoint(servers, good, "good"), endpoint(servers, cheat, "cheat")], max_faults=2
+    )
     plays = plays_of(record)
     assert [(call.seat, call.move) for call in record.plays] == [
         (play["seat"], move_of(play)) for play in plays
@@ -135,15 +153,22 @@ def test_each_play_comes_with_its_facts(servers):
         assert call.meta()["seat"] == call.seat
     [last] = [call for call in record.calls if call.move is None]
     assert last is record.calls[-1] and last.fault is not None and last.seat == 1
-    assert record.faults[-1] == {"seat": 1, "round": last.round, "play": last.play,
-                                 **last.fault.to_dict()}
+    assert record.faults[-1] == {
+        "seat": 1,
+        "round": last.round,
+        "play": last.play,
+        **last.fault.to_dict(),
+    }
 
 
 def test_faulting_move_is_replaced_by_the_fallback(servers):
     good, stray = SimpleBot(), SimpleBot(mode="off-table")
     ruleset = Ruleset.from_preset("classic", {"target": 1})
-    record = run(ruleset, [endpoint(servers, good, "good"), endpoint(servers, stray, "stray")],
-                 max_faults=1000)
+    record = run(
+        ruleset,
+        [endpoint(servers, good, "good"), endpoint(servers, stray, "stray")],
+        max_faults=1000,
+    )
     assert record.result["reason"] != "forfeit"
     game = Game.new(ruleset, seed=7)
     metas = [m for r in record.meta for m in r]
@@ -165,8 +190,12 @@ def test_silent_bot_forfeits_within_its_deadlines(servers, hostile):
     good = SimpleBot()
     ruleset = Ruleset.from_preset("classic", {})
     started = time.perf_counter()
-    record = run(ruleset, [BotEndpoint(f"{base}/silent/", name="silent"),
-                           endpoint(servers, good, "good")], timeout_ms=100, max_faults=1)
+    record = run(
+        ruleset,
+        [BotEndpoint(f"{base}/silent/", name="silent"), endpoint(servers, good, "good")],
+        timeout_ms=100,
+        max_faults=1,
+    )
     seconds = time.perf_counter() - started
     assert [fault["kind"] for fault in record.faults] == ["timeout", "timeout"]
     assert record.result["forfeit_seat"] == 0
@@ -190,11 +219,20 @@ def test_many_games_run_concurrently_in_one_loop(servers):
 
     async def main() -> list[GameRecord]:
         async with Caller(allow_private=True) as caller:
-            return await asyncio.gather(*(
-                play_game(ruleset=ruleset, seed=seed, bots=endpoints, game_id=seed, match_id=1,
-                          timeout_ms=2000, caller=caller)
-                for seed in range(12)
-            ))
+            return await asyncio.gather(
+                *(
+                    play_game(
+                        ruleset=ruleset,
+                        seed=seed,
+                        bots=endpoints,
+                        game_id=seed,
+                        match_id=1,
+                        timeout_ms=2000,
+                        caller=caller,
+                    )
+                    for seed in range(12)
+                )
+            )
 
     started = time.perf_counter()
     records = asyncio.run(main())
@@ -209,15 +247,27 @@ def test_many_games_run_concurrently_in_one_loop(servers):
 def test_sync_wrapper(servers):
     first, second = SimpleBot(), SimpleBot()
     record = play_game_sync(
-        allow_private=True, ruleset=Ruleset.from_preset("classic", {"target": 1}), seed=1,
-        bots=[endpoint(servers, first, "a"), endpoint(servers, second, "b")], game_id=1,
-        match_id=1, timeout_ms=1000,
+        allow_private=True,
+        ruleset=Ruleset.from_preset("classic", {"target": 1}),
+        seed=1,
+        bots=[endpoint(servers, first, "a"), endpoint(servers, second, "b")],
+        game_id=1,
+        match_id=1,
+        timeout_ms=1000,
     )
     assert replay_log(record.log).is_over
 
 
 def test_wrong_number_of_bots_is_a_programming_error():
     with pytest.raises(ValueError, match="2 seats but 1 bots"):
-        asyncio.run(play_game(ruleset=Ruleset.from_preset("classic", {}), seed=1,
-                              bots=[BotEndpoint("http://bot.example.com/")], game_id=1,
-                              match_id=1, timeout_ms=100, caller=Caller()))
+        asyncio.run(
+            play_game(
+                ruleset=Ruleset.from_preset("classic", {}),
+                seed=1,
+                bots=[BotEndpoint("http://bot.example.com/")],
+                game_id=1,
+                match_id=1,
+                timeout_ms=100,
+                caller=Caller(),
+            )
+        )

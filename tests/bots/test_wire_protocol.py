@@ -82,10 +82,17 @@ def test_golden_requests_follow_the_schema(name):
 def test_move_request_shows_only_the_seats_own_hand():
     game = game_after({"players": 4, "teams": True}, 3, 2)
     seat = game.current_seat
-    text = orjson.dumps(move_request(
-        game.view(seat), game_id=1, match_id=1, timeout_ms=500, seat_names=["a"] * 4,
-        latency_ms=None, time_bank_ms=500,
-    )).decode()
+    text = orjson.dumps(
+        move_request(
+            game.view(seat),
+            game_id=1,
+            match_id=1,
+            timeout_ms=500,
+            seat_names=["a"] * 4,
+            latency_ms=None,
+            time_bank_ms=500,
+        )
+    ).decode()
     hidden = {str(card) for other in range(4) if other != seat for card in game.hand(other)}
     assert hidden
     for card in hidden:
@@ -147,8 +154,14 @@ def test_wire_history_gives_the_same_bodies_as_encoding_every_move(options):
         moves = rounds = 0
         while not game.is_over:
             view = game.view(game.current_seat)
-            ids = {"game_id": seed, "match_id": 1, "timeout_ms": 1000, "seat_names": names,
-                   "latency_ms": 1.5, "time_bank_ms": 1000}
+            ids = {
+                "game_id": seed,
+                "match_id": 1,
+                "timeout_ms": 1000,
+                "seat_names": names,
+                "latency_ms": 1.5,
+                "time_bank_ms": 1000,
+            }
             incremental = move_request(view, history=history.of(view), **ids)
             assert orjson.dumps(incremental) == orjson.dumps(move_request(view, **ids))
             assert incremental["history"] == [wire_play(play) for play in view.history]
@@ -187,31 +200,37 @@ def test_parse_move_request_names_the_bad_field():
         parse_move_request({**body, "protocol": "escoba/2"})
 
 
-@pytest.mark.parametrize("reply, move", [
-    ({"card": "7o", "capture": ["3c", "5e"]}, "7o:3c+5e"),
-    ({"card": "7o", "capture": ["5e", "3c"]}, "7o:3c+5e"),
-    ({"card": "4b", "capture": []}, "4b"),
-    ({"card": "4b"}, "4b"),
-    ({"card": "4b", "capture": None}, "4b"),
-    ({"card": "4b", "capture": [], "comment": "extra fields are ignored"}, "4b"),
-])
+@pytest.mark.parametrize(
+    "reply, move",
+    [
+        ({"card": "7o", "capture": ["3c", "5e"]}, "7o:3c+5e"),
+        ({"card": "7o", "capture": ["5e", "3c"]}, "7o:3c+5e"),
+        ({"card": "4b", "capture": []}, "4b"),
+        ({"card": "4b"}, "4b"),
+        ({"card": "4b", "capture": None}, "4b"),
+        ({"card": "4b", "capture": [], "comment": "extra fields are ignored"}, "4b"),
+    ],
+)
 def test_parse_move_reply_accepts(reply, move):
     assert parse_move_reply(reply) == Move.from_str(move)
 
 
-@pytest.mark.parametrize("reply, reason", [
-    ([], "expected object"),
-    ("7o", "expected object"),
-    (None, "expected object"),
-    ({}, "missing 'card'"),
-    ({"card": 7}, "card: expected string"),
-    ({"card": "8x"}, "card: '8x' is not allowed"),
-    ({"card": "11o"}, "is not allowed"),
-    ({"card": "7o", "capture": "3c"}, "capture: expected array"),
-    ({"card": "7o", "capture": ["3c", True]}, r"capture\[1\]: expected string"),
-    ({"card": "7o", "capture": ["3c", "3c"]}, "listed twice"),
-    ({"card": "7o", "capture": ["1o"] * 41}, "more than 40 items"),
-])
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        ([], "expected object"),
+        ("7o", "expected object"),
+        (None, "expected object"),
+        ({}, "missing 'card'"),
+        ({"card": 7}, "card: expected string"),
+        ({"card": "8x"}, "card: '8x' is not allowed"),
+        ({"card": "11o"}, "is not allowed"),
+        ({"card": "7o", "capture": "3c"}, "capture: expected array"),
+        ({"card": "7o", "capture": ["3c", True]}, r"capture\[1\]: expected string"),
+        ({"card": "7o", "capture": ["3c", "3c"]}, "listed twice"),
+        ({"card": "7o", "capture": ["1o"] * 41}, "more than 40 items"),
+    ],
+)
 def test_parse_move_reply_refuses(reply, reason):
     with pytest.raises(ProtocolError, match=reason):
         parse_move_reply(reply)
@@ -233,11 +252,20 @@ def test_parse_info_reply():
 def test_notices_follow_their_schemas():
     ruleset = Ruleset.from_preset("classic", {"players": 4, "teams": True})
     names = ["a", "b", "c", "d"]
-    start = start_notice(ruleset=ruleset, game_id=1, match_id=2, timeout_ms=100, seat=2,
-                         seat_names=names)
+    start = start_notice(
+        ruleset=ruleset, game_id=1, match_id=2, timeout_ms=100, seat=2, seat_names=names
+    )
     result = Result(winner=1, totals=[12, 21], reason="target")
-    end = end_notice(ruleset=ruleset, game_id=1, match_id=2, timeout_ms=100, seat=2,
-                     seat_names=names, result=result, log_url="https://example.org/games/1/log")
+    end = end_notice(
+        ruleset=ruleset,
+        game_id=1,
+        match_id=2,
+        timeout_ms=100,
+        seat=2,
+        seat_names=names,
+        result=result,
+        log_url="https://example.org/games/1/log",
+    )
     assert start["you"] == {"seat": 2, "team": 0}
     assert [seat["team"] for seat in start["seats"]] == [0, 1, 0, 1]
     assert end["result"] == {"winner": 1, "totals": [12, 21], "reason": "target"}
@@ -252,14 +280,17 @@ def test_schemas_are_valid_and_published(name):
     assert json.loads((SCHEMA_DIR / f"{name}.json").read_text()) == SCHEMAS[name]
 
 
-@pytest.mark.parametrize("value, schema", [
-    ({"card": "7o", "capture": ["3c"]}, MOVE_REPLY_SCHEMA),
-    ({"card": "7o", "capture": [1]}, MOVE_REPLY_SCHEMA),
-    ({"card": True}, MOVE_REPLY_SCHEMA),
-    ({"protocol": PROTOCOL, "name": "a", "author": "b", "version": 1}, INFO_REPLY_SCHEMA),
-    ({"protocol": "escoba/9", "name": "a", "author": "b", "version": "1"}, INFO_REPLY_SCHEMA),
-    ({"protocol": PROTOCOL, "name": "a", "author": "b", "version": "1"}, INFO_REPLY_SCHEMA),
-])
+@pytest.mark.parametrize(
+    "value, schema",
+    [
+        ({"card": "7o", "capture": ["3c"]}, MOVE_REPLY_SCHEMA),
+        ({"card": "7o", "capture": [1]}, MOVE_REPLY_SCHEMA),
+        ({"card": True}, MOVE_REPLY_SCHEMA),
+        ({"protocol": PROTOCOL, "name": "a", "author": "b", "version": 1}, INFO_REPLY_SCHEMA),
+        ({"protocol": "escoba/9", "name": "a", "author": "b", "version": "1"}, INFO_REPLY_SCHEMA),
+        ({"protocol": PROTOCOL, "name": "a", "author": "b", "version": "1"}, INFO_REPLY_SCHEMA),
+    ],
+)
 def test_our_validator_agrees_with_jsonschema(value, schema):
     expected = jsonschema.Draft202012Validator(schema).is_valid(value)
     try:

@@ -149,13 +149,17 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
     from bots_sdk.examples.greedy import choose as greedy
     from bots_sdk.examples.random import make_random
     from bots_sdk.server import serve_in_thread
+    from tournaments.models import Bot
     from tournaments.services.bots import bot_register
     from tournaments.services.leagues import league_create, league_start
 
     worlds: list[LeagueWorld] = []
 
     def build(move_delay: float = 0.0, flaky_every: int = 0, players: int = 2) -> LeagueWorld:
-        owner = django_user_model.objects.create_user(username="ana", password=OWNER_PASSWORD)
+        # staff, with checked bots: only such leagues are rated
+        owner = django_user_model.objects.create_user(
+            username="ana", password=OWNER_PASSWORD, is_staff=True
+        )
         world = LeagueWorld(owner=owner)
         worlds.append(world)
         chooses = {"random": make_random(7), "greedy": greedy, "expert": make_expert()}
@@ -166,7 +170,9 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
             server = serve_in_thread(target, name=name)
             world.servers.append(server)
             world.bots.append(bot_register(owner=owner, name=name, url=server.url))
+        Bot.objects.filter(owner=owner).update(health=Bot.Health.HEALTHY)
         world.league = league_create(
+            rated=True,
             creator=owner,
             name="Test league",
             players=players,

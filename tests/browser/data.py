@@ -5,12 +5,14 @@ from __future__ import annotations
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 
 
-def stored_game(owner, *, ruleset: dict, seed: int, log: dict | None = None) -> Game:
-    """A game between two new bots in a league of ``ruleset``: finished with ``log`` if given,
-    otherwise aborted (stopped before it finished, so without result or log)."""
+def stored_game(
+    owner, *, ruleset: dict, seed: int, log: dict | None = None, names=("keeper", "giver")
+) -> Game:
+    """A game between two new bots (named ``names``) in a league of ``ruleset``: finished with
+    ``log`` if given, otherwise aborted (stopped before it finished, so without result or log)."""
     bots = [
         Bot.objects.create(owner=owner, name=name, url=f"http://127.0.0.1:9/{name}", secret="x")
-        for name in ("keeper", "giver")
+        for name in names
     ]
     league = League.objects.create(
         name=f"{ruleset['name']} rules",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tournaments.templatetags.charts import HEIGHT, LEFT, WIDTH, chart_points, rating_chart
+from web.templatetags.charts import HEIGHT, LEFT, WIDTH, chart_points, rating_chart
 
 
 def test_chart_draws_one_point_per_rating_left_to_right():

@@ -1,12 +1,14 @@
 """The page views through Django's test client: access rules, bad input and empty states."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from tests.browser.data import stored_game
-from tournaments.forms import PASSWORDS_DIFFER
 from tournaments.models import Bot
-from tournaments.templatetags.cards import card, french_labels
+from web.forms import PASSWORDS_DIFFER
+from web.templatetags.cards import card, french_labels
 
 pytestmark = pytest.mark.django_db
 
@@ -124,3 +126,26 @@ def test_an_aborted_game_says_so_instead_of_a_replay(client, user):
     assert "stopped before it finished (match time limit)" in html
     assert "not been played yet" not in html
     assert "data-replay" not in html
+
+
+def test_league_standings_show_the_leagues_own_results_not_a_second_elo(client, user):
+    """Issue 12 item 7, page side: the one Elo a league page shows is the pool rating."""
+    game = stored_game(user, ruleset={"name": "classic", "version": 1, "options": {}}, seed=3)
+    for bot in Bot.objects.all():
+        game.league.entries.create(bot=bot)
+    html = client.get(reverse("league_detail", args=[game.league_id])).content.decode()
+    standings = html.split('data-testid="standings"', 1)[1].split("</thead>", 1)[0]
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", standings)
+    assert headers == [
+        "#",
+        "Bot",
+        "Pts",
+        "Games",
+        "W",
+        "D",
+        "L",
+        "Sets W–D–L",
+        "For–against",
+        "Pool rating",
+    ]
+    assert "±95%" not in html

@@ -32,7 +32,7 @@ def position(
     game._escobas = [0] * ruleset.players
     game._captured = [0] * ruleset.num_teams
     game._seat_captured = [0] * ruleset.players
-    game._last_capturer = None
+    game._last_capturer = -1
     if not deck_left:
         game._deck_position = 40
     return game

@@ -54,3 +54,23 @@ def make_bot(db, example_servers) -> Callable[..., object]:
         )
 
     return make
+
+
+@pytest.fixture
+def staff(db):
+    """A staff account: only staff (and the arena itself) create rated leagues."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(username="staff", is_staff=True)
+
+
+@pytest.fixture
+def make_rated_bot(make_bot) -> Callable[..., object]:
+    """``make_rated_bot("greedy")``: a registered bot that passed the protocol check, so it may
+    enter rated play."""
+
+    def make(example: str, **fields) -> object:
+        fields.setdefault("health", "healthy")
+        return make_bot(example, **fields)
+
+    return make

@@ -9,17 +9,19 @@ from tournaments.api.filters import (
     ERROR_UNKNOWN_BOT,
 )
 from tournaments.messages import VALIDATION_FAILED
-from tournaments.models import Game, League, Match
+from tournaments.models import Game, League, Match, RatingPoint
 from tournaments.services.leagues import league_create, league_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def leagues(user, make_bot):
-    """A finished league of three bots (eager Celery plays it) and an open one of another pool."""
-    bots = [make_bot("greedy"), make_bot("random"), make_bot("random7")]
-    played = league_create(creator=user, name="played", bot_ids=[b.id for b in bots])
+def leagues(staff, make_rated_bot):
+    """A finished rated league of three bots (eager Celery plays it) and an open one of another
+    pool, made by staff."""
+    user = staff
+    bots = [make_rated_bot("greedy"), make_rated_bot("random"), make_rated_bot("random7")]
+    played = league_create(creator=user, name="played", bot_ids=[b.id for b in bots], rated=True)
     league_start(league_id=played.id, user=user)
     trio = league_create(creator=user, name="trio", players=3, bot_ids=[b.id for b in bots])
     return League.objects.get(pk=played.id), trio, bots
@@ -47,7 +49,8 @@ def test_each_filter_selects_what_it_names(api_client, leagues):
     assert len(bot_games) == 4  # two duplicate sets of two games
     assert ids(api_client.get(f"/api/games/?league={played.id}&status=aborted")) == []
     history = api_client.get(f"/api/rankings/history/?bot={bots[0].id}&pool=classic/2p")
-    assert len(ids(history)) == 4
+    points = RatingPoint.objects.filter(bot=bots[0], pool="classic/2p").order_by("id")
+    assert ids(history) == list(points.values_list("id", flat=True)) and points.exists()
     assert ids(api_client.get(f"/api/rankings/history/?bot={bots[0].id}&pool=classic/3p")) == []
 
 

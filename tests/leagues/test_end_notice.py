@@ -14,9 +14,7 @@ def test_end_notices_link_to_the_game_log(user, make_bot, settings):
     listener = SdkBot(greedy.choose, name="listener", on_end=ends.append)
     with serve_in_thread(listener) as server:
         mine = Bot.objects.create(owner=user, name="listener", url=server.url, secret="")
-        league = league_create(
-            creator=user, name="links", bot_ids=[mine.id, make_bot("random").id]
-        )
+        league = league_create(creator=user, name="links", bot_ids=[mine.id, make_bot("random").id])
         league_start(league_id=league.id, user=user, enqueue=False)
         match = league.matches.get()
         match_play(match_id=match.id)

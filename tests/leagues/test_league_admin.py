@@ -32,7 +32,8 @@ def test_admin_pages_render_and_pause_a_league(admin_client, user, make_bot, mon
         "/admin/tournaments/game/",
         f"/admin/tournaments/game/{game.id}/change/",
         "/admin/tournaments/rating/",
-        "/admin/tournaments/ratingchange/",
+        "/admin/tournaments/ratedset/",
+        "/admin/tournaments/ratingfit/",
     ]:
         assert admin_client.get(path).status_code == 200, path
     response = admin_client.post(

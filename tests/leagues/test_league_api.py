@@ -21,11 +21,19 @@ def client_for(user) -> APIClient:
 
 @pytest.fixture
 def played_league(user, user_client, make_bot):
-    """A finished two-player league of three bots (eager Celery plays it on start)."""
-    bots = [make_bot("greedy"), make_bot("random"), make_bot("random7")]
+    """A finished rated two-player league of three checked bots, made by staff (eager Celery
+    plays it on start)."""
+    user.is_staff = True
+    user.save()
+    bots = [make_bot(name, health="healthy") for name in ("greedy", "random", "random7")]
     created = user_client.post(
         "/api/leagues/",
-        {"name": "Spring", "ruleset": {"name": "classic"}, "bots": [b.id for b in bots]},
+        {
+            "name": "Spring",
+            "ruleset": {"name": "classic"},
+            "bots": [b.id for b in bots],
+            "rated": True,
+        },
         format="json",
     )
     assert created.status_code == 201, created.json()
@@ -112,7 +120,9 @@ def test_owners_enrol_only_their_own_bots(user, user_client, make_bot):
     assert response.status_code == 201
     response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": mine.id})
     assert {b["name"] for b in response.json()["bots"]} == {
-        theirs.name, mine.name, *(b.name for b in founders)
+        theirs.name,
+        mine.name,
+        *(b.name for b in founders),
     }
     assert user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": 0}).status_code == 400
     response = user_client.post(f"/api/leagues/{league_id}/entries/", {"bot": 987654})
@@ -127,7 +137,7 @@ def test_league_detail_has_progress_standings_and_crosstable(played_league, api_
     assert {"points", "games", "wins", "draws", "losses", "points_for", "points_against"} <= set(
         row
     )
-    assert row["elo_low"] <= row["elo"] <= row["elo_high"] and row["rating"] is not None
+    assert isinstance(row["rating"], float) and "elo" not in row  # one figure: the pool's
     table = api_client.get(f"/api/leagues/{played_league.id}/crosstable/").json()
     assert len(table["rows"]) == 3 and len(table["rows"][0]["cells"]) == 3
 
@@ -163,15 +173,15 @@ def test_log_of_an_unplayed_game_is_404(user_client, make_bot, monkeypatch):
 def test_rankings_and_history(played_league, api_client):
     body = api_client.get("/api/rankings/?pool=classic/2p").json()
     assert body["count"] == 3
-    ratings = [float(r["rating"]) for r in body["results"]]
-    assert ratings == sorted(ratings, reverse=True) and body["results"][0]["rank"] == 1
+    assert all(isinstance(r["rating"], float) for r in body["results"])  # JSON numbers
+    assert [r["rank"] for r in body["results"]] == [1, 2, 3]
     assert api_client.get("/api/rankings/").json()["count"] == 3
     assert api_client.get("/api/rankings/?pool=classic").status_code == 400
     assert api_client.get("/api/rankings/?pool=classic/3p").json()["count"] == 0
-    bot_id = body["results"][0]["bot"]["id"]
+    bot_id = body["results"][0]["bot"]
     history = api_client.get(f"/api/rankings/history/?bot={bot_id}").json()
-    assert history["count"] == 4
-    assert history["results"][-1]["after"] == body["results"][0]["rating"]
+    assert 1 <= history["count"] <= 3  # a point per fit that moved it; a fit per set at most
+    assert history["results"][-1]["rating"] == body["results"][0]["rating"]
     assert api_client.get("/api/rankings/history/").status_code == 400
 
 

@@ -17,8 +17,8 @@ def run(*args) -> str:
     return out.getvalue()
 
 
-def test_league_run_inline_plays_and_prints_standings(make_bot):
-    bots = [make_bot("greedy"), make_bot("random")]
+def test_league_run_inline_plays_and_prints_standings(make_rated_bot):
+    bots = [make_rated_bot("greedy"), make_rated_bot("random")]
     names = ",".join(b.name.upper() for b in bots)  # bot names are unique ignoring case
     output = run("league_run", "--inline", "--bots", names, "--name", "cli")
     league = League.objects.get(name="cli")
@@ -30,7 +30,11 @@ def test_league_run_inline_plays_and_prints_standings(make_bot):
 def test_league_run_follows_a_league_the_workers_play(make_bot):
     # Celery is eager in tests: the "workers" play the league as the start commits
     bots = [make_bot("greedy"), make_bot("random")]
-    output = run("league_run", "--bots", ",".join(b.name for b in bots), "--name", "queued")
+    with pytest.raises(CommandError, match="rated play"):  # never checked: unrated only
+        run("league_run", "--bots", ",".join(b.name for b in bots), "--name", "refused")
+    output = run(
+        "league_run", "--bots", ",".join(b.name for b in bots), "--name", "queued", "--unrated"
+    )
     assert League.objects.get(name="queued").status == League.Status.FINISHED
     assert "finished in" in output and "standings" in output
 
@@ -43,12 +47,12 @@ def test_league_run_refuses_unknown_bots_and_bad_settings(make_bot):
         run("league_run", "--bots", bot.name, "--games-per-pairing", "3")
 
 
-def test_ratings_recompute_command_checks_and_repairs(make_bot):
+def test_ratings_recompute_command_checks_and_repairs(make_rated_bot):
     run(
         "league_run",
         "--inline",
         "--bots",
-        ",".join(b.name for b in [make_bot("greedy"), make_bot("random")]),
+        ",".join(b.name for b in [make_rated_bot("greedy"), make_rated_bot("random")]),
     )
     assert "reproduced exactly" in run("ratings_recompute")
     Rating.objects.update(rating=Decimal("1234.00"))
@@ -71,4 +75,3 @@ def test_bots_register_examples_registers_and_moves_running_bots(example_servers
     assert Bot.objects.get(name="greedy").url == urls[0]
     with pytest.raises(CommandError):
         run("bots_register_examples", "http://127.0.0.1:9/")
-

@@ -5,10 +5,10 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tournaments import queueing
 from tournaments.api.league_serializers import ERROR_BOTS_REPEATED, ERROR_LEAGUE_NAME_TAKEN
 from tournaments.models import League, LeagueEntry
 from tournaments.scheduling import ERROR_TOO_FEW_BOTS
-from tournaments.services import leagues as league_services
 from tournaments.services.leagues import ERROR_DELETE_NOT_ALLOWED, ERROR_DELETE_STARTED
 
 pytestmark = pytest.mark.django_db
@@ -112,7 +112,7 @@ def test_others_may_not_delete_but_staff_may(user_client, other_user_client, two
 
 
 def test_a_started_league_cannot_be_deleted(user_client, two_bots, monkeypatch):
-    monkeypatch.setattr(league_services, "_enqueue_on_commit", lambda ids: None)
+    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     league_id = create(user_client, "running", two_bots).json()["id"]
     assert user_client.post(f"{LEAGUES}{league_id}/start/").status_code == 202
     response = user_client.delete(f"{LEAGUES}{league_id}/")

@@ -9,16 +9,16 @@ from decimal import Decimal
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import F
 from django.utils import timezone
 
 from tournaments import queueing
-from tournaments.models import Game, GameLog, League, Match, Rating, RatingChange, Seat
+from tournaments.models import Game, GameLog, League, Match, RatedSet, Rating, Seat, SetScore
+from tournaments.rating_selectors import bot_rating_history, ranking
 from tournaments.selectors import (
-    bot_rating_history,
     league_crosstable,
     league_progress,
     league_standings,
-    rankings,
 )
 from tournaments.services.leagues import (
     ERROR_ALREADY_ENTERED,
@@ -102,9 +102,16 @@ def test_only_the_creator_starts_and_too_few_bots_cannot_start(user, make_bot):
     assert "bots" in caught.value.message_dict
 
 
-def test_two_player_league_plays_to_the_end_with_logs_ratings_and_standings(user, make_bot):
-    bots = [make_bot("greedy"), make_bot("random"), make_bot("expert")]
-    league = _create(user, bots)
+def _rated(staff, bots, **options):
+    return league_create(
+        creator=staff, name="rated league", bot_ids=[b.id for b in bots], rated=True, **options
+    )
+
+
+def test_two_player_league_plays_to_the_end_with_logs_ratings_and_standings(staff, make_rated_bot):
+    bots = [make_rated_bot("greedy"), make_rated_bot("random"), make_rated_bot("expert")]
+    league = _rated(staff, bots)
+    user = staff
     league_start(league_id=league.id, user=user)  # eager Celery: plays on commit
 
     league.refresh_from_db()
@@ -117,7 +124,7 @@ def test_two_player_league_plays_to_the_end_with_logs_ratings_and_standings(user
         assert game.log.document["seed"] == game.match.seed
         assert game.moves == sum(len(r["plays"]) for r in game.log.document["rounds"])
         assert len(game.log.meta) == len(game.log.document["rounds"])
-        assert sum(game.rating_changes.values_list("delta", flat=True)) == 0
+        assert game.match.rated_set.scores.count() == 1  # one pair, one score per set
     # duplicate deals: the two games of a match deal the same cards with seats swapped
     first, second = Game.objects.filter(league=league, match__number=1).order_by("number")
     assert first.seating == second.seating[::-1]
@@ -131,40 +138,48 @@ def test_two_player_league_plays_to_the_end_with_logs_ratings_and_standings(user
     assert sum(row["points"] for row in standings) == 6
     assert sum(row["sets_won"] + row["sets_drawn"] + row["sets_lost"] for row in standings) == 6
     assert standings[0]["points"] >= standings[-1]["points"]
-    assert all(row["elo_low"] <= row["elo"] <= row["elo_high"] for row in standings)
-    assert sum(Rating.objects.filter(pool="classic/2p").values_list("rating", flat=True)) == (
-        Decimal("4500.00")
-    )
+    assert all(isinstance(row["rating"], float) for row in standings)
+    assert "elo" not in standings[0]  # the league's results, never a second Elo
+    # the anchor: the pool's ratings average 1500 (each rounded to the cent)
+    total = sum(Rating.objects.filter(pool="classic/2p").values_list("rating", flat=True))
+    assert abs(float(total) - 4500) <= 0.02
     table = league_crosstable(league)
     assert [cell is None for cell in table["rows"][0]["cells"]].count(True) == 1
     for row in table["rows"]:
         assert sum(cell["games"] for cell in row["cells"] if cell) == 4
-    assert list(rankings("classic/2p"))[0].rating >= list(rankings("classic/2p"))[-1].rating
+    ranked = list(ranking("classic/2p"))
+    assert [r.rank for r in ranked] == [1, 2, 3]
+    assert ranked[0].rating >= ranked[-1].rating or ranked[-1].provisional > ranked[0].provisional
     history = list(bot_rating_history(bots[0]))
-    assert len(history) == 4
-    assert history[-1].after == Rating.objects.get(bot=bots[0]).rating
+    assert 1 <= len(history) <= 3  # at most one point per fit, one fit per set at most
+    assert history[-1].rating == Rating.objects.get(bot=bots[0]).rating
 
 
-def test_replaying_a_finished_match_changes_nothing(user, make_bot):
-    league = _create(user, [make_bot("greedy"), make_bot("random")])
-    league_start(league_id=league.id, user=user)
+def test_replaying_a_finished_match_changes_nothing(staff, make_rated_bot):
+    league = _rated(staff, [make_rated_bot("greedy"), make_rated_bot("random")])
+    league_start(league_id=league.id, user=staff)
     match = Match.objects.get(league=league)
-    changes = list(RatingChange.objects.values_list("id", "after"))
+    changes = list(SetScore.objects.values_list("id", "twelfths"))
+    ratings = list(Rating.objects.values_list("id", "rating", "fit_id"))
+    assert len(changes) == 1 and len(ratings) == 2
     assert match_play(match_id=match.id).status == "skipped"
-    assert list(RatingChange.objects.values_list("id", "after")) == changes
+    assert list(SetScore.objects.values_list("id", "twelfths")) == changes
+    assert list(Rating.objects.values_list("id", "rating", "fit_id")) == ratings
 
 
-def test_half_played_match_replays_only_unfinished_games(user, make_bot, monkeypatch):
-    league = _create(user, [make_bot("greedy"), make_bot("random")])
+def test_half_played_match_replays_only_unfinished_games(staff, make_rated_bot, monkeypatch):
+    user = staff
+    league = _rated(staff, [make_rated_bot("greedy"), make_rated_bot("random")])
     monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     league_start(league_id=league.id, user=user)
     match = Match.objects.get(league=league)
     match_play(match_id=match.id)
     finished = Game.objects.get(match=match, number=1)
-    kept = (finished.finished_at, list(finished.rating_changes.values_list("id", flat=True)))
-    # as if the worker died after storing game 1: game 2 pending, match still running
+    kept = (finished.finished_at, finished.log)
+    # as if the worker died after storing game 1: game 2 pending, match still running (so its
+    # set was not recorded yet)
     Game.objects.filter(match=match, number=2).update(status=Game.Status.PENDING, rated=False)
-    RatingChange.objects.filter(game__match=match, game__number=2).delete()
+    RatedSet.objects.filter(match=match).delete()
     GameLog.objects.filter(game__match=match, game__number=2).delete()
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, claim="dead-run")
     League.objects.filter(pk=league.pk).update(status=League.Status.RUNNING)
@@ -177,10 +192,9 @@ def test_half_played_match_replays_only_unfinished_games(user, make_bot, monkeyp
 
     assert (outcome.played, outcome.stored) == (1, 1)
     finished.refresh_from_db()
-    assert (finished.finished_at, list(finished.rating_changes.values_list("id", flat=True))) == (
-        kept
-    )
-    assert RatingChange.objects.filter(game__match=match).count() == 4
+    assert (finished.finished_at, finished.log) == kept
+    assert RatedSet.objects.filter(match=match).count() == 1
+    assert Game.objects.filter(match=match, rated=True).count() == 2
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED and match.attempts == 2
 
@@ -214,20 +228,23 @@ def test_cancel_drops_pending_matches(user, make_bot, monkeypatch):
         league_resume(league_id=league.id, user=user)
 
 
-def test_three_player_and_partnership_leagues(user, make_bot):
-    trio = _create(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")], players=3)
+def test_three_player_and_partnership_leagues(staff, make_rated_bot):
+    user, make_bot = staff, make_rated_bot
+    trio = _rated(user, [make_bot("greedy"), make_bot("random"), make_bot("expert")], players=3)
     league_start(league_id=trio.id, user=user)
     trio.refresh_from_db()
     assert trio.status == League.Status.FINISHED
     games = list(Game.objects.filter(league=trio))
     assert len(games) == 3 and all(len(g.seating) == 3 for g in games)
-    assert all(g.rating_changes.count() == 3 for g in games)
+    assert all(g.rated for g in games)
+    assert SetScore.objects.filter(rated_set__match__league=trio).count() == 3  # every pair
 
-    pairs = _create(user, [make_bot("greedy"), make_bot("random")], players=4)
+    pairs = _rated(user, [make_bot("greedy"), make_bot("random")], players=4)
     league_start(league_id=pairs.id, user=user)
     game = Game.objects.filter(league=pairs).first()
     assert game.seating[0] == game.seating[2] and len(game.log.document["seats"]) == 4
-    assert game.rating_changes.count() == 2
+    assert SetScore.objects.filter(rated_set__match__league=pairs).count() == 1
+    assert Rating.objects.filter(pool="classic/4p").count() == 2
     standings = league_standings(pairs)
     assert [row["games"] for row in standings] == [2, 2]
 
@@ -235,20 +252,19 @@ def test_three_player_and_partnership_leagues(user, make_bot):
 def test_unrated_league_leaves_ratings_alone(user, make_bot):
     league = _create(user, [make_bot("greedy"), make_bot("random")], rated=False)
     league_start(league_id=league.id, user=user)
-    assert not RatingChange.objects.exists()
+    assert not RatedSet.objects.exists() and not Rating.objects.exists()
+    assert not Game.objects.filter(rated=True).exists()
     assert all(row["rating"] is None for row in league_standings(league))
 
 
-def test_ratings_recompute_reproduces_stored_ratings_exactly(user, make_bot):
-    bots = [make_bot("greedy"), make_bot("random"), make_bot("random7")]
-    league_start(league_id=_create(user, bots).id, user=user)
-    league_start(league_id=_create(user, bots[:2]).id, user=user)
+def test_ratings_recompute_reproduces_stored_ratings_exactly(staff, make_rated_bot):
+    bots = [make_rated_bot("greedy"), make_rated_bot("random"), make_rated_bot("random7")]
+    league_start(league_id=_rated(staff, bots).id, user=staff)
+    league_start(league_id=_rated(staff, bots[:2]).id, user=staff)
     report = ratings_recompute()
-    assert report.exact and report.games == 8 and report.ratings == 3
+    assert report.exact and report.sets == 4 and report.ratings == 3
 
-    rating = Rating.objects.get(bot=bots[0])
-    rating.rating += Decimal("0.01")
-    rating.save()
+    Rating.objects.filter(bot=bots[0]).update(rating=F("rating") + Decimal("0.01"))
     report = ratings_recompute(write=True)
     assert len(report.mismatches) == 1
     assert ratings_recompute().exact
@@ -269,6 +285,10 @@ def test_bot_faults_forfeit_games_but_never_fail_the_match(user, make_bot):
     standings = {row["bot"]: row for row in league_standings(league)}
     assert standings["dead"]["faults"] == 2 and standings["dead"]["losses"] == 2
     assert league_progress(league)["faults"] == 2
+    # it never answered: a no-show, recorded on its seats, charged to it alone
+    assert set(Seat.objects.filter(no_show=True).values_list("bot_id", flat=True)) == {dead.id}
+    dead.refresh_from_db()
+    assert (dead.no_shows, dead.no_shows_in_row) == (2, 2)
 
 
 def test_play_match_retries_infrastructure_errors_only(monkeypatch):

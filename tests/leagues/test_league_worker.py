@@ -7,7 +7,7 @@ from django.db.models import Count
 
 from bots_sdk.examples import greedy
 from bots_sdk.server import serve_in_thread
-from tournaments.models import Game, League, Rating, RatingChange
+from tournaments.models import Game, League, RatedSet, Rating, SetScore
 from tournaments.selectors import league_progress, league_standings
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.ratings import ratings_recompute
@@ -29,11 +29,12 @@ def league_status(league_id: int) -> str:
 
 
 def test_worker_plays_a_league_with_standings_ratings_and_logs(
-    celery_worker_factory, user, make_bot
+    celery_worker_factory, staff, make_rated_bot
 ):
+    user, make_bot = staff, make_rated_bot
     celery_worker_factory(pool="threads", concurrency=8)
     bots = [make_bot("greedy"), make_bot("random"), make_bot("expert"), make_bot("random7")]
-    league = league_create(creator=user, name="worker", bot_ids=[b.id for b in bots])
+    league = league_create(creator=user, name="worker", bot_ids=[b.id for b in bots], rated=True)
     league_start(league_id=league.id, user=user)  # enqueued on commit to the real broker
 
     wait_for(lambda: league_status(league.id) == "finished", 90, "the league to finish")
@@ -42,8 +43,11 @@ def test_worker_plays_a_league_with_standings_ratings_and_logs(
     standings = league_standings(league)
     assert sorted(row["games"] for row in standings) == [6, 6, 6, 6]
     assert sum(row["points"] for row in standings) == 12
-    assert RatingChange.objects.count() == 24
-    assert sum(Rating.objects.values_list("rating", flat=True)) == 4 * 1500
+    assert RatedSet.objects.count() == 6  # one per match
+    # the worker's fits coalesce; the last one sees every set, and the anchor holds
+    wait_for(lambda: ratings_recompute().exact, 30, "the last rating fit")
+    assert sum(Rating.objects.values_list("sets", flat=True)) == 12
+    assert abs(float(sum(Rating.objects.values_list("rating", flat=True))) - 4 * 1500) <= 0.04
     for game in Game.objects.filter(league=league):
         assert (
             game.log.document["format"] == "escoba-log/1" and game.log.document["result"]["reason"]
@@ -53,8 +57,10 @@ def test_worker_plays_a_league_with_standings_ratings_and_logs(
 
 
 def test_sigkilled_worker_loses_nothing_and_rates_each_game_once(
-    celery_worker_factory, user, make_bot
+    celery_worker_factory, staff, make_rated_bot
 ):
+    user, make_bot = staff, make_rated_bot
+
     def slow_greedy(state):
         time.sleep(0.01)
         return greedy.choose(state)
@@ -64,7 +70,7 @@ def test_sigkilled_worker_loses_nothing_and_rates_each_game_once(
         bots.append(make_bot("greedy", name="slow-one"))
         bots[-1].url = slow.url
         bots[-1].save()
-        league = league_create(creator=user, name="crash", bot_ids=[b.id for b in bots])
+        league = league_create(creator=user, name="crash", bot_ids=[b.id for b in bots], rated=True)
         worker = celery_worker_factory(pool="threads", concurrency=4)
         league_start(league_id=league.id, user=user)
 
@@ -82,7 +88,7 @@ def test_sigkilled_worker_loses_nothing_and_rates_each_game_once(
 
     assert league_progress(league) == {"done": 20, "total": 20, "aborted": 0, "faults": 0}
     assert Game.objects.filter(league=league, status="finished", rated=True).count() == 20
-    per_game = RatingChange.objects.values("game").annotate(n=Count("id"))
-    assert sorted({row["n"] for row in per_game}) == [2] and len(per_game) == 20
+    per_set = SetScore.objects.values("rated_set").annotate(n=Count("id"))
+    assert sorted({row["n"] for row in per_set}) == [1] and len(per_set) == 10
     assert league.matches.filter(attempts__gt=1).exists(), "no match was cut off by the kill"
-    assert ratings_recompute().exact
+    wait_for(lambda: ratings_recompute().exact, 30, "the last rating fit")

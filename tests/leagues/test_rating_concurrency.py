@@ -1,6 +1,8 @@
-"""Many games finishing at once must not lose a rating update (run it on PostgreSQL too:
+"""Many games and matches finishing at once must record each rated set once, never run two fits of
+a pool at once, and leave the published ratings equal to a fresh fit (run it on PostgreSQL too:
 ``DATABASE_URL=postgres://... pytest tests/leagues/test_rating_concurrency.py``)."""
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -11,10 +13,10 @@ from games.engine import Game as EngineGame
 from games.engine import Move, Ruleset
 from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord, PlayCall
-from tournaments.models import Game, Rating, RatingChange
+from tournaments.models import Game, Match, RatedSet, Rating, SetScore
 from tournaments.services import ratings as rating_services
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.matches import game_finish
+from tournaments.services.matches import game_finish, match_finish
 from tournaments.services.ratings import ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,23 +40,35 @@ def move_of(play: dict) -> Move:
     return Move.from_wire({"card": play["card"], "capture": play["capture"]})
 
 
-def test_concurrent_finishes_keep_every_update(user, make_bot, monkeypatch):
+def test_concurrent_finishes_record_each_set_once_and_fit_one_at_a_time(
+    staff, make_rated_bot, monkeypatch
+):
     monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
-    compute = rating_services.game_deltas
+    running, most = [0], [0]
+    lock = threading.Lock()
+    compute = rating_services.pool_fit_compute
 
-    def slow_deltas(*args):
-        time.sleep(0.005)  # widen the read-modify-write window, so a missing lock shows
-        return compute(*args)
+    def slow_compute(**kwargs):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            time.sleep(0.02)  # widen the window, so two fits at once would show
+            return compute(**kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
 
-    monkeypatch.setattr(rating_services, "game_deltas", slow_deltas)
-    bots = [make_bot("greedy") for _ in range(4)]
+    monkeypatch.setattr(rating_services, "pool_fit_compute", slow_compute)
+    bots = [make_rated_bot("greedy") for _ in range(4)]
     league = league_create(
-        creator=user, name="race", bot_ids=[b.id for b in bots], games_per_pairing=8
+        creator=staff, name="race", bot_ids=[b.id for b in bots], games_per_pairing=8, rated=True
     )
-    league_start(league_id=league.id, user=user)
+    league_start(league_id=league.id, user=staff)
     ruleset = Ruleset.from_dict(league.ruleset)
     games = list(Game.objects.filter(league=league).values_list("id", "seed"))
     records = {game_id: engine_record(ruleset, seed) for game_id, seed in games}
+    Match.objects.filter(league=league).update(status=Match.Status.RUNNING)
 
     def finish(game_id: int) -> bool:
         try:
@@ -62,11 +76,23 @@ def test_concurrent_finishes_keep_every_update(user, make_bot, monkeypatch):
         finally:
             connection.close()
 
+    def close(match_id: int) -> bool:
+        try:
+            return match_finish(match_id=match_id)
+        finally:
+            connection.close()
+
     with ThreadPoolExecutor(8) as pool:
         stored = list(pool.map(finish, [game_id for game_id, _ in games] * 2))
+    match_ids = list(Match.objects.filter(league=league).values_list("id", flat=True))
+    with ThreadPoolExecutor(8) as pool:
+        closed = list(pool.map(close, match_ids * 2))
 
     assert stored.count(True) == len(games) == 48  # the second finish of each game is refused
-    assert RatingChange.objects.count() == 2 * len(games)
-    assert sorted(Rating.objects.values_list("games", flat=True)) == [24, 24, 24, 24]
+    assert closed.count(True) == len(match_ids) == 24  # so is the second finish of a match
+    assert RatedSet.objects.count() == 24 and SetScore.objects.count() == 24
+    assert Game.objects.filter(rated=True).count() == 48
+    assert most[0] == 1, "two fits of one pool ran at once"
+    assert sorted(Rating.objects.values_list("sets", flat=True)) == [12, 12, 12, 12]
     report = ratings_recompute()
     assert report.exact, report.mismatches

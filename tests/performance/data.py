@@ -1,7 +1,8 @@
 """A database of finished, rated leagues, made fast: for query counts and the API load benchmark.
 
 The rows are what a real run leaves behind (schedule from ``league_start``, real engine logs,
-seat figures, ratings through ``rating_apply_game``), but no bot is called: each game takes
+seat figures, rated sets through ``rated_set_record`` and a rating fit per league), but no bot
+is called: each game takes
 its log from a small pool of games the engine played with first-legal-move bots, so making
 10,000 games costs seconds of engine time, not hours of bot calls.
 """
@@ -20,7 +21,7 @@ from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.ratings import rating_apply_game
+from tournaments.services.ratings import rated_set_record, ratings_fit
 
 LOG_POOL = 64
 BOTS_PER_LEAGUE = 10
@@ -48,7 +49,10 @@ def _logs(ruleset: Ruleset, count: int) -> list[dict]:
 
 def fill_database(*, games: int, bots: int = 20, bots_per_league: int = BOTS_PER_LEAGUE) -> Filled:
     """At least ``games`` finished and rated 2-player games, in leagues of ``bots_per_league``."""
-    owner, _ = get_user_model().objects.get_or_create(username="load-owner")
+    # staff: only staff create rated leagues, of bots that passed the protocol check
+    owner, _ = get_user_model().objects.get_or_create(
+        username="load-owner", defaults={"is_staff": True}
+    )
     start = Bot.objects.count()
     new_bots = Bot.objects.bulk_create(
         Bot(
@@ -56,6 +60,7 @@ def fill_database(*, games: int, bots: int = 20, bots_per_league: int = BOTS_PER
             name=f"load-bot-{start + n}",
             url=f"http://127.0.0.1:9/bot{start + n}",
             secret="whsec_" + "B" * 32,
+            health=Bot.Health.HEALTHY,
         )
         for n in range(bots)
     )
@@ -68,7 +73,9 @@ def fill_database(*, games: int, bots: int = 20, bots_per_league: int = BOTS_PER
             break
         entered = rng.sample(bot_ids, min(bots_per_league, len(bot_ids)))
         with transaction.atomic():
-            league = league_create(creator=owner, name=f"load {number}", bot_ids=entered)
+            league = league_create(
+                creator=owner, name=f"load {number}", bot_ids=entered, rated=True
+            )
             league_start(league_id=league.id, enqueue=False)
             if logs is None:
                 logs = _logs(Ruleset.from_dict(league.ruleset), LOG_POOL)
@@ -114,8 +121,9 @@ def _finish_league(league: League, logs: list[dict], rng: random.Random) -> int:
         seat.latency_mean_ms = round(rng.uniform(0.5, 2.0), 2)
         seat.latency_max_ms = round(seat.latency_mean_ms * 3, 2)
     Seat.objects.bulk_update(seats, ["moves", "latency_mean_ms", "latency_max_ms"], batch_size=500)
-    for game in games:
-        rating_apply_game(game=game)
     Match.objects.filter(league=league).update(status=Match.Status.FINISHED, finished_at=now)
+    for match in Match.objects.filter(league=league).select_related("league"):
+        rated_set_record(match=match)
+    ratings_fit(pool=league.pool)
     League.objects.filter(pk=league.pk).update(status=League.Status.FINISHED, finished_at=now)
     return len(games)

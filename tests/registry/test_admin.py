@@ -27,8 +27,7 @@ def bot(user, switchable_bot) -> Bot:
 
 
 def test_list_filters_and_search_never_show_the_secret(staff, bot):
-    for query in ("", "?health__exact=unknown", "?status__exact=active", "?q=listed",
-                  "?q=ana"):
+    for query in ("", "?health__exact=unknown", "?status__exact=active", "?q=listed", "?q=ana"):
         page = staff.get(CHANGELIST + query)
         assert page.status_code == 200
         assert b"listed" in page.content

@@ -15,11 +15,32 @@ from tournaments.services.bots import ERROR_NAME_FORMAT, ERROR_NAME_TAKEN
 pytestmark = pytest.mark.django_db
 
 BOTS = "/api/bots/"
-PUBLIC_FIELDS = {"id", "name", "owner", "description", "status", "health", "accepts_challenges",
-                 "ratings", "created_at"}
+PUBLIC_FIELDS = {
+    "id",
+    "name",
+    "owner",
+    "description",
+    "status",
+    "health",
+    "accepts_challenges",
+    "ratings",
+    "created_at",
+    "version",
+    "versions",
+    "rated_play",
+    "no_shows",
+    "no_shows_in_row",
+}
 OWNER_FIELDS = PUBLIC_FIELDS | {
-    "url", "check_failures", "last_checked_at", "last_latency_ms", "last_check_report",
-    "protocol_name", "protocol_author", "protocol_version", "updated_at",
+    "url",
+    "check_failures",
+    "last_checked_at",
+    "last_latency_ms",
+    "last_check_report",
+    "protocol_name",
+    "protocol_author",
+    "protocol_version",
+    "updated_at",
 }
 
 
@@ -44,7 +65,9 @@ def test_register_shows_the_secret_only_then(user_client, greedy_bot):
     assert created["secret"].startswith("whsec_")
     assert created["owner"] == "ana" and created["url"] == greedy_bot
     assert (created["status"], created["health"], created["protocol_name"]) == (
-        "active", "unknown", "greedy"
+        "active",
+        "unknown",
+        "greedy",
     )
     assert Bot.objects.get().secret == created["secret"]
 
@@ -68,11 +91,15 @@ def test_others_see_only_public_fields(user_client, other_client, greedy_bot):
 
 
 def test_list_mine_and_ratings(user_client, other_client, greedy_bot):
-    from tournaments.models import Rating
+    from tournaments.models import BotVersion, Rating
 
     mine = register(user_client, greedy_bot, name="mine")
     theirs = register(other_client, greedy_bot, name="theirs")
-    Rating.objects.create(bot_id=theirs["id"], pool="classic/2p", rating="1512.50", games=4)
+    version = BotVersion.objects.get(bot_id=theirs["id"])  # noted at registration
+    Rating.objects.create(
+        bot_id=theirs["id"], version=version, pool="classic/2p", rating="1512.50",
+        rating_low="1400.00", rating_high="1625.00", games=4, sets=2,
+    )  # fmt: skip
 
     assert [b["name"] for b in user_client.get(BOTS).json()["results"]] == ["mine", "theirs"]
     assert [b["id"] for b in user_client.get(BOTS, {"mine": "true"}).json()["results"]] == [
@@ -80,7 +107,13 @@ def test_list_mine_and_ratings(user_client, other_client, greedy_bot):
     ]
     assert APIClient().get(BOTS, {"mine": "1"}).json()["results"] == []
     public = APIClient().get(f"{BOTS}{theirs['id']}/").json()
-    assert public["ratings"] == [{"pool": "classic/2p", "rating": 1512.5, "games": 4}]
+    (rating,) = public["ratings"]
+    assert {key: rating[key] for key in ("pool", "rating", "games")} == {
+        "pool": "classic/2p",
+        "rating": 1512.5,  # a JSON number
+        "games": 4,
+    }
+    assert (rating["rating_low"], rating["rating_high"], rating["sets"]) == (1400.0, 1625.0, 2)
 
 
 def test_anonymous_users_cannot_register(api_client, greedy_bot):
@@ -101,8 +134,7 @@ def test_anonymous_users_cannot_register(api_client, greedy_bot):
         ("drip", "did not answer in time"),
     ],
 )
-def test_register_gives_the_exact_reason_a_bot_is_refused(user_client, misbehaving, mode,
-                                                          expected):
+def test_register_gives_the_exact_reason_a_bot_is_refused(user_client, misbehaving, mode, expected):
     response = user_client.post(BOTS, {"name": "bad", "url": misbehaving(mode)}, format="json")
     assert expected in url_error(response)
     assert not Bot.objects.exists()
@@ -133,8 +165,14 @@ def test_register_refuses_urls_that_are_not_allowed(user_client, url, expected):
 
 def test_private_addresses_are_refused_when_the_setting_is_off(user_client, greedy_bot, settings):
     settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS = False
-    for url in (greedy_bot, greedy_bot.replace("127.0.0.1", "localhost"), "http://10.1.2.3/",
-                "http://[::1]:8001/", "http://[::ffff:127.0.0.1]/", "http://100.64.0.1/"):
+    for url in (
+        greedy_bot,
+        greedy_bot.replace("127.0.0.1", "localhost"),
+        "http://10.1.2.3/",
+        "http://[::1]:8001/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://100.64.0.1/",
+    ):
         response = user_client.post(BOTS, {"name": "local", "url": url}, format="json")
         assert "not allowed" in url_error(response), url
     assert not Bot.objects.exists()
@@ -191,8 +229,16 @@ def test_bodies_that_are_not_an_object_are_400(user_client, raw):
 )
 @pytest.mark.parametrize(
     ("method", "suffix"),
-    [("get", ""), ("patch", ""), ("delete", ""), ("post", "pause/"), ("post", "resume/"),
-     ("post", "rotate-secret/"), ("post", "check/"), ("get", "checks/")],
+    [
+        ("get", ""),
+        ("patch", ""),
+        ("delete", ""),
+        ("post", "pause/"),
+        ("post", "resume/"),
+        ("post", "rotate-secret/"),
+        ("post", "check/"),
+        ("get", "checks/"),
+    ],
 )
 def test_bad_ids_are_404(user_client, bot_id, method, suffix):
     response = getattr(user_client, method)(f"{BOTS}{bot_id}/{suffix}", format="json")
@@ -202,8 +248,15 @@ def test_bad_ids_are_404(user_client, bot_id, method, suffix):
 
 @pytest.mark.parametrize(
     ("method", "suffix"),
-    [("patch", ""), ("delete", ""), ("post", "pause/"), ("post", "resume/"),
-     ("post", "rotate-secret/"), ("post", "check/"), ("get", "checks/")],
+    [
+        ("patch", ""),
+        ("delete", ""),
+        ("post", "pause/"),
+        ("post", "resume/"),
+        ("post", "rotate-secret/"),
+        ("post", "check/"),
+        ("get", "checks/"),
+    ],
 )
 def test_only_the_owner_manages_a_bot(user_client, other_client, greedy_bot, method, suffix):
     created = register(user_client, greedy_bot)
@@ -228,8 +281,9 @@ def test_update_is_verified_again(user_client, greedy_bot, misbehaving):
     assert "HTTP 500" in url_error(response)
     assert Bot.objects.get().url == greedy_bot
 
-    response = user_client.patch(detail, {"description": "new words", "name": "greedier"},
-                                 format="json")
+    response = user_client.patch(
+        detail, {"description": "new words", "name": "greedier"}, format="json"
+    )
     assert response.status_code == 200
     assert (response.json()["name"], response.json()["description"]) == ("greedier", "new words")
     assert "secret" not in response.json()
@@ -288,7 +342,10 @@ def test_check_returns_the_report_and_updates_health(user_client, switchable_bot
     assert passed.status_code == 200
     body = passed.json()
     assert (body["passed"], body["health"], body["check_failures"], body["trigger"]) == (
-        True, "healthy", 0, "owner"
+        True,
+        "healthy",
+        0,
+        "owner",
     )
     assert body["report"]["ok"] and body["report"]["url"] == switchable_bot.url
     assert {r["name"] for r in body["report"]["results"]} >= {"info", "move: sweep"}
@@ -296,9 +353,7 @@ def test_check_returns_the_report_and_updates_health(user_client, switchable_bot
     switchable_bot.broken = True
     assert user_client.post(check_url).json()["health"] == "healthy"
     failed = user_client.post(check_url).json()
-    assert (failed["passed"], failed["health"], failed["check_failures"]) == (
-        False, "unhealthy", 2
-    )
+    assert (failed["passed"], failed["health"], failed["check_failures"]) == (False, "unhealthy", 2)
     bot = user_client.get(f"{BOTS}{created['id']}/").json()
     assert bot["health"] == "unhealthy" and bot["last_check_report"] == failed["report"]
 
@@ -317,8 +372,10 @@ def test_delete(user_client, greedy_bot):
 def test_calls_to_bots_are_throttled(user_client, greedy_bot, settings):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-                                   "bot_calls": "3/minute"},
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "bot_calls": "3/minute",
+        },
     }
     created = register(user_client, greedy_bot)
     check_url = f"{BOTS}{created['id']}/check/"
@@ -329,6 +386,10 @@ def test_calls_to_bots_are_throttled(user_client, greedy_bot, settings):
 def test_the_schema_documents_the_bot_routes(api_client):
     schema = api_client.get("/api/schema/", {"format": "json"}).json()
     paths = schema["paths"]
-    assert {"/api/bots/", "/api/bots/{id}/", "/api/bots/{id}/check/",
-            "/api/bots/{id}/rotate-secret/"} <= set(paths)
+    assert {
+        "/api/bots/",
+        "/api/bots/{id}/",
+        "/api/bots/{id}/check/",
+        "/api/bots/{id}/rotate-secret/",
+    } <= set(paths)
     assert "201" in paths["/api/bots/"]["post"]["responses"]

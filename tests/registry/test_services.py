@@ -52,8 +52,21 @@ def test_register_verifies_and_keeps_the_protocol_info(user, greedy_bot):
     assert bot.secret.startswith("whsec_")
 
 
-@pytest.mark.parametrize("name", ["", " ", "a" * 41, "-lead", "with space", "tab\tbed", "nul\x00",
-                                  "ünïcode", "semi;colon", "slash/name"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        " ",
+        "a" * 41,
+        "-lead",
+        "with space",
+        "tab\tbed",
+        "nul\x00",
+        "ünïcode",
+        "semi;colon",
+        "slash/name",
+    ],
+)
 def test_register_refuses_bad_names_before_calling_the_bot(user, name):
     with pytest.raises(ValidationError) as excinfo:
         bot_register(owner=user, name=name, url=refused_url())
@@ -101,7 +114,10 @@ def test_update_with_a_new_url_verifies_it_and_resets_health(user, greedy_bot, m
     bot_update(bot=bot, url=new_url, description="moved")
     bot.refresh_from_db()
     assert (bot.url, bot.description, bot.health, bot.check_failures) == (
-        new_url, "moved", "unknown", 0
+        new_url,
+        "moved",
+        "unknown",
+        0,
     )
 
 
@@ -162,8 +178,14 @@ def test_health_goes_unhealthy_after_repeated_failures_and_back(user, switchable
     bot.refresh_from_db()
     assert (bot.health, bot.check_failures) == ("healthy", 0)
     assert list(bots_schedulable()) == [bot]
-    assert list(bot.checks.values_list("passed", flat=True)) == [True, False, False, False, False,
-                                                                 True]
+    assert list(bot.checks.values_list("passed", flat=True)) == [
+        True,
+        False,
+        False,
+        False,
+        False,
+        True,
+    ]
     assert bot.checks.first().trigger == "schedule"
 
 
@@ -176,8 +198,7 @@ def test_a_failing_report_says_why(user, switchable_bot):
     assert all(r["name"].startswith("move:") for r in failed)
 
 
-def test_check_refuses_an_address_no_longer_allowed_without_calling_it(user, misbehaving,
-                                                                       settings):
+def test_check_refuses_an_address_no_longer_allowed_without_calling_it(user, misbehaving, settings):
     url = misbehaving("error")
     bot = Bot.objects.create(owner=user, name="was-ok", url=url, secret=new_secret())
     settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS = False
@@ -197,13 +218,13 @@ def test_check_of_an_unreachable_bot_fails_quickly(user):
     assert "unreachable" in check.report["results"][0]["detail"]
 
 
-def test_check_has_one_overall_deadline_even_for_a_dripping_bot(user, misbehaving, monkeypatch,
-                                                                settings):
+def test_check_has_one_overall_deadline_even_for_a_dripping_bot(
+    user, misbehaving, monkeypatch, settings
+):
     # Each request may take 5 s, but the check as a whole is given up on after 0.6 s.
     settings.ESCOBA_BOT_CHECK_TIMEOUT_MS = 5000
     monkeypatch.setattr(registry, "_check_deadline_s", lambda timeout_ms: 0.6)
-    bot = Bot.objects.create(owner=user, name="drip", url=misbehaving("drip"),
-                             secret=new_secret())
+    bot = Bot.objects.create(owner=user, name="drip", url=misbehaving("drip"), secret=new_secret())
     started = time.monotonic()
     check = bot_check(bot=bot)
     assert time.monotonic() - started < 1.5
@@ -214,8 +235,7 @@ def test_check_has_one_overall_deadline_even_for_a_dripping_bot(user, misbehavin
 
 
 def test_a_dripping_bot_cannot_keep_a_check_thread_alive(user, misbehaving):
-    bot = Bot.objects.create(owner=user, name="drip2", url=misbehaving("drip"),
-                             secret=new_secret())
+    bot = Bot.objects.create(owner=user, name="drip2", url=misbehaving("drip"), secret=new_secret())
     started = time.monotonic()
     check = bot_check(bot=bot)
     assert time.monotonic() - started < TIMEOUT_MS / 1000 + 0.5
@@ -246,8 +266,9 @@ def test_a_signed_check_passes_the_bots_own_signature_check(user, greedy_bot):
 
 
 def _seat(bot: Bot) -> Seat:
-    league = League.objects.create(name="l", creator=bot.owner, ruleset={}, pool="classic/2p",
-                                   players=2, seed=1)
+    league = League.objects.create(
+        name="l", creator=bot.owner, ruleset={}, pool="classic/2p", players=2, seed=1
+    )
     match = Match.objects.create(league=league, number=1, round=1, seed=1)
     game = Game.objects.create(league=league, match=match, number=1, seed=1, seating=[bot.pk])
     return Seat.objects.create(game=game, seat=0, team=0, bot=bot)
@@ -274,8 +295,9 @@ def test_bots_due_for_check(user):
     now = timezone.now()
 
     def make(name: str, **fields) -> Bot:
-        return Bot.objects.create(owner=user, name=name, url="http://127.0.0.1:9", secret="s",
-                                  **fields)
+        return Bot.objects.create(
+            owner=user, name=name, url="http://127.0.0.1:9", secret="s", **fields
+        )
 
     stale = make("stale", last_checked_at=now - timedelta(hours=2))
     never = make("never")

@@ -13,7 +13,7 @@ from django.db.models import Count
 from bots_sdk.bot import Bot as SdkBot
 from bots_sdk.examples import greedy
 from bots_sdk.server import ServerHandle, serve_in_thread
-from tournaments.models import Game, League, RatingChange
+from tournaments.models import Game, League, RatedSet, SetScore
 from tournaments.selectors import league_progress
 from tournaments.services.ratings import ratings_recompute
 
@@ -50,19 +50,24 @@ class SlowGreedy:
 
 
 def assert_played_and_rated_exactly_once(league: League, players_per_game: int = 2) -> None:
-    """Every scheduled game finished, none aborted, each rated once; ratings replay exactly."""
+    """Every scheduled game finished, none aborted, each rated once: every match is one rated
+    set with one score per pair of its bots; once the workers' last fit is done, the published
+    ratings are exactly a fresh fit's."""
     league.refresh_from_db()
     total = league.games.count()
     assert league.status == League.Status.FINISHED
     assert league_progress(league)["done"] == total
     assert league.games.filter(status=Game.Status.FINISHED, rated=True).count() == total
-    per_game = (
-        RatingChange.objects.filter(game__league=league).values("game").annotate(n=Count("id"))
+    matches = league.matches.count()
+    assert RatedSet.objects.filter(match__league=league).count() == matches
+    per_set = (
+        SetScore.objects.filter(rated_set__match__league=league)
+        .values("rated_set")
+        .annotate(n=Count("id"))
     )
-    assert len(per_game) == total
-    assert {row["n"] for row in per_game} == {players_per_game}
-    report = ratings_recompute()
-    assert report.exact, report.mismatches
+    pairs = players_per_game * (players_per_game - 1) // 2
+    assert len(per_set) == matches and {row["n"] for row in per_set} == {pairs}
+    wait_for(lambda: ratings_recompute().exact, 30, "the last rating fit")
 
 
 class NoticedBot:

@@ -1,12 +1,13 @@
-"""Games of one pool finishing at the same moment on PostgreSQL: no rating update may be lost.
+"""Sets of one pool finishing at once on PostgreSQL: each recorded once, fitted one at a time.
 
-Several leagues of the same pool share their bots, as a ladder league and users' leagues do.
-Threads store their games through ``game_finish`` (the very transaction a worker runs), all
-released together by a barrier and taking games from the leagues in turn, so games of the same
-bots commit at the same moment. The Elo arithmetic is slowed down on purpose so every
-transaction holds its ratings for a while: without the row lock, two games of the same bot would
-both read the old rating and the second write would erase the first. The control run removes the
-lock and must see exactly that, which proves the check can fail.
+Several leagues of the same pool share their bots, as the ladder and staff leagues do. Threads
+store the games through ``game_finish`` and then close the matches through ``match_finish`` (the
+very transactions a worker runs, each match closed twice as a redelivered task would), all
+released together by a barrier, so sets of the same bots are recorded at the same moment and
+every one of them asks for a fit of the pool. The fit is slowed down on purpose: without the
+pool's lock two fits would run at once, and one started before the last set was recorded could
+publish after the fit that saw it. The control run removes the lock and must see two fits at
+once, which proves the check can fail.
 """
 
 import threading
@@ -15,21 +16,20 @@ import time
 import pytest
 from django.db import connection
 from django.db.models import Count
-from django.db.models.query import QuerySet
 
 from games.engine import Game as EngineGame
 from games.engine import Move, Ruleset
 from tournaments.bot_calls.runner import GameRecord, PlayCall
-from tournaments.models import Game, Rating, RatingChange
+from tournaments.models import Game, Match, RatedSet, Rating, SetScore
 from tournaments.services import ratings as rating_services
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.matches import game_finish
+from tournaments.services.matches import game_finish, match_finish
 from tournaments.services.ratings import ratings_recompute
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 THREADS = 8
-ELO_DELAY_S = 0.05
+FIT_DELAY_S = 0.05
 
 
 def played_record(ruleset: Ruleset, seed: int) -> GameRecord:
@@ -58,7 +58,7 @@ def scheduled_games(user, make_bot) -> tuple[list[Game], Ruleset]:
     bot_ids = [make_bot("greedy").id for _ in range(3)]
     per_league = []
     for number in range(LEAGUES):
-        league = league_create(creator=user, name=f"race {number}", bot_ids=bot_ids)
+        league = league_create(creator=user, name=f"race {number}", bot_ids=bot_ids, rated=True)
         league_start(league_id=league.id, user=user, enqueue=False)
         per_league.append(list(Game.objects.filter(league=league).order_by("id")))
     interleaved = [game for batch in zip(*per_league, strict=True) for game in batch]
@@ -66,10 +66,13 @@ def scheduled_games(user, make_bot) -> tuple[list[Game], Ruleset]:
 
 
 def finish_all_at_once(games: list[Game], ruleset: Ruleset) -> list[BaseException]:
+    """Store every game, then close every match twice, from THREADS threads at once."""
     records = {game.id: played_record(ruleset, game.seed) for game in games}
+    match_ids = sorted({game.match_id for game in games})
+    Match.objects.filter(id__in=match_ids).update(status=Match.Status.RUNNING)
     barrier = threading.Barrier(THREADS)
     errors: list[BaseException] = []
-    queue = list(games)
+    queue = [("game", game.id) for game in games] + [("match", i) for i in match_ids * 2]
     queue_lock = threading.Lock()
 
     def worker() -> None:
@@ -79,8 +82,11 @@ def finish_all_at_once(games: list[Game], ruleset: Ruleset) -> list[BaseExceptio
                 with queue_lock:
                     if not queue:
                         return
-                    game = queue.pop(0)
-                assert game_finish(game_id=game.id, record=records[game.id])
+                    kind, item = queue.pop(0)
+                if kind == "game":
+                    assert game_finish(game_id=item, record=records[item])
+                else:
+                    match_finish(match_id=item)
         except BaseException as error:  # reported to the test thread below
             errors.append(error)
         finally:
@@ -95,45 +101,51 @@ def finish_all_at_once(games: list[Game], ruleset: Ruleset) -> list[BaseExceptio
 
 
 @pytest.fixture
-def slow_elo(monkeypatch):
-    """Hold each game's rating rows for ELO_DELAY_S between reading and writing them."""
-    real = rating_services.game_deltas
+def fits_at_once(monkeypatch) -> list[int]:
+    """Slow every fit down by FIT_DELAY_S; the list's one item is the most fits seen at once."""
+    real = rating_services.pool_fit_compute
+    running, most = [0], [0]
+    lock = threading.Lock()
 
-    def slow(*args, **kwargs):
-        time.sleep(ELO_DELAY_S)
-        return real(*args, **kwargs)
+    def slow(**kwargs):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            time.sleep(FIT_DELAY_S)
+            return real(**kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
 
-    monkeypatch.setattr(rating_services, "game_deltas", slow)
+    monkeypatch.setattr(rating_services, "pool_fit_compute", slow)
+    return most
 
 
-def test_concurrent_commits_equal_the_sequential_recomputation(user, make_bot, slow_elo):
+def test_concurrent_sets_are_recorded_once_and_fitted_one_at_a_time(user, make_bot, fits_at_once):
     games, ruleset = scheduled_games(user, make_bot)
 
     errors = finish_all_at_once(games, ruleset)
 
     assert errors == []
     assert Game.objects.filter(status="finished", rated=True).count() == len(games) == 6 * LEAGUES
-    per_game = RatingChange.objects.values("game").annotate(n=Count("id"))
-    assert {row["n"] for row in per_game} == {2} and len(per_game) == len(games)
-    assert sum(Rating.objects.values_list("games", flat=True)) == 2 * len(games)
+    per_set = SetScore.objects.values("rated_set").annotate(n=Count("id"))
+    assert {row["n"] for row in per_set} == {1} and len(per_set) == 3 * LEAGUES
+    assert RatedSet.objects.count() == 3 * LEAGUES
+    assert sum(Rating.objects.values_list("sets", flat=True)) == 2 * 3 * LEAGUES
+    assert fits_at_once == [1], "two fits of one pool ran at once"
     report = ratings_recompute()
     assert report.exact, report.mismatches
 
 
-def test_the_check_catches_a_lost_update_when_the_lock_is_removed(
-    user, make_bot, slow_elo, monkeypatch
+def test_the_check_catches_two_fits_at_once_when_the_lock_is_removed(
+    user, make_bot, fits_at_once, monkeypatch
 ):
-    real_select_for_update = QuerySet.select_for_update
-
-    def no_lock_on_ratings(self, *args, **kwargs):
-        if self.model is Rating:
-            return self
-        return real_select_for_update(self, *args, **kwargs)
-
-    monkeypatch.setattr(QuerySet, "select_for_update", no_lock_on_ratings)
+    keys = iter(range(10**6))  # a new lock for every fit: no fit ever waits for another
+    monkeypatch.setattr(rating_services, "_lock_key", lambda pool: f"unlocked:{next(keys)}")
     games, ruleset = scheduled_games(user, make_bot)
 
     errors = finish_all_at_once(games, ruleset)
 
     assert errors == []
-    assert not ratings_recompute().exact, "a lost update went unnoticed"
+    assert fits_at_once[0] > 1, "two fits at once went unnoticed"

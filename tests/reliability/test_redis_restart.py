@@ -119,7 +119,7 @@ def test_league_survives_a_redis_restart(
         slow_bot.url = server.url
         slow_bot.save(update_fields=["url"])
         league = league_create(
-            creator=user, name="redis", bot_ids=[b.id for b in [*bots, slow_bot]]
+            creator=user, name="redis", bot_ids=[b.id for b in [*bots, slow_bot]], rated=True
         )
         celery_worker_factory(pool="threads", concurrency=2)
         league_start(league_id=league.id, user=user)
@@ -219,7 +219,7 @@ def test_worker_survives_redis_killed_again_and_again_mid_league(
             row.save(update_fields=["url"])
             registered.append(row.id)
         league = league_create(
-            creator=user, name="redis-kills", bot_ids=registered, games_per_pairing=4
+            creator=user, name="redis-kills", bot_ids=registered, games_per_pairing=4, rated=True
         )
         worker = celery_worker_factory(pool="threads", concurrency=3)
         league_start(league_id=league.id, user=user)
@@ -259,7 +259,10 @@ def test_league_start_while_redis_is_down_is_a_quick_503_then_works_once_it_is_b
     celery_worker_factory, restartable_redis, user, user_client, make_bot
 ):
     league = league_create(
-        creator=user, name="start-down", bot_ids=[make_bot("greedy").id, make_bot("random").id]
+        creator=user,
+        name="start-down",
+        bot_ids=[make_bot("greedy").id, make_bot("random").id],
+        rated=True,
     )
     restartable_redis.kill()
     started = time.monotonic()
@@ -287,7 +290,10 @@ def test_a_queue_lost_between_the_check_and_the_send_is_the_sweeps(
 ):
     """Started (202) with the matches unsent: the beat sweep sends them once Redis is back."""
     league = league_create(
-        creator=user, name="lost-send", bot_ids=[make_bot("greedy").id, make_bot("random").id]
+        creator=user,
+        name="lost-send",
+        bot_ids=[make_bot("greedy").id, make_bot("random").id],
+        rated=True,
     )
     monkeypatch.setattr("tournaments.queueing.broker_reachable", lambda: True)
     restartable_redis.kill()

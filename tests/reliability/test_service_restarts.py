@@ -16,7 +16,7 @@ import signal
 
 import pytest
 
-from games.runner import BotEndpoint, GameRecord
+from games.engine import Move
 from tests.reliability.helpers import (
     NoticedBot,
     assert_each_game_ended_once,
@@ -26,7 +26,9 @@ from tests.reliability.helpers import (
     moves_of,
     wait_for,
 )
-from tournaments.models import Bot, Game, Match, RatingChange
+from tournaments.bot_calls.faults import Fault, FaultKind
+from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall
+from tournaments.models import Bot, Game, Match
 from tournaments.selectors import league_progress
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.matches import MAX_ATTEMPTS, GamePlan, MatchPlan, service_fault, stopping
@@ -44,7 +46,7 @@ def noticed_league(user, make_bot, name: str, count: int = 4):
         row.url = server.url
         row.save(update_fields=["url"])
         rows.append(row)
-    league = league_create(creator=user, name=name, bot_ids=[row.id for row in rows])
+    league = league_create(creator=user, name=name, bot_ids=[row.id for row in rows], rated=True)
     return league, bots, servers, rows
 
 
@@ -74,7 +76,7 @@ def test_warm_shutdown_hands_back_the_games_in_play_even_with_the_bots_stopped_b
         assert_no_fault_charged(league)
         unfinished = league.games.exclude(status=Game.Status.FINISHED)
         assert unfinished.exists(), "the shutdown cut no game short"
-        assert not RatingChange.objects.filter(game__in=unfinished).exists()
+        assert not unfinished.filter(rated=True).exists()
         assert not league.matches.filter(status=Match.Status.RUNNING).exists()
         assert "released with" in worker.log_text()
 
@@ -156,20 +158,32 @@ URLS = ["http://127.0.0.1:9101", "http://127.0.0.1:9102"]
 def record(calls: list[tuple[int, str | None]], forfeit: tuple[int, str] | None) -> GameRecord:
     """A two-seat game made of ``calls`` (seat, fault kind or None), then maybe a forfeit."""
     plays = [{"seat": seat} for seat, _ in calls]
-    meta = [{"latency_ms": 1.0, "fault": kind, "detail": kind and "x"} for _, kind in calls]
-    faults = [
-        {"seat": seat, "round": 1, "play": n, "kind": kind, "detail": "x"}
+    made = [
+        PlayCall(
+            seat=seat,
+            round=1,
+            play=n,
+            move=Move.from_str("1o"),
+            latency_ms=1.0,
+            fault=Fault(FaultKind(kind), "x") if kind else None,
+        )
         for n, (seat, kind) in enumerate(calls, start=1)
-        if kind is not None
     ]
     if forfeit is not None:
         seat, kind = forfeit
-        faults.append({"seat": seat, "round": 1, "play": len(calls) + 1, "kind": kind})
+        made.append(
+            PlayCall(
+                seat=seat,
+                round=1,
+                play=len(calls) + 1,
+                move=None,
+                latency_ms=0.0,
+                fault=Fault(FaultKind(kind), "x"),
+            )
+        )
     result = {"winner": None, "totals": [0, 0], "reason": "forfeit" if forfeit else "points"}
     result["forfeit_seat"] = forfeit[0] if forfeit else None
-    return GameRecord(
-        log={"rounds": [{"plays": plays}], "result": result}, meta=[meta], faults=faults
-    )
+    return GameRecord(log={"rounds": [{"plays": plays}], "result": result}, calls=made)
 
 
 def plan_for(bot_ids: list[int], attempts: int = 1) -> tuple[MatchPlan, GamePlan]:

@@ -30,7 +30,7 @@ def slow_league(user, make_bot, slow_url: str, name: str):
     slow = make_bot("greedy", name=f"{name}-slow")
     slow.url = slow_url
     slow.save(update_fields=["url"])
-    return league_create(creator=user, name=name, bot_ids=[b.id for b in [*bots, slow]])
+    return league_create(creator=user, name=name, bot_ids=[b.id for b in [*bots, slow]], rated=True)
 
 
 def test_worker_killed_twice_mid_game_loses_and_repeats_nothing(

@@ -3,10 +3,11 @@
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments.api.fields import StringField
-from tournaments.models import Bot, BotCheck, Rating
+from tournaments.models import Bot, BotCheck, BotVersion, Rating
 
 NAME_MAX = 40
 URL_MAX = 500
@@ -49,11 +50,38 @@ class BotUpdateSerializer(serializers.Serializer):
 
 
 class RatingSerializer(serializers.ModelSerializer):
+    """A published rating of one bot version in one pool, numbers as JSON numbers."""
+
+    version = serializers.CharField(source="version.version")
     rating = serializers.FloatField()
+    rating_low = serializers.FloatField()
+    rating_high = serializers.FloatField()
 
     class Meta:
         model = Rating
-        fields = ["pool", "rating", "games"]
+        fields = [
+            "pool", "version", "rating", "rating_low", "rating_high", "provisional", "rank",
+            "sets", "games", "los_next",
+        ]  # fmt: skip
+
+
+class BotVersionSerializer(serializers.ModelSerializer):
+    """A version the bot announced, with its own ratings (old versions keep theirs)."""
+
+    current = serializers.SerializerMethodField()
+    ratings = serializers.SerializerMethodField()
+
+    class Meta:
+        model = BotVersion
+        fields = ["version", "current", "first_seen_at", "last_seen_at", "ratings"]
+
+    def get_current(self, version: BotVersion) -> bool:
+        return version.version == version.bot.protocol_version
+
+    @extend_schema_field(RatingSerializer(many=True))
+    def get_ratings(self, version: BotVersion) -> list[dict]:
+        ratings = sorted(version.ratings.all(), key=lambda rating: rating.pool)
+        return RatingSerializer(ratings, many=True).data
 
 
 # What only a bot's owner sees of it.
@@ -67,15 +95,30 @@ class BotPublicSerializer(serializers.ModelSerializer):
     """A bot as anyone may see it: never its URL, its checks or its secret."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
-    ratings = RatingSerializer(many=True, read_only=True)
+    version = serializers.CharField(source="protocol_version", read_only=True)
+    ratings = serializers.SerializerMethodField()
+    versions = BotVersionSerializer(many=True, read_only=True)
+    rated_play = serializers.SerializerMethodField()
 
     class Meta:
         model = Bot
         fields = [
-            "id", "name", "owner", "description", "status", "health", "accepts_challenges",
-            "ratings", "created_at",
+            "id", "name", "owner", "description", "status", "health", "version",
+            "accepts_challenges", "ratings", "versions", "rated_play", "no_shows",
+            "no_shows_in_row", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    @extend_schema_field(RatingSerializer(many=True))
+    def get_ratings(self, bot: Bot) -> list[dict]:
+        """The current version's rating in each pool: the one figure shown for the bot."""
+        current = [r for r in bot.ratings.all() if r.version.version == bot.protocol_version]
+        return RatingSerializer(sorted(current, key=lambda r: r.pool), many=True).data
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_rated_play(self, bot: Bot) -> bool:
+        """False while paused for no-shows in a row, until a protocol check passes."""
+        return bot.rated_paused_at is None
 
 
 class BotSerializer(BotPublicSerializer):

@@ -75,7 +75,9 @@ class BotCallThrottle(UserRateThrottle):
     retrieve=extend_schema(summary="One bot", responses={200: BotSerializer, **ERRORS}),
 )
 class BotViewSet(viewsets.GenericViewSet):
-    queryset = Bot.objects.select_related("owner").prefetch_related("ratings")
+    queryset = Bot.objects.select_related("owner").prefetch_related(
+        "ratings__version", "versions__ratings__version", "versions__bot"
+    )
     serializer_class = BotSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsBotOwner]
 

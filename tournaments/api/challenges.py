@@ -22,13 +22,9 @@ from tournaments.api.errors import ERRORS, ErrorSerializer, error_body
 from tournaments.api.filters import ChallengeFilter, ListFilterBackend
 from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.api.leagues import ID_PATTERN
+from tournaments.ladder_selectors import league_game_ids, league_set_scores
 from tournaments.models import Challenge
-from tournaments.services.challenges import (
-    QuotaExceeded,
-    challenge_create,
-    league_game_ids,
-    set_scores,
-)
+from tournaments.services.challenges import QuotaExceeded, challenge_create
 
 MAX_ID = 2**63 - 1
 
@@ -80,7 +76,8 @@ class ChallengeSerializer(serializers.ModelSerializer):
     def _scores(self, challenge: Challenge) -> list[float]:
         cache = self.context.setdefault("scores", {})
         if challenge.pk not in cache:
-            cache[challenge.pk] = [s.score for s in set_scores(challenge.league, challenge.bot_id)]
+            played = league_set_scores(challenge.league, challenge.bot_id)
+            cache[challenge.pk] = [s.score for s in played]
         return cache[challenge.pk]
 
     def get_sets_done(self, challenge: Challenge) -> int:

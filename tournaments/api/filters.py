@@ -24,7 +24,7 @@ from tournaments.models import (
     League,
     Match,
     Rating,
-    RatingChange,
+    RatingPoint,
     VersionTest,
 )
 
@@ -184,7 +184,7 @@ class RatingHistoryFilter(filters.FilterSet):
     pool = PoolFilter(help_text="Only this pool, e.g. classic/2p.")
 
     class Meta:
-        model = RatingChange
+        model = RatingPoint
         fields = ["bot", "pool"]
 
 

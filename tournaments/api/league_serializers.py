@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
-from tournaments.models import Game, League, Match, Rating, RatingChange, Seat
+from tournaments.models import Game, League, Match, Rating, RatingPoint, Seat
 from tournaments.scheduling import ERROR_TOO_FEW_BOTS, TABLE_SIZES, minimum_bots
 
 ERROR_RULESET_SHAPE = 'Give a preset name, or {"name": preset, "options": {...}}.'
@@ -45,7 +45,10 @@ class LeagueCreateSerializer(serializers.Serializer):
     max_faults = serializers.IntegerField(
         default=DEFAULT_MAX_FAULTS, help_text="A seat forfeits on its fault number max_faults + 1."
     )
-    rated = serializers.BooleanField(default=True)
+    rated = serializers.BooleanField(
+        default=False,
+        help_text="Counts for the pool's ratings: staff only, with bots in rated play.",
+    )
     bots = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
         max_length=200,
@@ -133,12 +136,13 @@ class StandingSerializer(serializers.Serializer):
     sets_won = serializers.IntegerField(help_text="Duplicate sets won (same deals, seats swapped).")
     sets_drawn = serializers.IntegerField()
     sets_lost = serializers.IntegerField()
-    rating = serializers.DecimalField(
-        max_digits=8, decimal_places=2, allow_null=True, help_text="Current Elo in the pool."
+    rating = serializers.FloatField(
+        allow_null=True,
+        help_text="The bot's published rating in the pool (its current version's), if any.",
     )
-    elo = serializers.FloatField(allow_null=True, help_text="Performance Elo in this league.")
-    elo_low = serializers.FloatField(allow_null=True, help_text="95% interval, low end.")
-    elo_high = serializers.FloatField(allow_null=True, help_text="95% interval, high end.")
+    provisional = serializers.BooleanField(
+        allow_null=True, help_text="Whether that rating is still provisional."
+    )
 
 
 class LeagueDetailSerializer(LeagueSerializer):
@@ -217,7 +221,10 @@ class SeatSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Seat
-        fields = ["seat", "team", "bot", "moves", "faults", "latency_mean_ms", "latency_max_ms"]
+        fields = [
+            "seat", "team", "bot", "moves", "faults", "no_show", "latency_mean_ms",
+            "latency_max_ms",
+        ]  # fmt: skip
 
 
 class ResultSerializer(serializers.Serializer):
@@ -240,6 +247,7 @@ class GameSerializer(serializers.ModelSerializer):
     result = serializers.SerializerMethodField()
     duplicate = serializers.SerializerMethodField()
     faults = serializers.SerializerMethodField()
+    no_show = serializers.SerializerMethodField()
 
     class Meta:
         model = Game
@@ -252,10 +260,17 @@ class GameSerializer(serializers.ModelSerializer):
             "result",
             "moves",
             "faults",
+            "no_show",
+            "rated",
             "duplicate",
             "started_at",
             "finished_at",
         ]
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_no_show(self, game: Game) -> bool:
+        """A bot never showed up (its seats say which): the game is rated for nobody."""
+        return any(seat.no_show for seat in game.seats.all())
 
     @extend_schema_field(ResultSerializer(allow_null=True))
     def get_result(self, game: Game) -> dict | None:
@@ -301,19 +316,46 @@ class GameLogSerializer(serializers.Serializer):
 
 
 class RankingSerializer(serializers.ModelSerializer):
-    rank = serializers.IntegerField()
-    bot = BotRefSerializer()
-    rating = serializers.DecimalField(max_digits=8, decimal_places=2)
+    """One bot in a pool's published ranking (the figures of ``rating_selectors.rating_row``)."""
+
+    rank = serializers.IntegerField(help_text="Established ratings first, then provisional.")
+    bot = serializers.IntegerField(source="bot_id", help_text="The bot's id.")
+    name = serializers.CharField(source="bot.name")
+    version = serializers.CharField(
+        source="version.version", help_text="The bot version this rating belongs to."
+    )
+    rating = serializers.FloatField(help_text="Elo, fitted over all rated sets of the pool.")
+    rating_low = serializers.FloatField(help_text="95% interval, low end.")
+    rating_high = serializers.FloatField(help_text="95% interval, high end.")
+    provisional = serializers.BooleanField(help_text="The interval is still wider than allowed.")
+    sets = serializers.IntegerField(help_text="Rated duplicate sets played.")
+    games = serializers.IntegerField(help_text="Games in those sets.")
+    los_next = serializers.FloatField(
+        allow_null=True,
+        help_text="Likelihood of superiority over the next bot down (null for the last).",
+    )
+    updated_at = serializers.DateTimeField(help_text="When the pool was last fitted.")
 
     class Meta:
         model = Rating
-        fields = ["rank", "bot", "pool", "rating", "games", "updated_at"]
+        fields = [
+            "rank", "bot", "name", "version", "pool", "rating", "rating_low", "rating_high",
+            "provisional", "sets", "games", "los_next", "updated_at",
+        ]  # fmt: skip
 
 
-class RatingChangeSerializer(serializers.ModelSerializer):
-    league = serializers.IntegerField(source="game.league_id")
+class RatingPointSerializer(serializers.ModelSerializer):
+    """A bot version's rating after one fit of its pool."""
+
+    version = serializers.CharField(source="version.version")
+    rating = serializers.FloatField()
+    rating_low = serializers.FloatField()
+    rating_high = serializers.FloatField()
     at = serializers.DateTimeField(source="created_at")
 
     class Meta:
-        model = RatingChange
-        fields = ["id", "game", "league", "pool", "before", "delta", "after", "k", "at"]
+        model = RatingPoint
+        fields = [
+            "id", "fit", "pool", "version", "rating", "rating_low", "rating_high", "provisional",
+            "sets", "games", "at",
+        ]  # fmt: skip

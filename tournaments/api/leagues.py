@@ -5,7 +5,8 @@ taken); only a league's creator starts, pauses, resumes or cancels it (403 other
 creator or staff may delete one that never started, and a bot's owner enrols it into an open
 league. Every
 write goes through ``tournaments.services.leagues``; its ``ValidationError`` becomes a 400 with
-a message per field (see ``tournaments.api.errors``).
+a message per field (see ``tournaments.api.errors``). Starting and resuming need the match queue:
+while Redis is unreachable they answer 503 and change nothing.
 """
 
 from django.db.models import Prefetch
@@ -17,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
-from tournaments.api.errors import ERRORS
+from tournaments.api.errors import ERRORS, QUEUE_ERRORS
 from tournaments.api.filters import LeagueFilter, ListFilterBackend, MatchFilter
 from tournaments.api.league_serializers import (
     CrosstableSerializer,
@@ -117,7 +118,7 @@ class LeagueViewSet(viewsets.GenericViewSet):
     @extend_schema(
         summary="Start: schedule every match and hand them to the workers",
         request=None,
-        responses={202: LeagueDetailSerializer, **ERRORS},
+        responses={202: LeagueDetailSerializer, **ERRORS, **QUEUE_ERRORS},
     )
     @action(detail=True, methods=["post"])
     def start(self, request: Request, pk: str) -> Response:
@@ -135,7 +136,7 @@ class LeagueViewSet(viewsets.GenericViewSet):
     @extend_schema(
         summary="Resume a paused league",
         request=None,
-        responses={200: LeagueDetailSerializer, **ERRORS},
+        responses={200: LeagueDetailSerializer, **ERRORS, **QUEUE_ERRORS},
     )
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str) -> Response:

@@ -1,7 +1,10 @@
-"""`/api/rankings/`: the public Elo ladder of a pool, and a bot's rating history for charts."""
+"""`/api/rankings/`: the published ranking of a pool, and a bot's rating history for charts.
 
-from django.db.models import F, QuerySet, Window
-from django.db.models.functions import Rank
+Both come from each pool's latest rating fit (``tournaments.rating_selectors``): one rating per
+bot per pool, as JSON numbers, with its 95 % interval.
+"""
+
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions
 from rest_framework.generics import ListAPIView
@@ -10,9 +13,9 @@ from rest_framework.response import Response
 
 from tournaments.api.errors import ERRORS
 from tournaments.api.filters import ListFilterBackend, RankingFilter, RatingHistoryFilter
-from tournaments.api.league_serializers import RankingSerializer, RatingChangeSerializer
-from tournaments.models import Rating, RatingChange
-from tournaments.selectors import ranked_ratings, rating_history
+from tournaments.api.league_serializers import RankingSerializer, RatingPointSerializer
+from tournaments.models import Rating, RatingPoint
+from tournaments.rating_selectors import published_ratings, rating_points
 
 
 class RankingListView(ListAPIView):
@@ -22,11 +25,10 @@ class RankingListView(ListAPIView):
     filterset_class = RankingFilter  # always one pool: classic/2p unless ?pool= says another
 
     def get_queryset(self) -> QuerySet[Rating]:
-        rank = Window(Rank(), partition_by=[F("pool")], order_by=[F("rating").desc()])
-        return ranked_ratings().annotate(rank=rank)
+        return published_ratings()
 
     @extend_schema(
-        summary="The public ladder of a pool, best first",
+        summary="The published ranking of a pool: established bots best first, then provisional",
         responses={200: RankingSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request) -> Response:
@@ -34,17 +36,17 @@ class RankingListView(ListAPIView):
 
 
 class RatingHistoryView(ListAPIView):
-    serializer_class = RatingChangeSerializer
+    serializer_class = RatingPointSerializer
     permission_classes = [permissions.AllowAny]
     filter_backends = [ListFilterBackend]
     filterset_class = RatingHistoryFilter
 
-    def get_queryset(self) -> QuerySet[RatingChange]:
-        return rating_history()
+    def get_queryset(self) -> QuerySet[RatingPoint]:
+        return rating_points()
 
     @extend_schema(
-        summary="A bot's rating after every rated game, oldest first (for charts)",
-        responses={200: RatingChangeSerializer(many=True), **ERRORS},
+        summary="A bot's rating after every fit that moved it, oldest first, every version",
+        responses={200: RatingPointSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request) -> Response:
         return self.list(request)

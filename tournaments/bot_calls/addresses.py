@@ -112,10 +112,17 @@ _SIXTOFOUR = ipaddress.ip_network("2002::/16")
 _COMPATIBLE = ipaddress.ip_network("::/96")
 
 # Names that point inside whatever network resolves them.
-METADATA_NAMES = frozenset({
-    "metadata", "metadata.google.internal", "metadata.goog", "instance-data",
-    "instance-data.ec2.internal", "metadata.azure.internal", "metadata.tencentyun.com",
-})
+METADATA_NAMES = frozenset(
+    {
+        "metadata",
+        "metadata.google.internal",
+        "metadata.goog",
+        "instance-data",
+        "instance-data.ec2.internal",
+        "metadata.azure.internal",
+        "metadata.tencentyun.com",
+    }
+)
 PRIVATE_SUFFIXES = ("localhost", "local", "internal", "localdomain", "home.arpa", "lan", "arpa")
 
 _LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
@@ -316,9 +323,7 @@ async def resolve_checked(
             raise OSError(f"{target.host} resolves to {answer!r}, not an address") from error
         problem = ip_problem(ip, allow_private=allow_private)
         if problem:
-            raise AddressError(
-                f"{target.host} resolves to {ip}, which is {problem}"
-            )
+            raise AddressError(f"{target.host} resolves to {ip}, which is {problem}")
         if ip not in checked:
             checked.append(ip)
     return checked

@@ -239,9 +239,7 @@ class BotClient:
             return MoveReply(None, Fault(FaultKind.BAD_SCHEMA, str(error)), reply.latency_ms)
         return MoveReply(move, None, reply.latency_ms)
 
-    async def exchange(
-        self, method: str, name: str | None, body: bytes, timeout_ms: int
-    ) -> Reply:
+    async def exchange(self, method: str, name: str | None, body: bytes, timeout_ms: int) -> Reply:
         """One request under one total deadline; every failure becomes a `Fault`."""
         if self.url_fault is not None:
             return Reply(fault=self.url_fault)
@@ -296,8 +294,10 @@ class BotClient:
 
     async def _read_capped(self, response: aiohttp.ClientResponse) -> bytes:
         declared = response.content_length
-        if declared is not None and declared > self.max_bytes and "Content-Encoding" not in (
-            response.headers
+        if (
+            declared is not None
+            and declared > self.max_bytes
+            and "Content-Encoding" not in (response.headers)
         ):
             raise _FaultError(FaultKind.TOO_LARGE, f"{declared} bytes declared")
         body = await self._read_upto(response)
@@ -397,7 +397,10 @@ class Caller:
         client = self._clients.get(key)
         if client is None:
             client = BotClient(
-                url, secret, allow_private=self.allow_private, max_bytes=self.max_bytes,
+                url,
+                secret,
+                allow_private=self.allow_private,
+                max_bytes=self.max_bytes,
                 resolve=self._resolve,
             )
             self._clients[key] = client

@@ -1,12 +1,13 @@
-from .bots import Bot, BotCheck
+from .bots import Bot, BotCheck, BotVersion
 from .ladder import Challenge, VersionTest
 from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
 from .notifications import Notification, NotificationSettings
-from .ratings import Rating, RatingChange
+from .ratings import RatedSet, Rating, RatingFit, RatingPoint, SetScore
 
 __all__ = [
     "Bot",
     "BotCheck",
+    "BotVersion",
     "Challenge",
     "Game",
     "GameLog",
@@ -15,8 +16,11 @@ __all__ = [
     "Match",
     "Notification",
     "NotificationSettings",
+    "RatedSet",
     "Rating",
-    "RatingChange",
+    "RatingFit",
+    "RatingPoint",
     "Seat",
+    "SetScore",
     "VersionTest",
 ]

@@ -43,6 +43,17 @@ class Bot(models.Model):
     protocol_name = models.CharField(max_length=100, blank=True)
     protocol_author = models.CharField(max_length=100, blank=True)
     protocol_version = models.CharField(max_length=100, blank=True)
+    no_shows = models.PositiveIntegerField(
+        default=0, help_text="Games it never showed up for (unreachable or silent throughout)."
+    )
+    no_shows_in_row = models.PositiveIntegerField(
+        default=0, help_text="Consecutive games it never showed up for."
+    )
+    rated_paused_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Out of rated play since then (no-shows in a row) until a check passes.",
+    )
     accepts_challenges = models.BooleanField(
         default=True, help_text="Other users may challenge it, or test their bots against it."
     )
@@ -82,3 +93,25 @@ class BotCheck(models.Model):
     def __str__(self) -> str:
         outcome = "passed" if self.passed else "failed"
         return f"{self.bot} {outcome} at {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class BotVersion(models.Model):
+    """A version a bot announced in its `GET U` answer; its ratings belong to it.
+
+    Seen at registration, on a URL change and on every check. A bot's current version is the one
+    in ``Bot.protocol_version``; the others stay, with their ratings, in its profile.
+    """
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    version = models.CharField(max_length=100, blank=True)
+    first_seen_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["bot", "-first_seen_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "version"], name="bot_version_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} {self.version or '(no version)'}"

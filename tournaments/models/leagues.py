@@ -202,6 +202,9 @@ class Seat(models.Model):
     faults = models.PositiveIntegerField(default=0)
     latency_mean_ms = models.FloatField(null=True, blank=True)
     latency_max_ms = models.FloatField(null=True, blank=True)
+    no_show = models.BooleanField(
+        default=False, help_text="Made no valid move: unreachable or silent (not rated)."
+    )
 
     class Meta:
         ordering = ["game", "seat"]

@@ -1,55 +1,145 @@
-"""Elo ratings per pool, and the change every rated game made to them."""
+"""Rated duplicate sets, and the fitted ratings published from them (see docs/ratings.md).
+
+A rated set is written once, when its match finishes (``RatedSet``, one ``SetScore`` per pair of
+bot versions). Ratings are never accumulated: each fit of a pool recomputes every rating of the
+pool from all of its rated sets (``tournaments.rating_fit``), replaces the published ``Rating``
+rows and keeps a ``RatingPoint`` per changed rating as the history charts draw.
+"""
 
 from django.db import models
 
-from .bots import Bot
-from .leagues import Game
+from .bots import Bot, BotVersion
+from .leagues import Match
 
 
-class Rating(models.Model):
-    """A bot's current Elo in one pool (ruleset and table size, e.g. ``classic/2p``).
+class RatedSet(models.Model):
+    """One duplicate set (a finished match) that counts for its pool's ratings.
 
-    Ratings are exact decimals: see ``tournaments.elo``. Rows are locked in bot id order while a
-    game's changes are applied.
+    Only sets the arena chose (rated leagues, the ladder), fully played, without a no-show, and
+    whose bots were all in rated play are recorded; the one-to-one match makes it once only.
     """
 
-    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="ratings")
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="rated_set")
     pool = models.CharField(max_length=50)
-    rating = models.DecimalField(max_digits=8, decimal_places=2)
-    games = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["pool", "-rating", "bot_id"]
-        constraints = [
-            models.UniqueConstraint(fields=["bot", "pool"], name="rating_unique_bot_pool"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.bot} {self.pool} {self.rating}"
-
-
-class RatingChange(models.Model):
-    """What one game did to one bot's rating. The id order is the order of application.
-
-    The unique (game, bot) constraint is what makes rating a game twice impossible.
-    """
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
-    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="rating_changes")
-    pool = models.CharField(max_length=50)
-    k = models.DecimalField(max_digits=6, decimal_places=2)
-    before = models.DecimalField(max_digits=8, decimal_places=2)
-    delta = models.DecimalField(max_digits=8, decimal_places=2)
-    after = models.DecimalField(max_digits=8, decimal_places=2)
+    games = models.PositiveSmallIntegerField(help_text="Games in the set.")
+    players = models.ManyToManyField(BotVersion, related_name="rated_sets")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
-        constraints = [
-            models.UniqueConstraint(fields=["game", "bot"], name="rating_change_once_per_game"),
-        ]
-        indexes = [models.Index(fields=["bot", "pool", "id"])]
+        indexes = [models.Index(fields=["pool", "id"], name="ratedset_pool_id")]
 
     def __str__(self) -> str:
-        return f"{self.bot} {self.delta:+} in game {self.game_id}"
+        return f"rated set of {self.match}"
+
+
+class SetScore(models.Model):
+    """What one rated set gave one pair of bot versions (``player`` has the lower id)."""
+
+    rated_set = models.ForeignKey(RatedSet, on_delete=models.CASCADE, related_name="scores")
+    pool = models.CharField(max_length=50)
+    player = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    opponent = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    twelfths = models.PositiveSmallIntegerField(
+        help_text="The player's score in twelfths: 12 won, 6 level, 0 lost."
+    )
+
+    class Meta:
+        ordering = ["rated_set", "player", "opponent"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rated_set", "player", "opponent"], name="set_score_once_per_pair"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(player__lt=models.F("opponent")), name="set_score_pair_ordered"
+            ),
+            models.CheckConstraint(condition=models.Q(twelfths__lte=12), name="set_score_range"),
+        ]
+        indexes = [models.Index(fields=["pool", "player", "opponent"], name="setscore_pool_pair")]
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.twelfths}/12 against {self.opponent}"
+
+
+class RatingFit(models.Model):
+    """One fit of a pool: when, over which sets, and how it went."""
+
+    pool = models.CharField(max_length=50)
+    sets = models.PositiveIntegerField(help_text="Rated sets fitted.")
+    last_set_id = models.BigIntegerField(
+        default=0, help_text="Highest rated set id included: a newer one calls for a fit."
+    )
+    players = models.PositiveIntegerField(help_text="Bot versions rated.")
+    iterations = models.PositiveIntegerField(default=0)
+    seconds = models.FloatField(default=0.0, help_text="Time the fit itself took.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["pool", "-id"], name="ratingfit_pool_recent")]
+
+    def __str__(self) -> str:
+        return f"fit {self.pk} of {self.pool}"
+
+
+class Rating(models.Model):
+    """A bot version's published rating in one pool, from the pool's latest fit.
+
+    ``rank`` is its place in the published ranking, null when it is not there (an old version,
+    or no rated set yet); ``los_next`` the likelihood that it is stronger than the next one down.
+    """
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="ratings")
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
+    pool = models.CharField(max_length=50)
+    rating = models.DecimalField(max_digits=8, decimal_places=2)
+    rating_low = models.DecimalField(max_digits=8, decimal_places=2)
+    rating_high = models.DecimalField(max_digits=8, decimal_places=2)
+    provisional = models.BooleanField(default=True)
+    sets = models.PositiveIntegerField(default=0)
+    games = models.PositiveIntegerField(default=0)
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    los_next = models.FloatField(null=True, blank=True)
+    fit = models.ForeignKey(RatingFit, on_delete=models.SET_NULL, null=True, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["pool", "rank", "-rating", "bot_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["version", "pool"], name="rating_unique_version_pool"),
+        ]
+        indexes = [models.Index(fields=["pool", "rank"], name="rating_pool_rank")]
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.pool} {self.rating}"
+
+
+class RatingPoint(models.Model):
+    """A bot version's rating after one fit of its pool: one point of its history chart.
+
+    Kept when the rating moved by at least ``services.ratings.HISTORY_MIN_CHANGE`` Elo, its
+    sets changed or it became established, so a pool's history grows with its results, not with
+    the number of fits times the number of bots.
+    """
+
+    fit = models.ForeignKey(RatingFit, on_delete=models.CASCADE, related_name="points")
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_points")
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="points")
+    pool = models.CharField(max_length=50)
+    rating = models.DecimalField(max_digits=8, decimal_places=2)
+    rating_low = models.DecimalField(max_digits=8, decimal_places=2)
+    rating_high = models.DecimalField(max_digits=8, decimal_places=2)
+    provisional = models.BooleanField()
+    sets = models.PositiveIntegerField()
+    games = models.PositiveIntegerField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(fields=["bot", "pool", "id"], name="ratingpoint_bot_pool"),
+            models.Index(fields=["version", "pool", "id"], name="ratingpoint_version_pool"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.rating} at {self.created_at:%Y-%m-%d %H:%M}"

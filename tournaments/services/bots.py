@@ -42,6 +42,7 @@ from tournaments.services.notifications import (
     EVENT_BOT_UNHEALTHY,
     notification_send,
 )
+from tournaments.services.ratings import bot_no_shows_clear, bot_version_observe
 
 logger = logging.getLogger(__name__)
 
@@ -150,11 +151,29 @@ def _verify_url(url: str, secret: str | None) -> dict[str, str]:
         fault = result.fault or Fault(FaultKind.BAD_SCHEMA, "no answer")
         message = info_fault_message(fault, url=url, secret_known_to_bot=secret is not None)
         raise ValidationError({"url": [message]})
+    return _info_fields(result.info)
+
+
+def _info_fields(info: Any) -> dict[str, str]:
     return {
-        "protocol_name": result.info.name,
-        "protocol_author": result.info.author,
-        "protocol_version": result.info.version,
+        "protocol_name": info.name,
+        "protocol_author": info.author,
+        "protocol_version": info.version,
     }
+
+
+def _announced_info(url: str, secret: str) -> dict[str, str] | None:
+    """What the bot's `GET U` announces now (name, author, version), or None if it did not
+    answer properly: a passing check notes the version its ratings belong to."""
+    result = check_bot_info(
+        url,
+        secret,
+        timeout_ms=settings.ESCOBA_BOT_VERIFY_TIMEOUT_MS,
+        allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS,
+    )
+    if result.fault is not None or result.info is None:
+        return None
+    return _info_fields(result.info)
 
 
 def _save(bot: Bot, update_fields: list[str] | None = None) -> None:
@@ -189,6 +208,7 @@ def bot_register(
         owner=owner, name=name, url=url, description=description.strip(), secret=secret, **info
     )
     _save(bot)
+    bot_version_observe(bot=bot)  # its ratings belong to the version it announces
     return bot
 
 
@@ -221,6 +241,8 @@ def bot_update(
             setattr(bot, field, value)
         # Only what changed: a check may have updated the bot's health while we verified.
         _save(bot, update_fields=[*updates, "updated_at"])
+        if "protocol_version" in updates:
+            bot_version_observe(bot=bot)
     return bot
 
 
@@ -247,7 +269,7 @@ def bot_resume(*, bot: Bot) -> Bot:
 
 def bot_delete(*, bot: Bot) -> None:
     """Delete a bot that never played; one that did is part of other bots' records."""
-    if bot.seats.exists() or bot.rating_changes.exists():
+    if bot.seats.exists():
         raise ValidationError(ERROR_HAS_PLAYED)
     bot.delete()
 
@@ -264,11 +286,13 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
     """Run the protocol check against the live bot, keep the report and update its health.
 
     A pass makes the bot healthy and clears its failure count; a failure adds one, and the
-    `unhealthy_after()`-th in a row makes it unhealthy.
+    `unhealthy_after()`-th in a row makes it unhealthy. A pass also brings a bot paused for
+    no-shows back into rated play, and notes the version its `GET U` announces now.
     """
     url, secret = bot.url, bot.secret
     report = _run_check(url, secret)
     _add_secret_hint(bot, report)
+    info = _announced_info(url, secret) if report.ok else None
     data = report.to_dict()
     latency = data["latency_ms"]["median"]
     with transaction.atomic():
@@ -281,9 +305,14 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
                 bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
             )
         health_before = bot.health
+        fields: list[str] = []
         if passed:
             bot.check_failures = 0
             bot.health = Bot.Health.HEALTHY
+            bot_no_shows_clear(bot=bot)
+            fields = ["no_shows_in_row", "rated_paused_at", *(info or {})]
+            for name, value in (info or {}).items():
+                setattr(bot, name, value)
         else:
             bot.check_failures += 1
             if bot.check_failures >= unhealthy_after():
@@ -299,8 +328,11 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
                 "last_check_report",
                 "last_latency_ms",
                 "updated_at",
+                *fields,
             ]
         )
+        if passed:
+            bot_version_observe(bot=bot)
         check = BotCheck.objects.create(
             bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
         )

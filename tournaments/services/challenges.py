@@ -5,27 +5,24 @@ and ``rated`` off, started at once: its sets are matches like any other, played 
 with the same leases. A daily quota per user (``ESCOBA_CHALLENGES_PER_DAY``, over the last 24
 hours) keeps the workers for everyone; past it, ``QuotaExceeded`` says how long to wait.
 
-Also here: the score of a duplicate set, which challenges show and version tests count.
+The challenged bot's owner is told (``challenge.received``) when it is someone else's.
 """
 
 from __future__ import annotations
 
 import datetime
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from tournaments.elo import pairwise_score
-from tournaments.models import Bot, Challenge, Game, League, Match
-from tournaments.results import game_participants, game_ruleset, game_standings
+from tournaments.models import Bot, Challenge, League
 from tournaments.services.leagues import league_create, league_start
+from tournaments.services.notifications import EVENT_CHALLENGE_RECEIVED, notification_send
 
 ERROR_NOT_YOUR_BOT = "This must be one of your own bots."
 ERROR_NOT_ACCEPTING = "Bot {name} does not accept challenges."
@@ -109,55 +106,11 @@ def challenge_create(*, user: Any, bot_id: int, opponent_id: int, sets: int) -> 
         creator=user, bot=bot, opponent=opponent, sets=sets, league=league
     )
     league_start(league_id=league.id, user=user)
+    if opponent.owner_id != user.pk and opponent.owner.is_active:
+        notification_send(
+            user=opponent.owner,
+            event=EVENT_CHALLENGE_RECEIVED,
+            bot=opponent,
+            data={"challenger": user.username, "challenge": challenge.pk},
+        )
     return challenge
-
-
-@dataclass(frozen=True)
-class SetScore:
-    match_id: int
-    score: float  # the first bot's, from 0 to 1; the other bot's is 1 minus it
-
-
-def set_scores(league: League, bot_id: int) -> list[SetScore]:
-    """``bot_id``'s score in each finished set of a two-bot league, in the order they ended.
-
-    A set scores the mean of its games' pairwise results (1 a win, ½ a draw, 0 a loss, as
-    ``elo.standing_key`` compares them). A set with a game that did not finish (aborted at the
-    time limit) is left out: one game of a duplicate pair alone carries the deal's luck.
-    """
-    matches = list(
-        league.matches.filter(status=Match.Status.FINISHED)
-        .order_by("finished_at", "id")
-        .values_list("id", flat=True)
-    )
-    games: dict[int, list[Game]] = {match_id: [] for match_id in matches}
-    rows = Game.objects.filter(match_id__in=matches).select_related("league")
-    for game in rows.only("id", "match_id", "seating", "status", "winner", "totals", "forfeit",
-                          "league__ruleset"):  # fmt: skip
-        games[game.match_id].append(game)
-    scores = []
-    for match_id in matches:
-        played = games[match_id]
-        if not played or any(g.status != Game.Status.FINISHED for g in played):
-            continue
-        points = [_game_score(game, bot_id) for game in played]
-        scores.append(SetScore(match_id=match_id, score=sum(points) / len(points)))
-    return scores
-
-
-def _game_score(game: Game, bot_id: int) -> float:
-    participants = game_participants(game, game_ruleset(game).team_of)
-    keys = dict(zip([b for b, _ in participants], game_standings(game, participants), strict=True))
-    mine = keys[bot_id]
-    other = next(key for bot, key in keys.items() if bot != bot_id)
-    return pairwise_score(mine, other)
-
-
-def league_game_ids(league: League) -> list[int]:
-    return list(league.games.order_by("match__number", "number").values_list("id", flat=True))
-
-
-def challenges_of(bot_ids: Iterable[int]) -> QuerySet[Challenge]:
-    """Challenges in which any of ``bot_ids`` plays, either side, newest first."""
-    ids = list(bot_ids)
-    return Challenge.objects.filter(Q(bot_id__in=ids) | Q(opponent_id__in=ids))

@@ -4,8 +4,9 @@ Each pool of ``ESCOBA_LADDER_POOLS`` has one ladder ``League`` (kind ``ladder``,
 by the inactive account ``ladder``) that is running for good and grows: ``ladder_fill`` asks
 the matchmaker (``tournaments.matchmaking``) for tables until ``ESCOBA_LADDER_SETS_IN_FLIGHT``
 sets are pending or being played, and appends them as matches. They are played by the same
-``leagues.play_match`` task as every league's, with its leases and idempotence; results are
-rated in the transaction that stores each game, like any rated league's.
+``leagues.play_match`` task as every league's, with its leases and idempotence; each finished
+set is recorded as a rated set of the pool in the transaction that finishes its match
+(``services.ratings.rated_set_record``), and the pool's ratings are refitted after it.
 
 Who fills: Celery beat's ``ladder.tick`` every ``ESCOBA_LADDER_TICK_S`` seconds, and, so the
 workers never wait for the next tick, a ``ladder.fill`` sent whenever a ladder set ends
@@ -14,7 +15,9 @@ ladder league's row lock for its whole transaction, and one that finds it taken 
 (PostgreSQL ``SKIP LOCKED``; SQLite serialises its writers anyway). A lock in the database,
 rather than in Redis, dies with the transaction if its process is killed.
 
-Who plays: active bots that passed their protocol check (health ``healthy``). A bot whose health
+Who plays: the bots in rated play (``services.ratings.bots_rated_eligible``: active, passed
+their protocol check, not paused for no-shows), placed by their current version's fitted rating
+and interval (``rating_selectors.pool_standing``). A bot whose health
 is still unknown (just registered, or moved to a new URL) is checked by the tick, so a newcomer
 is ranked within its first minute. Bots owned by an inactive account (the house's example bots)
 count as owned by nobody who could farm with them.
@@ -35,12 +38,13 @@ from django.db import IntegrityError, NotSupportedError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from tournaments import queueing
+from tournaments import queueing, rating_fit
 from tournaments.matchmaking import HISTORY_PER_BOT, Entrant, Matchmaker, Rules
-from tournaments.models import Bot, League, Match, Rating
+from tournaments.models import Bot, League, Match
+from tournaments.rating_selectors import pool_standing
 from tournaments.scheduling import minimum_bots
-from tournaments.services.bots import bots_schedulable
 from tournaments.services.leagues import league_add_sets, league_create, league_open, system_user
+from tournaments.services.ratings import bots_rated_eligible
 
 logger = logging.getLogger(__name__)
 
@@ -49,10 +53,9 @@ IN_FLIGHT = (Match.Status.PENDING, Match.Status.RUNNING)
 # A bot still unknown is checked at most this often (a failed check leaves it unknown until the
 # ESCOBA_BOT_UNHEALTHY_AFTER-th failure).
 CHECK_NEWCOMER_EVERY_S = 60
-# Until issue 12's fitted ratings give each bot an interval, the width of a rating's 95 %
-# interval is approximated from its game count: 2 × 1.96 × 347 / √games (the Elo standard error
-# of an even score over that many independent games).
-WIDTH_PER_ROOT_GAME = 1361.0
+# Where a bot whose current version has no fitted rating yet is placed among the rated ones: the
+# fit's anchor, which every connected group of ratings averages (docs/ratings.md).
+UNRATED = rating_fit.MEAN
 
 
 def ladder_pools() -> list[str]:
@@ -100,27 +103,11 @@ def ladder_league(pool: str) -> League:
 
 
 def ladder_bots() -> list[Bot]:
-    """Bots the ladder may schedule: active, and passed their latest protocol check."""
+    """Bots the ladder may schedule: those in rated play (``services.ratings``: active, passed
+    their protocol check, not paused for no-shows)."""
     return list(
-        bots_schedulable()
-        .filter(health=Bot.Health.HEALTHY)
-        .select_related("owner")
-        .only("id", "owner_id", "owner__is_active")
+        bots_rated_eligible().select_related("owner").only("id", "owner_id", "owner__is_active")
     )
-
-
-def pool_ratings(pool: str) -> dict[int, tuple[float, float, int]]:
-    """Bot id → (rating, width of its 95 % interval, rated games) in ``pool``.
-
-    The one place the ladder reads ratings: switch it to the fitted ratings (issue 12) here.
-    """
-    ratings = {}
-    for bot_id, rating, games in Rating.objects.filter(pool=pool).values_list(
-        "bot_id", "rating", "games"
-    ):
-        width = WIDTH_PER_ROOT_GAME / math.sqrt(games) if games else math.inf
-        ratings[bot_id] = (float(rating), width, games)
-    return ratings
 
 
 def _participants(matches) -> dict[int, list[int]]:
@@ -134,7 +121,7 @@ def _participants(matches) -> dict[int, list[int]]:
 
 def ladder_entrants(league: League, bots: list[Bot]) -> tuple[list[Entrant], list[tuple]]:
     """What the matchmaker weighs of each bot, and the ladder's recent sets (oldest first)."""
-    ratings = pool_ratings(league.pool)
+    standing = pool_standing(league.pool)
     since = timezone.now() - datetime.timedelta(seconds=settings.ESCOBA_LADDER_RECENT_S)
     through = Match.bots.through.objects.filter(match__league=league)
     recent = dict(
@@ -151,14 +138,14 @@ def ladder_entrants(league: League, bots: list[Bot]) -> tuple[list[Entrant], lis
     )
     entrants = []
     for bot in bots:
-        rating, width, games = ratings.get(bot.id, (1500.0, math.inf, 0))
+        rated = standing.get(bot.id)
         entrants.append(
             Entrant(
                 bot=bot.id,
                 owner=bot.owner_id if bot.owner.is_active else None,
-                rating=rating,
-                width=width,
-                new=games == 0,
+                rating=rated["rating"] if rated else UNRATED,
+                width=2 * rated["half_width"] if rated else math.inf,
+                new=rated is None,
                 recent_sets=recent.get(bot.id, 0),
                 in_flight=in_flight.get(bot.id, 0),
             )

@@ -36,6 +36,7 @@ from tournaments.scheduling import (
     set_length,
 )
 from tournaments.services.bots import bots_schedulable
+from tournaments.services.ratings import rated_entry_errors, rated_league_check
 
 ERROR_NOT_CREATOR = "Only the league's creator may do this."
 ERROR_NOT_BOT_OWNER = "You may enrol only your own bots."
@@ -111,11 +112,14 @@ def league_create(
     games_per_pairing: int | None = None,
     move_timeout_ms: int = 1000,
     max_faults: int = DEFAULT_MAX_FAULTS,
-    rated: bool = True,
+    rated: bool = False,
     bot_ids: Iterable[int] = (),
     kind: str = League.Kind.LEAGUE,
 ) -> League:
     """Create an open league and enter ``bot_ids`` (any active bots: rankings are public).
+
+    Only staff and the arena's own accounts create rated leagues, and only bots in rated play
+    enter them (``services.ratings.rated_league_check``).
 
     ``games_per_pairing`` defaults to one duplicate set (2 games, or 3 for 3-bot tables).
     Raises ``ValidationError`` with a message per field.
@@ -136,6 +140,7 @@ def league_create(
         raise ValidationError(errors)
     ruleset = _resolve_ruleset(ruleset_name, ruleset_options, players)
     bots = _bots_for_entry(bot_ids)
+    rated_league_check(creator=creator, rated=rated, bot_ids=[bot.id for bot in bots])
     league = League.objects.create(
         name=name,
         creator=creator,
@@ -180,6 +185,8 @@ def league_enrol(*, league_id: int, bot_id: int, user: Any) -> LeagueEntry:
         raise ValidationError({"bot": [ERROR_BOT_NOT_ACTIVE.format(name=bot.name)]})
     if LeagueEntry.objects.filter(league=league, bot=bot).exists():
         raise ValidationError({"bot": [ERROR_ALREADY_ENTERED]})
+    if league.rated and (errors := rated_entry_errors(bot_ids=[bot.id])):
+        raise ValidationError(errors)
     return LeagueEntry.objects.create(league=league, bot=bot)
 
 
@@ -261,6 +268,7 @@ def league_open(*, league: League) -> League:
     league.started_at = timezone.now()
     league.save(update_fields=["status", "started_at"])
     return league
+
 
 def _require_queue() -> None:
     """Refuse early, inside the caller's transaction, when the matches could not be sent."""

@@ -7,8 +7,8 @@ to that loop and stores each finished game from its own thread, where the Django
 used. With
 ``--pool threads --concurrency N`` a worker has N matches, 2N games, in flight at once.
 
-Restarts: nothing of a game is written until it is over, and then its result, seats and rating
-changes are written in one transaction that first locks the game row and returns if the game is
+Restarts: nothing of a game is written until it is over, and then its result, seats and no-shows
+are written in one transaction that first locks the game row and returns if the game is
 already finished. So a match whose worker died restarts by replaying its unfinished games from
 their seeds, finished games stay as they were, and no game is stored or rated twice even when two
 deliveries of the same task overlap.
@@ -60,11 +60,12 @@ from django.utils import timezone
 from games.engine import Ruleset
 from tournaments import queueing
 from tournaments.bot_calls.caller import Caller
+from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.ladder import ladder_after_set
 from tournaments.services.leagues import GROWING, league_finish_if_done
-from tournaments.services.ratings import rating_apply_game
+from tournaments.services.ratings import game_no_shows_record, rated_set_record
 from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
@@ -316,10 +317,10 @@ def _seat_stats(record: GameRecord) -> dict[int, dict[str, Any]]:
 
 @transaction.atomic
 def game_finish(*, game_id: int, record: GameRecord) -> bool:
-    """Store a finished game, its seats' figures and its rating changes in one transaction.
+    """Store a finished game, its seats' figures and its no-shows in one transaction.
 
     Returns False, changing nothing, when the game was already stored (a second delivery of the
-    same task); this check under the row lock is what makes "rated once" hold.
+    same task); this check under the row lock is what makes "stored once" hold.
     """
     game = Game.objects.select_for_update(of=("self",)).select_related("league").get(pk=game_id)
     if game.status != Game.Status.PENDING:
@@ -341,8 +342,10 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     for seat in seats:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
-    Seat.objects.bulk_update(seats, ["moves", "faults", "latency_mean_ms", "latency_max_ms"])
-    rating_apply_game(game=game)
+    game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
+    Seat.objects.bulk_update(
+        seats, ["moves", "faults", "latency_mean_ms", "latency_max_ms", "no_show"]
+    )
     return True
 
 
@@ -361,8 +364,9 @@ def game_abort(*, game_id: int, reason: str) -> bool:
 
 @transaction.atomic
 def match_finish(*, match_id: int) -> bool:
-    """Mark the match finished once none of its games is pending."""
-    match = Match.objects.select_for_update().get(pk=match_id)
+    """Mark the match finished once none of its games is pending; a rated league's finished
+    match is recorded as a rated set of its pool in the same transaction."""
+    match = Match.objects.select_for_update(of=("self",)).select_related("league").get(pk=match_id)
     if match.status != Match.Status.RUNNING:
         return False
     if match.games.filter(status=Game.Status.PENDING).exists():
@@ -370,6 +374,7 @@ def match_finish(*, match_id: int) -> bool:
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "finished_at"])
+    rated_set_record(match=match)
     return True
 
 
@@ -401,30 +406,22 @@ def _renew_lease(match_id: int, claim: str) -> None:
         logger.warning("match %s: heartbeat failed", match_id, exc_info=True)
 
 
-OUR_FAULT_KINDS = frozenset({"connect", "timeout"})
-
-
-def _last_calls(record: GameRecord) -> list[tuple[int, str | None]]:
-    """Every call of the game in order: (seat, fault kind or None), the forfeit's call last."""
-    calls = [
-        (play["seat"], meta.get("fault"))
-        for round_log, round_meta in zip(record.log["rounds"], record.meta, strict=False)
-        for play, meta in zip(round_log["plays"], round_meta, strict=False)
-    ]
-    result = record.log.get("result") or {}
-    if result.get("forfeit_seat") is not None and record.faults:
-        last = record.faults[-1]
-        calls.append((last["seat"], last["kind"]))
-    return calls
+OUR_FAULT_KINDS = frozenset({FaultKind.CONNECT, FaultKind.TIMEOUT})
 
 
 def _all_seats_lost_at_once(record: GameRecord, players: int) -> bool:
-    last = dict(_last_calls(record))  # each seat's last call wins
-    return all(last.get(seat) == "connect" for seat in range(players))
+    """Every seat's last call (the forfeit's included) failed to connect."""
+    last = {call.seat: call.fault for call in record.calls}  # each seat's last call wins
+    return all(
+        (fault := last.get(seat)) is not None and fault.kind == FaultKind.CONNECT
+        for seat in range(players)
+    )
 
 
 def _called_where_the_bot_no_longer_is(game: GamePlan, record: GameRecord) -> bool:
-    seats = {fault["seat"] for fault in record.faults if fault["kind"] == "connect"}
+    seats = {
+        call.seat for call in record.calls if call.fault and call.fault.kind == FaultKind.CONNECT
+    }
     if not seats:
         return False
     now = dict(Bot.objects.filter(id__in={game.seating[s] for s in seats}).values_list("id", "url"))
@@ -434,7 +431,7 @@ def _called_where_the_bot_no_longer_is(game: GamePlan, record: GameRecord) -> bo
 def service_fault(plan: MatchPlan, game: GamePlan, record: GameRecord) -> str | None:
     """Why this finished game's faults are ours rather than its bots' (then it is not stored),
     or None. The rules are in the module docstring."""
-    kinds = {fault["kind"] for fault in record.faults}
+    kinds = {call.fault.kind for call in record.calls if call.fault is not None}
     if not kinds:
         return None
     if stopping and kinds & OUR_FAULT_KINDS:

@@ -1,87 +1,514 @@
-"""Applying a finished game to the Elo pools, and replaying every rated game from scratch.
+"""Rated play: who may enter it, no-shows, rated sets, and fitting each pool's ratings.
 
-A game's rating changes are written inside the transaction that stores its result (see
-``services.matches``). The bots' rating rows are locked in bot id order, so two games finishing
-at once on PostgreSQL queue up instead of losing an update or deadlocking. ``RatingChange`` ids
-record the order in which games were applied; ``ratings_recompute`` replays them in that order.
+Every rated result is one the arena chose and a bot earned (docs/ratings.md):
+
+- **Who rates.** Only leagues created by staff or by the arena itself (its system accounts: the
+  ladder, operator commands) are rated (``rated_league_errors``), and only bots that passed the
+  protocol check and are not paused for no-shows enter them (``bots_rated_eligible``).
+- **No-shows.** A game in which a bot never made a valid move because it could not be reached or
+  never answered is recorded as a no-show on its seats (``game_no_shows_record``) and its set is
+  rated for nobody. ``ESCOBA_NOSHOW_PAUSE_AFTER`` of them in a row take the bot out of rated play
+  until a protocol check passes (``bot_no_shows_clear``).
+- **Sets.** When a match (one duplicate set) of a rated league finishes, ``rated_set_record``
+  stores what it gave each pair of bot versions, in the transaction that finishes the match. The
+  ladder's matches go the same way: a rated league's finished match *is* a rated set of its pool.
+- **Fits.** After each recorded set the pool is marked dirty and a Celery task refits it
+  (``ratings_fit_coalesced``): a lock in the shared cache (Redis) lets one fit run per pool at a
+  time, and a set recorded during a fit makes the holder fit once more, so fits coalesce. Each fit
+  (``ratings_fit``) recomputes the whole pool from its rated sets, replaces the published ratings
+  and adds the history points. ``ratings_recompute`` is the same fit.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass, field
-from decimal import Decimal
+import logging
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum
+from django.utils import timezone
 
-from tournaments.elo import INITIAL_RATING, game_deltas
-from tournaments.models import Game, Rating, RatingChange
-from tournaments.results import game_participants, game_ruleset, game_standings
+from games.engine import Ruleset
+from tournaments import queueing
+from tournaments.bot_calls.runner import GameRecord
+from tournaments.models import (
+    Bot,
+    BotVersion,
+    Game,
+    Match,
+    RatedSet,
+    Rating,
+    RatingFit,
+    RatingPoint,
+    Seat,
+    SetScore,
+)
+from tournaments.rating_fit import Fit, PairTable, fit_table
+from tournaments.set_scoring import GameFacts, game_participants, no_show_seats, set_pair_scores
+
+logger = logging.getLogger(__name__)
+
+ERROR_RATED_STAFF_ONLY = (
+    "Only staff may create rated leagues: a rating counts only opponents the arena chooses."
+)
+ERROR_BOT_NOT_RATED = (
+    "Bot {name} cannot enter rated play: it must have passed the protocol check, and not be "
+    "paused for no-shows."
+)
+
+DEFAULT_NOSHOW_PAUSE_AFTER = 3
+DEFAULT_PROVISIONAL_HALF_WIDTH = 100.0
+# A history point is kept when a rating moved at least this much (or its sets changed).
+HISTORY_MIN_CHANGE = Decimal("1.00")
+CENT = Decimal("0.01")
+# Longer than any fit takes (about a second for a thousand bots); a holder that died frees the
+# pool after it, and the sweep (``ratings_sweep``) sends the fit it owed.
+FIT_LOCK_S = 300
 
 
-def elo_k() -> Decimal:
-    """K from the ``ESCOBA_ELO_K`` setting."""
-    return Decimal(str(settings.ESCOBA_ELO_K))
+def noshow_pause_after() -> int:
+    """No-shows in a row that take a bot out of rated play (``ESCOBA_NOSHOW_PAUSE_AFTER``)."""
+    return max(1, int(getattr(settings, "ESCOBA_NOSHOW_PAUSE_AFTER", DEFAULT_NOSHOW_PAUSE_AFTER)))
 
 
-def rating_apply_game(*, game: Game) -> list[RatingChange]:
-    """Rate one finished game of a rated league. Call inside the transaction storing its result.
+def provisional_half_width() -> float:
+    """A rating is provisional while its 95 % interval is wider than ± this
+    (``ESCOBA_PROVISIONAL_HALF_WIDTH``)."""
+    return float(getattr(settings, "ESCOBA_PROVISIONAL_HALF_WIDTH", DEFAULT_PROVISIONAL_HALF_WIDTH))
 
-    Applying a game twice fails on the unique (game, bot) constraint rather than counting twice.
+
+# -- who enters rated play -----------------------------------------------------------------------
+
+
+def bots_rated_eligible() -> QuerySet[Bot]:
+    """Bots rated play may schedule: active, healthy (they passed the protocol check, so they
+    are schedulable too) and not paused for no-shows. The ladder picks among these."""
+    return Bot.objects.filter(
+        status=Bot.Status.ACTIVE, health=Bot.Health.HEALTHY, rated_paused_at__isnull=True
+    )
+
+
+def may_create_rated(user: Any) -> bool:
+    """Staff, or one of the arena's own accounts (inactive, without a password: the ladder's,
+    the operator commands'), which nobody can sign in as."""
+    return bool(user.is_staff or (not user.is_active and not user.has_usable_password()))
+
+
+def rated_league_errors(*, creator: Any, rated: bool, bot_ids: Iterable[int]) -> dict:
+    """Field -> messages for every reason these bots cannot play a rated league of ``creator``."""
+    if not rated:
+        return {}
+    if not may_create_rated(creator):
+        return {"rated": [ERROR_RATED_STAFF_ONLY]}
+    return rated_entry_errors(bot_ids=bot_ids, field="bots")
+
+
+def rated_entry_errors(*, bot_ids: Iterable[int], field: str = "bot") -> dict:
+    """``field`` -> a message per bot that may not enter rated play (unknown ids are skipped:
+    the caller reports those)."""
+    ids = list(bot_ids)
+    fit = set(bots_rated_eligible().filter(id__in=ids).values_list("id", flat=True))
+    names = dict(Bot.objects.filter(id__in=ids).values_list("id", "name"))
+    refused = [
+        ERROR_BOT_NOT_RATED.format(name=names[i]) for i in ids if i in names and i not in fit
+    ]
+    return {field: refused} if refused else {}
+
+
+def rated_league_check(*, creator: Any, rated: bool, bot_ids: Iterable[int]) -> None:
+    errors = rated_league_errors(creator=creator, rated=rated, bot_ids=bot_ids)
+    if errors:
+        raise ValidationError(errors)
+
+
+# -- versions ------------------------------------------------------------------------------------
+
+
+def bot_version_current(*, bot: Bot) -> BotVersion:
+    """The bot's current version row (its ``protocol_version``), made when first seen."""
+    version, _ = BotVersion.objects.get_or_create(bot=bot, version=bot.protocol_version)
+    return version
+
+
+def bot_version_observe(*, bot: Bot) -> BotVersion:
+    """Note that the bot now announces ``bot.protocol_version``: registration, URL change, check.
+
+    A version never seen before starts a new entry: it is rated from its own sets only, so it is
+    provisional until it has enough. The bot's older versions leave the published ranking at once
+    (their ratings stay, in its profile) and the pools they were ranked in are refitted.
     """
-    league = game.league
-    if not league.rated:
-        return []
-    participants = game_participants(game, game_ruleset(game).team_of)
-    bot_ids = [bot_id for bot_id, _ in participants]
-    known = set(
-        Rating.objects.filter(pool=league.pool, bot_id__in=bot_ids).values_list("bot_id", flat=True)
-    )
-    if len(known) < len(bot_ids):  # first rated game in this pool; another may race to create
-        Rating.objects.bulk_create(
-            [
-                Rating(bot_id=bot_id, pool=league.pool, rating=INITIAL_RATING)
-                for bot_id in bot_ids
-                if bot_id not in known
-            ],
-            ignore_conflicts=True,
-        )
-    ratings = list(
-        Rating.objects.select_for_update()
-        .filter(pool=league.pool, bot_id__in=bot_ids)
-        .order_by("bot_id")
-    )
-    k = elo_k()
-    deltas = game_deltas([r.rating for r in ratings], game_standings(game, participants), k)
-    changes = []
-    for rating, delta in zip(ratings, deltas, strict=True):
-        before = rating.rating
-        rating.rating = before + delta
-        rating.games += 1
-        rating.save(update_fields=["rating", "games", "updated_at"])
-        changes.append(
-            RatingChange(
-                game=game,
-                bot_id=rating.bot_id,
-                pool=league.pool,
-                k=k,
-                before=before,
-                delta=delta,
-                after=rating.rating,
+    version = bot_version_current(bot=bot)
+    BotVersion.objects.filter(pk=version.pk).update(last_seen_at=timezone.now())
+    stale = Rating.objects.filter(bot=bot, rank__isnull=False).exclude(version=version)
+    pools = sorted(set(stale.values_list("pool", flat=True)))
+    if pools:
+        stale.update(rank=None, los_next=None)
+        for pool in pools:
+            ratings_fit_request(pool=pool)
+    return version
+
+
+# -- no-shows ------------------------------------------------------------------------------------
+
+
+def game_no_shows_record(*, game: Game, record: GameRecord, seats: list[Seat]) -> set[int]:
+    """Mark the seats of bots that did not show up (the caller saves ``seats``); count the bots'
+    no-shows. Call inside the transaction that stores the game. Returns the absent bots' ids.
+
+    A bot counts as absent when every seat it held was a no-show seat. Its run of no-shows grows,
+    and at ``noshow_pause_after()`` it leaves rated play; a bot that showed up ends its run. When
+    every bot of the game was absent, nobody can be told apart from an outage on our side: the
+    no-shows are recorded, but nobody's run grows.
+    """
+    plays = [
+        (call.seat, None if call.fault is None else str(call.fault.kind)) for call in record.plays
+    ]
+    absent_seats = no_show_seats(seats=len(game.seating), plays=plays, faults=record.faults)
+    seats_of: dict[int, list[int]] = {}
+    for seat, bot_id in enumerate(game.seating):
+        seats_of.setdefault(bot_id, []).append(seat)
+    absent = {bot for bot, held in seats_of.items() if set(held) <= absent_seats}
+    for seat in seats:
+        seat.no_show = seat.bot_id in absent
+    everyone = absent == set(seats_of)
+    now = timezone.now()
+    for bot_id in sorted(seats_of):  # one order of row locks for every game
+        bots = Bot.objects.filter(pk=bot_id)
+        if bot_id not in absent:
+            bots.filter(no_shows_in_row__gt=0).update(no_shows_in_row=0)
+        elif everyone:
+            bots.update(no_shows=F("no_shows") + 1)
+        else:
+            bots.update(no_shows=F("no_shows") + 1, no_shows_in_row=F("no_shows_in_row") + 1)
+            bots.filter(
+                no_shows_in_row__gte=noshow_pause_after(), rated_paused_at__isnull=True
+            ).update(rated_paused_at=now)
+    return absent
+
+
+def bot_no_shows_clear(*, bot: Bot) -> None:
+    """A protocol check passed: the bot is back in rated play. Call inside the check's
+    transaction, with ``bot`` locked; the caller saves the two fields."""
+    bot.no_shows_in_row = 0
+    bot.rated_paused_at = None
+
+
+# -- rated sets ----------------------------------------------------------------------------------
+
+
+def rated_set_record(*, match: Match) -> RatedSet | None:
+    """Record a finished match as a rated set of its league's pool, when it counts.
+
+    The public way in for every kind of rated play (rated leagues, the ladder): call it inside
+    the transaction that marks the match finished (``services.matches.match_finish`` does). It
+    counts when the league is rated, every game of the set finished (none aborted), no bot was
+    a no-show and every bot is still in rated play. Its games become ``rated``, each pair of bot
+    versions gets its score (``set_scoring.set_pair_scores``), and the pool is refitted after
+    the transaction commits. Returns None, writing nothing, when it does not count or was
+    already recorded.
+    """
+    league = match.league
+    if not league.rated or RatedSet.objects.filter(match=match).exists():
+        return None
+    games = list(match.games.order_by("number"))
+    if not games or any(game.status != Game.Status.FINISHED for game in games):
+        return None
+    if Seat.objects.filter(game__match=match, no_show=True).exists():
+        return None
+    bot_ids = sorted({bot_id for game in games for bot_id in game.seating})
+    bots = list(Bot.objects.filter(id__in=bot_ids).order_by("id"))
+    if any(bot.rated_paused_at is not None for bot in bots):
+        return None
+    versions = {bot.id: bot_version_current(bot=bot).id for bot in bots}
+    team_of = Ruleset.from_dict(league.ruleset).team_of
+    facts = []
+    for game in games:
+        participants = game_participants(game.seating, team_of)
+        facts.append(
+            GameFacts(
+                participants=tuple((versions[bot_id], team) for bot_id, team in participants),
+                winner=game.winner,
+                totals=tuple(game.totals),
+                forfeit_team=None if game.forfeit is None else team_of(game.forfeit),
             )
         )
-    RatingChange.objects.bulk_create(changes)
-    game.rated = True
-    game.save(update_fields=["rated"])
-    return changes
+    rated_set = RatedSet.objects.create(match=match, pool=league.pool, games=len(games))
+    rated_set.players.set(sorted(versions.values()))
+    SetScore.objects.bulk_create(
+        SetScore(
+            rated_set=rated_set,
+            pool=league.pool,
+            player_id=a,
+            opponent_id=b,
+            twelfths=round(12 * s),
+        )
+        for a, b, s in set_pair_scores(facts)
+    )
+    Game.objects.filter(match=match).update(rated=True)
+    ratings_fit_request(pool=league.pool)
+    return rated_set
+
+
+# -- fits ----------------------------------------------------------------------------------------
+
+
+def _dirty_key(pool: str) -> str:
+    return f"escoba:ratings:dirty:{pool}"
+
+
+def _lock_key(pool: str) -> str:
+    return f"escoba:ratings:fitting:{pool}"
+
+
+def ratings_fit_request(*, pool: str) -> None:
+    """Mark the pool dirty and send a fit task once the current transaction commits.
+
+    Robust: the results are committed already, and a fit that could not be sent (the broker or
+    the cache down) is sent by the next result or by ``ratings_sweep``.
+    """
+
+    def send() -> None:
+        cache.set(_dirty_key(pool), 1, None)
+        queueing.ratings_fit_enqueue(pool)
+
+    transaction.on_commit(send, robust=True)
+
+
+def ratings_fit_coalesced(*, pool: str) -> int:
+    """Fit the pool as often as it was marked dirty, never two fits of one pool at once.
+
+    Whoever holds the pool's lock fits while the dirty mark is set; a task that finds the lock
+    taken returns at once, since the holder will see the mark. After releasing, the mark is
+    looked at again, so a result recorded just as the holder finished is not left unfitted.
+    Returns how many fits this call ran.
+    """
+    fits = 0
+    while True:
+        token = uuid.uuid4().hex
+        if not cache.add(_lock_key(pool), token, FIT_LOCK_S):
+            return fits
+        try:
+            # The database is the truth, the mark a hint: a mark lost with the process or the
+            # cache that held it (a killed worker child, a Redis that lost its data) must not
+            # leave recorded sets unfitted.
+            while cache.delete(_dirty_key(pool)) or _pool_behind(pool):
+                ratings_fit(pool=pool)
+                fits += 1
+        finally:
+            if cache.get(_lock_key(pool)) == token:
+                cache.delete(_lock_key(pool))
+        if cache.get(_dirty_key(pool)) is None and not _pool_behind(pool):
+            return fits
+
+
+def _pool_behind(pool: str) -> bool:
+    """Whether the pool has a rated set newer than its latest fit."""
+    newest = RatedSet.objects.filter(pool=pool).aggregate(last=Max("id"))["last"] or 0
+    fitted = RatingFit.objects.filter(pool=pool).aggregate(last=Max("last_set_id"))["last"] or 0
+    return newest > fitted
+
+
+def ratings_sweep() -> list[str]:
+    """Request a fit of every pool with a rated set newer than its latest fit (a fit task lost
+    with a worker, or never sent while the broker was down). For Celery beat."""
+    newest_sets = dict(
+        RatedSet.objects.values("pool").annotate(last=Max("id")).values_list("pool", "last")
+    )
+    fitted = dict(
+        RatingFit.objects.values("pool")
+        .annotate(last=Max("last_set_id"))
+        .values_list("pool", "last")
+    )
+    stale = sorted(pool for pool, last in newest_sets.items() if last > fitted.get(pool, 0))
+    for pool in stale:
+        ratings_fit_request(pool=pool)
+    return stale
+
+
+def _cents(value: float) -> Decimal:
+    return Decimal(repr(float(value))).quantize(CENT, rounding=ROUND_HALF_EVEN)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One bot version's figures after a fit, as they are published."""
+
+    version_id: int
+    bot_id: int
+    rating: Decimal
+    rating_low: Decimal
+    rating_high: Decimal
+    provisional: bool
+    sets: int
+    games: int
+    rank: int | None
+    los_next: float | None
+
+    def published(self) -> tuple:
+        return (
+            self.rating, self.rating_low, self.rating_high, self.provisional, self.sets,
+            self.games, self.rank, None if self.los_next is None else round(self.los_next, 6),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PoolFit:
+    pool: str
+    sets: int
+    last_set_id: int
+    fit: Fit
+    entries: list[Entry]
+    seconds: float
+
+
+def pool_fit_compute(*, pool: str) -> PoolFit:
+    """Fit ``pool`` from all its rated sets and rank the result, writing nothing.
+
+    The published ranking holds each bot's current version that has a rated set: established
+    ratings first, provisional ones after them, each group best first.
+    """
+    last_set_id = RatedSet.objects.filter(pool=pool).aggregate(last=Max("id"))["last"] or 0
+    sums = (
+        SetScore.objects.filter(pool=pool, rated_set_id__lte=last_set_id)
+        .values("player_id", "opponent_id")
+        .annotate(results=Count("id"), twelfths=Sum("twelfths"))
+        .order_by()
+        .values_list("player_id", "opponent_id", "results", "twelfths")
+    )
+    rows = [(a, b, results, twelfths / 12) for a, b, results, twelfths in sums]
+    played = (
+        BotVersion.objects.filter(rated_sets__pool=pool, rated_sets__id__lte=last_set_id)
+        .annotate(sets=Count("rated_sets"), games=Sum("rated_sets__games"))
+        .values("id", "bot_id", "version", "bot__protocol_version", "bot__name", "sets", "games")
+    )
+    versions = {row["id"]: row for row in played}
+    started = time.perf_counter()
+    fit = fit_table(PairTable.from_sums(rows, players=versions))
+    seconds = time.perf_counter() - started
+    threshold = provisional_half_width()
+    entries = {}
+    for version_id, row in versions.items():
+        rating, half = fit.rating_of(version_id), fit.half_width(version_id)
+        entries[version_id] = Entry(
+            version_id=version_id,
+            bot_id=row["bot_id"],
+            rating=_cents(rating),
+            rating_low=_cents(rating - half),
+            rating_high=_cents(rating + half),
+            provisional=half > threshold,
+            sets=row["sets"],
+            games=row["games"],
+            rank=None,
+            los_next=None,
+        )
+    ranked = sorted(
+        (v for v, row in versions.items() if row["version"] == row["bot__protocol_version"]),
+        key=lambda v: (
+            entries[v].provisional,
+            -entries[v].rating,
+            versions[v]["bot__name"].lower(),
+            v,
+        ),
+    )
+    for rank, version_id in enumerate(ranked, start=1):
+        below = ranked[rank] if rank < len(ranked) else None
+        entries[version_id] = replace(
+            entries[version_id],
+            rank=rank,
+            los_next=None if below is None else fit.los(version_id, below),
+        )
+    sets = RatedSet.objects.filter(pool=pool, id__lte=last_set_id).count()
+    return PoolFit(pool, sets, last_set_id, fit, [entries[v] for v in sorted(entries)], seconds)
+
+
+@transaction.atomic
+def pool_fit_publish(*, result: PoolFit) -> RatingFit:
+    """Replace the pool's published ratings with ``result`` and add the history points."""
+    pool = result.pool
+    rating_fit = RatingFit.objects.create(
+        pool=pool,
+        sets=result.sets,
+        last_set_id=result.last_set_id,
+        players=len(result.entries),
+        iterations=result.fit.iterations,
+        seconds=result.seconds,
+    )
+
+    def last_point(name: str) -> Subquery:
+        points = RatingPoint.objects.filter(version=OuterRef("version"), pool=pool)
+        return Subquery(points.order_by("-id").values(name)[:1])
+
+    stored = {
+        rating.version_id: rating
+        for rating in Rating.objects.select_for_update()
+        .filter(pool=pool)
+        .annotate(
+            charted_rating=last_point("rating"),
+            charted_sets=last_point("sets"),
+            charted_provisional=last_point("provisional"),
+        )
+    }
+    fields = [
+        "rating", "rating_low", "rating_high", "provisional", "sets", "games", "rank", "los_next",
+    ]  # fmt: skip
+    changed, created, points = [], [], []
+    for entry in result.entries:
+        values = {name: getattr(entry, name) for name in fields}
+        rating = stored.pop(entry.version_id, None)
+        charted = None
+        if rating is None:
+            created.append(
+                Rating(bot_id=entry.bot_id, version_id=entry.version_id, pool=pool, fit=rating_fit,
+                       **values)
+            )  # fmt: skip
+        else:
+            for name, value in values.items():
+                setattr(rating, name, value)
+            rating.fit = rating_fit
+            changed.append(rating)
+            if rating.charted_rating is not None:
+                charted = (rating.charted_rating, rating.charted_sets, rating.charted_provisional)
+        if (
+            charted is None
+            or abs(charted[0] - entry.rating) >= HISTORY_MIN_CHANGE
+            or charted[1] != entry.sets
+            or charted[2] != entry.provisional
+        ):
+            points.append(
+                RatingPoint(
+                    fit=rating_fit, bot_id=entry.bot_id, version_id=entry.version_id, pool=pool,
+                    rating=entry.rating, rating_low=entry.rating_low,
+                    rating_high=entry.rating_high, provisional=entry.provisional,
+                    sets=entry.sets, games=entry.games, created_at=rating_fit.created_at,
+                )
+            )  # fmt: skip
+    Rating.objects.bulk_create(created)
+    Rating.objects.bulk_update(changed, [*fields, "fit", "updated_at"], batch_size=500)
+    if stored:  # versions whose sets are gone (deleted by hand): nothing left to rate them on
+        Rating.objects.filter(pk__in=[r.pk for r in stored.values()]).delete()
+    RatingPoint.objects.bulk_create(points, batch_size=1000)
+    return rating_fit
+
+
+def ratings_fit(*, pool: str) -> RatingFit:
+    """Fit the pool from all its rated sets and publish the result (see the module docstring)."""
+    return pool_fit_publish(result=pool_fit_compute(pool=pool))
 
 
 @dataclass
 class RecomputeReport:
-    """What a replay found: every difference between stored and replayed numbers."""
+    """What a recomputation found: every difference between stored and fitted figures."""
 
-    games: int = 0
+    pools: int = 0
+    sets: int = 0
     ratings: int = 0
     mismatches: list[str] = field(default_factory=list)
 
@@ -90,54 +517,36 @@ class RecomputeReport:
         return not self.mismatches
 
 
-@transaction.atomic
-def ratings_recompute(*, write: bool = False) -> RecomputeReport:
-    """Replay every rated game in the order it was applied, from 1500 for everyone.
+def ratings_recompute(*, write: bool = False, pool: str | None = None) -> RecomputeReport:
+    """Fit every pool (or ``pool``) afresh, as the fit task does, and compare with what is
+    published: rating, interval, provisional, sets, games, rank and LOS to the cent.
 
-    Each game is replayed with the K it was rated with, so the replay must match the stored
-    changes and ratings to the cent. With ``write`` the replayed values replace the stored ones
-    (useful after repairing a result by hand); without it nothing is changed.
+    With ``write`` the fits are published (a new fit in each pool's history); without it nothing
+    changes. The fit depends only on the rated sets, so the comparison is exact.
     """
     report = RecomputeReport()
-    current: dict[tuple[str, int], Decimal] = defaultdict(lambda: INITIAL_RATING)
-    counts: dict[tuple[str, int], int] = defaultdict(int)
-    by_game: dict[int, list[RatingChange]] = defaultdict(list)
-    for change in RatingChange.objects.select_related("game__league").order_by("id"):
-        by_game[change.game_id].append(change)
-    for changes in by_game.values():
-        game = changes[0].game
-        participants = game_participants(game, game_ruleset(game).team_of)
-        stored = {change.bot_id: change for change in changes}
-        pool = game.league.pool
-        befores = [current[(pool, bot_id)] for bot_id, _ in participants]
-        deltas = game_deltas(befores, game_standings(game, participants), changes[0].k)
-        for (bot_id, _), before, delta in zip(participants, befores, deltas, strict=True):
-            change = stored.get(bot_id)
-            after = before + delta
-            if change is None or (change.before, change.delta, change.after) != (
-                before,
-                delta,
-                after,
-            ):
+    pools = [pool] if pool else sorted(set(RatedSet.objects.values_list("pool", flat=True)))
+    for name in pools:
+        result = pool_fit_compute(pool=name)
+        report.pools += 1
+        report.sets += result.sets
+        stored = {r.version_id: r for r in Rating.objects.filter(pool=name).select_related("bot")}
+        for entry in result.entries:
+            report.ratings += 1
+            rating = stored.pop(entry.version_id, None)
+            now = None if rating is None else Entry(
+                version_id=rating.version_id, bot_id=rating.bot_id, rating=rating.rating,
+                rating_low=rating.rating_low, rating_high=rating.rating_high,
+                provisional=rating.provisional, sets=rating.sets, games=rating.games,
+                rank=rating.rank, los_next=rating.los_next,
+            )  # fmt: skip
+            if now is None or now.published() != entry.published():
                 report.mismatches.append(
-                    f"game {game.id} bot {bot_id}: replayed {before}{delta:+} = {after}"
+                    f"{name} version {entry.version_id} (bot {entry.bot_id}): stored "
+                    f"{None if now is None else now.published()}, fitted {entry.published()}"
                 )
-                if write and change is not None:
-                    change.before, change.delta, change.after = before, delta, after
-                    change.save(update_fields=["before", "delta", "after"])
-            current[(pool, bot_id)] = after
-            counts[(pool, bot_id)] += 1
-        report.games += 1
-    for rating in Rating.objects.select_for_update().order_by("bot_id", "pool"):
-        key = (rating.pool, rating.bot_id)
-        replayed, games = current[key], counts[key]
-        report.ratings += 1
-        if (rating.rating, rating.games) != (replayed, games):
-            report.mismatches.append(
-                f"rating of bot {rating.bot_id} in {rating.pool}: stored {rating.rating} "
-                f"over {rating.games} games, replayed {replayed} over {games}"
-            )
-            if write:
-                rating.rating, rating.games = replayed, games
-                rating.save(update_fields=["rating", "games", "updated_at"])
+        for rating in stored.values():
+            report.mismatches.append(f"{name} version {rating.version_id}: stored, not fitted")
+        if write:
+            pool_fit_publish(result=result)
     return report

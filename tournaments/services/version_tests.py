@@ -20,16 +20,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from tournaments import sprt
+from tournaments.ladder_selectors import league_set_scores
 from tournaments.models import League, Match, VersionTest
-from tournaments.services.challenges import (
-    PLAYERS,
-    RULESET,
-    bot_for,
-    opponent_check,
-    quota_check,
-    set_scores,
-)
+from tournaments.services.challenges import PLAYERS, RULESET, bot_for, opponent_check, quota_check
 from tournaments.services.leagues import league_add_sets, league_create, league_open
+from tournaments.services.notifications import EVENT_VERSION_TEST_FINISHED, notification_send
 
 ERROR_ELO_ORDER = "elo1 must be at least {gap:g} Elo above elo0."
 ERROR_ELO_RANGE = "Elo bounds must be between {low} and {high}."
@@ -135,7 +130,7 @@ def version_test_update(*, league_id: int) -> VersionTest | None:
         if test is None or test.status != VersionTest.Status.RUNNING:
             return test
         league = League.objects.select_for_update().get(pk=league_id)
-        scores = set_scores(league, test.candidate_id)
+        scores = league_set_scores(league, test.candidate_id)
         counts = [0] * len(sprt.SCORES)
         for played in scores:
             counts[sprt.outcome_index(played.score)] += 1
@@ -163,10 +158,36 @@ def version_test_update(*, league_id: int) -> VersionTest | None:
             league.finished_at = test.finished_at
             league.save(update_fields=["status", "finished_at"])
             league.matches.filter(status=Match.Status.PENDING).update(status=Match.Status.CANCELLED)
+            _tell_owner(test)
         else:
             _top_up(test, league)
         test.save()
         return test
+
+
+SUMMARY = {
+    VersionTest.Status.ACCEPTED: "accepted (the candidate is at least {elo1:g} Elo better)",
+    VersionTest.Status.REJECTED: "rejected (the candidate is at most {elo0:g} Elo better)",
+    VersionTest.Status.INCONCLUSIVE: "inconclusive (no decision within {max_sets} sets)",
+}
+
+
+def _tell_owner(test: VersionTest) -> None:
+    """``version_test.finished`` to the candidate's owner (who started the test)."""
+    verdict = SUMMARY[test.status].format(elo0=test.elo0, elo1=test.elo1, max_sets=test.max_sets)
+    elo = ""
+    if test.elo is not None:
+        elo = f", Elo {test.elo:+.1f} (95 %: {test.elo_low:+.1f} to {test.elo_high:+.1f})"
+    notification_send(
+        user=test.creator,
+        event=EVENT_VERSION_TEST_FINISHED,
+        bot=test.candidate,
+        data={
+            "test": test.pk,
+            "status": test.status,
+            "summary": f"{verdict} after {test.sets} sets{elo}.",
+        },
+    )
 
 
 def version_tests_settle() -> list[int]:

@@ -151,14 +151,10 @@ class Command(BaseCommand):
     def _standings_table(league: League) -> Table:
         table = Table(title=f"{league.name} — standings")
         headings = ["#", "bot", "pts", "W", "D", "L", "for", "against", "sets W-D-L", "faults"]
-        for heading in [*headings, "Elo (league, 95%)", "rating"]:
+        for heading in [*headings, "rating (pool)"]:
             table.add_column(heading, justify="left" if heading == "bot" else "right")
         for place, row in enumerate(league_standings(league), start=1):
-            elo = (
-                ""
-                if row["elo"] is None
-                else f"{row['elo']:.0f} [{row['elo_low']:.0f}, {row['elo_high']:.0f}]"
-            )
+            rating = "" if row["rating"] is None else f"{row['rating']:.0f}"
             table.add_row(
                 str(place),
                 row["bot"],
@@ -170,7 +166,6 @@ class Command(BaseCommand):
                 str(row["points_against"]),
                 f"{row['sets_won']}-{row['sets_drawn']}-{row['sets_lost']}",
                 str(row["faults"]),
-                elo,
-                "" if row["rating"] is None else str(row["rating"]),
+                rating + ("?" if row["provisional"] else ""),
             )
         return table

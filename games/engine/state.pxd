@@ -1,0 +1,107 @@
+# C types for the compiled build of state.py (Cython's "augmenting .pxd"): the source stays
+# plain Python, and this file only says which fields and locals are C values. A field or a
+# local that is not named here stays a Python object.
+
+cimport cython
+
+from .moves cimport _MoveFields
+
+
+# A search clones a game (and its round record) for every simulation: keep freed ones for reuse.
+@cython.freelist(64)
+cdef class _Round:
+    cdef public int dealer
+    cdef public list deck
+    cdef public int deals
+    cdef public list table
+    cdef public object lucky
+    cdef public list plays
+    cdef public object leftover
+    cdef public object score
+    cdef public object totals
+
+    cpdef _Round copy(self)
+
+
+@cython.final
+@cython.freelist(64)
+cdef class Game:
+    cdef public object ruleset
+    cdef public object seed
+    cdef public int _players
+    cdef public list _teams
+    cdef public int _num_teams
+    cdef public bint _optional
+    cdef public list _totals
+    cdef public list _rounds
+    cdef public object _result
+    cdef public object _forfeit_reason
+    cdef public int _round_number
+    cdef public int _dealer
+    cdef public list _deck
+    cdef public int _deck_position
+    cdef public list _hands
+    cdef public list _table
+    cdef public long long _table_key
+    cdef public unsigned long long _table_mask
+    cdef public list _captured
+    cdef public list _seat_captured
+    cdef public list _escobas
+    cdef public int _last_capturer
+    cdef public _Round _record
+    cdef public list _plays
+    cdef public int _turn
+
+    @cython.locals(
+        seat=int, card=int, taken=int, position=int, key=cython.longlong,
+        mask=cython.ulonglong, one=cython.ulonglong, optional=bint,
+        table=list, hand=list, by_key=dict, by_card=tuple, combos=tuple, positions=tuple,
+        moves=dict, trails=tuple, legal=list,
+    )
+    cpdef list legal_moves(self)
+
+    @cython.locals(
+        seat=int, card=int, team=int, key=cython.longlong, mask=cython.ulonglong, escoba=bint,
+        fields=_MoveFields, hand=list, table=list, by_key=dict, by_card=tuple,
+    )
+    cpdef apply(self, move)
+
+    @cython.locals(other=Game, record=_Round, rounds=list, hand=list)
+    cpdef Game clone(self)
+
+    @cython.locals(players=int, position=int, worth=int, sweeps=int, c=int, table=list)
+    cpdef _start_round(self, int number, int dealer)
+
+    @cython.locals(deck=list, position=int, players=int, hands=list, seat=int, step=int)
+    cpdef _deal_hands(self)
+
+    @cython.locals(record=_Round, taker=int, seat=int, count=int, escobas=list, totals=list)
+    cpdef _end_round(self)
+
+    cpdef _finish(self, result)
+
+
+
+@cython.locals(number=object, low=cython.longlong, product=cython.longlong, size=int,
+               index=cython.Py_ssize_t, remaining=list, deck=list, sizes=tuple)
+cpdef list round_deck(object seed, int round_number)
+
+cpdef tuple decode_play(long long code)
+
+@cython.locals(first=int, second=int, third=int)
+cpdef list _hand(list deck, int position)
+
+@cython.locals(mask=cython.ulonglong, card=int)
+cpdef _mask(list cards)
+
+@cython.locals(c=int)
+cpdef list _names(list cards)
+
+@cython.locals(order=list, deck=list, names=tuple, deals=list, position=int, seat=int,
+               step=int, first=int, second=int, third=int, deal=list)
+cpdef list _deals_log(_Round record, int players)
+
+@cython.locals(moves=dict, logged=list, code=cython.longlong, move=_MoveFields)
+cpdef list _plays_log(list plays)
+
+cpdef dict _round_log(_Round record, int players)

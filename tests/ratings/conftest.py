@@ -1,0 +1,61 @@
+"""Rated sets made straight in the database, for tests of the fit and what publishes it.
+
+Playing real games is the league tests' business (and slow); here a set is its recorded outcome:
+``record_sets(pool, [(bot_a, bot_b, a's score), ...])`` writes one finished match of a rated
+league and its ``RatedSet`` per result, exactly the rows ``services.ratings.rated_set_record``
+writes, without the games, then fits the pool as the task would (``fit=False``: not yet).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from tests.leagues.conftest import example_servers, make_bot, make_rated_bot, staff  # noqa: F401
+
+_numbers = itertools.count(1)
+
+
+@pytest.fixture
+def record_sets(staff) -> Callable[..., list]:  # noqa: F811
+    from tournaments.models import League, Match, RatedSet, SetScore
+    from tournaments.services.ratings import bot_version_current, ratings_fit
+
+    leagues: dict[str, League] = {}
+
+    def record(pool: str, results: Sequence[tuple[object, object, float]], fit=True) -> list:
+        ruleset, _, size = pool.partition("/")
+        league = leagues.get(pool) or League.objects.create(
+            name=f"sets {pool}",
+            creator=staff,
+            ruleset={"name": ruleset},
+            pool=pool,
+            players=int(size.rstrip("p")),
+            rated=True,
+            seed=1,
+            status=League.Status.FINISHED,
+        )
+        leagues[pool] = league
+        made = []
+        for a, b, score in results:
+            number = next(_numbers)
+            match = Match.objects.create(
+                league=league, number=number, round=1, seed=number, status=Match.Status.FINISHED
+            )
+            match.bots.set([a, b])
+            va, vb = bot_version_current(bot=a), bot_version_current(bot=b)
+            rated = RatedSet.objects.create(match=match, pool=pool, games=2)
+            rated.players.set([va, vb])
+            if va.id > vb.id:
+                va, vb, score = vb, va, 1 - score
+            SetScore.objects.create(
+                rated_set=rated, pool=pool, player=va, opponent=vb, twelfths=round(12 * score)
+            )
+            made.append(rated)
+        if fit:
+            ratings_fit(pool=pool)
+        return made
+
+    return record

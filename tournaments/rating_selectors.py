@@ -1,0 +1,217 @@
+"""Reads of the published ratings: rankings, a bot's versions and its rating history.
+
+Everything here comes from the latest fit of each pool (``services.ratings``): one rating per bot
+version per pool, with its 95 % interval, whether it is provisional, its sets and games, its place
+in the ranking and its likelihood of superiority over the next one down. Pages and the API show
+these figures and no other Elo.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from tournaments.models import Bot, BotVersion, Rating, RatingPoint, SetScore
+
+TREND_POINTS = 10
+
+
+def rating_pools() -> list[str]:
+    """Pools with a published rating, alphabetically."""
+    return list(Rating.objects.order_by("pool").values_list("pool", flat=True).distinct())
+
+
+def published_ratings() -> QuerySet[Rating]:
+    """Every pool's published ranking: each bot's current version with a rated set,
+    established ratings first, then provisional ones, each best first (the fit's ``rank``)."""
+    return (
+        Rating.objects.filter(rank__isnull=False)
+        .select_related("bot__owner", "version")
+        .order_by("pool", "rank")
+    )
+
+
+def ranking(pool: str) -> QuerySet[Rating]:
+    """The published ranking of ``pool`` (see ``published_ratings``)."""
+    return published_ratings().filter(pool=pool)
+
+
+def current_ratings(*, pool: str, bot_ids: list[int]) -> QuerySet[Rating]:
+    """The ratings of these bots' current versions in ``pool`` (a bot without one is absent)."""
+    return Rating.objects.filter(
+        pool=pool, bot_id__in=bot_ids, version__version=F("bot__protocol_version")
+    )
+
+
+def pool_standing(pool: str) -> dict[int, dict[str, Any]]:
+    """Bot id -> its current version's ``rating``, ``half_width`` (of the 95 % interval),
+    ``provisional`` and ``sets`` in ``pool``: what a matchmaker needs to pick who plays whom.
+    Bots without a rated set of their current version are absent."""
+    rows = Rating.objects.filter(
+        pool=pool, version__version=F("bot__protocol_version")
+    ).values_list("bot_id", "rating", "rating_low", "rating_high", "provisional", "sets")
+    return {
+        bot_id: {
+            "rating": float(rating),
+            "half_width": float(high - low) / 2,
+            "provisional": provisional,
+            "sets": sets,
+        }
+        for bot_id, rating, low, high, provisional, sets in rows
+    }
+
+
+def bot_current_ratings(bot: Bot) -> QuerySet[Rating]:
+    """The bot's ratings in every pool, for its current version only."""
+    return Rating.objects.filter(bot=bot, version__version=bot.protocol_version).order_by("pool")
+
+
+def bot_pools(bot: Bot) -> list[str]:
+    """Pools where any version of the bot has a rating, alphabetically."""
+    return list(
+        Rating.objects.filter(bot=bot).order_by("pool").values_list("pool", flat=True).distinct()
+    )
+
+
+def _set_scores(version_ids: list[int], pool: str) -> dict[int, float]:
+    """Each version's mean score per pair met in its rated sets of ``pool`` (0 to 1)."""
+    totals: dict[int, list[int]] = {}
+    rows = SetScore.objects.filter(pool=pool, player_id__in=version_ids).values_list(
+        "player_id", "twelfths"
+    )
+    mirrored = SetScore.objects.filter(pool=pool, opponent_id__in=version_ids).values_list(
+        "opponent_id", "twelfths"
+    )
+    for version_id, twelfths in rows:
+        cell = totals.setdefault(version_id, [0, 0])
+        cell[0] += twelfths
+        cell[1] += 12
+    for version_id, twelfths in mirrored:
+        cell = totals.setdefault(version_id, [0, 0])
+        cell[0] += 12 - twelfths
+        cell[1] += 12
+    return {version_id: won / possible for version_id, (won, possible) in totals.items()}
+
+
+def _trends(version_ids: list[int], pool: str) -> dict[int, float]:
+    """Each version's rating change over its last ``TREND_POINTS`` history points."""
+    recent = (
+        RatingPoint.objects.filter(version_id__in=version_ids, pool=pool)
+        .annotate(
+            newness=Window(RowNumber(), partition_by=[F("version_id")], order_by=F("id").desc())
+        )
+        .filter(newness__lte=TREND_POINTS + 1)
+        .values_list("version_id", "newness", "rating")
+    )
+    newest: dict[int, tuple[int, float]] = {}
+    oldest: dict[int, tuple[int, float]] = {}
+    for version_id, newness, rating in recent:
+        if version_id not in newest or newness < newest[version_id][0]:
+            newest[version_id] = (newness, float(rating))
+        if version_id not in oldest or newness > oldest[version_id][0]:
+            oldest[version_id] = (newness, float(rating))
+    return {v: newest[v][1] - oldest[v][1] for v in newest}
+
+
+def rating_row(rating: Rating) -> dict[str, Any]:
+    """One published rating as plain JSON numbers: what the API and pages show of it."""
+    return {
+        "rank": rating.rank,
+        "bot": rating.bot_id,
+        "name": rating.bot.name,
+        "version": rating.version.version,
+        "pool": rating.pool,
+        "rating": float(rating.rating),
+        "rating_low": float(rating.rating_low),
+        "rating_high": float(rating.rating_high),
+        "provisional": rating.provisional,
+        "sets": rating.sets,
+        "games": rating.games,
+        "los_next": rating.los_next,
+        "updated_at": rating.updated_at,
+    }
+
+
+def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
+    """The ranking of ``pool`` with everything a page shows per bot.
+
+    Beside the published figures (``rating_row``): ``owner``, ``bot_id``, ``interval`` (half the
+    95 % interval), ``set_score`` (the mean score per pair in its rated sets, in %) and ``trend``
+    (the change over its last ``TREND_POINTS`` history points).
+    """
+    ratings = list(ranking(pool))
+    version_ids = [rating.version_id for rating in ratings]
+    scores = _set_scores(version_ids, pool)
+    trends = _trends(version_ids, pool)
+    rows = []
+    for rating in ratings:
+        row = rating_row(rating)
+        row.update(
+            bot_id=rating.bot_id,
+            owner=rating.bot.owner.username,
+            interval=(row["rating_high"] - row["rating_low"]) / 2,
+            set_score=100 * scores[rating.version_id] if rating.version_id in scores else None,
+            trend=trends.get(rating.version_id, 0.0),
+        )
+        rows.append(row)
+    return rows
+
+
+def rating_points() -> QuerySet[RatingPoint]:
+    """Every bot version's rating after each fit that moved it, oldest first."""
+    return RatingPoint.objects.select_related("version").order_by("id")
+
+
+def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingPoint]:
+    """The bot's rating after each fit that moved it, oldest first, every version (for charts:
+    a new version starts a new series)."""
+    points = rating_points().filter(bot=bot)
+    return points.filter(pool=pool) if pool else points
+
+
+def bot_rating_series(bot: Bot, pool: str) -> list[dict[str, Any]]:
+    """The bot's history in ``pool`` as one series per version, oldest version first:
+    ``[{"version", "current", "points": [{"at", "rating", "rating_low", "rating_high",
+    "provisional", "sets", "games"}]}]``."""
+    series: dict[int, dict[str, Any]] = {}
+    for point in bot_rating_history(bot, pool):
+        entry = series.setdefault(
+            point.version_id,
+            {
+                "version": point.version.version,
+                "current": point.version.version == bot.protocol_version,
+                "points": [],
+            },
+        )
+        entry["points"].append(
+            {
+                "at": point.created_at,
+                "rating": float(point.rating),
+                "rating_low": float(point.rating_low),
+                "rating_high": float(point.rating_high),
+                "provisional": point.provisional,
+                "sets": point.sets,
+                "games": point.games,
+            }
+        )
+    return list(series.values())
+
+
+def bot_versions(bot: Bot) -> list[dict[str, Any]]:
+    """Every version the bot announced, newest first, each with its ratings per pool (old
+    versions keep theirs: a new version starts a new, provisional entry)."""
+    versions = BotVersion.objects.filter(bot=bot).prefetch_related(
+        "ratings__bot", "ratings__version"
+    )
+    return [
+        {
+            "version": version.version,
+            "current": version.version == bot.protocol_version,
+            "first_seen_at": version.first_seen_at,
+            "last_seen_at": version.last_seen_at,
+            "ratings": [rating_row(r) for r in sorted(version.ratings.all(), key=lambda r: r.pool)],
+        }
+        for version in versions.order_by("-first_seen_at", "-id")
+    ]

@@ -1,0 +1,140 @@
+"""What a finished game and a duplicate set count for: standings, set scores, no-shows. Pure.
+
+A duplicate set (a ``Match``: its games share one deal seed, the seats rotated) is the unit of the
+published rating. Each pair of bots in a set gets one score from it, between 0 and 1:
+
+- a bot that forfeited a game of the set scores 0 against one that did not (and 1 the other way);
+- otherwise its share of the set's games in which it beat the other (a drawn game counts half):
+  with two games 1, 1/2 or 0;
+- a level share (the usual 1-1 split of a two-game set) leans a quarter, to 3/4 against 1/4,
+  towards the bot whose side made more game points over the set; with equal points it stays 1/2.
+
+Within a set both bots played the same cards, so the luck of the deal has cancelled out; the game
+points then tell a split set by how much more each bot made of the same cards, without outweighing
+a game won. ``benchmarks/ranking_quality.py`` compares this with the share of games alone and
+with letting the points decide the whole set (docs/ratings.md).
+
+No-shows: a seat that made no valid move because the bot could not be reached or never answered
+is a no-show (``no_show_seats``): the game is recorded, but rated for nobody. A bot that played
+and then failed is not a no-show: it loses by forfeit, as the fault policy says.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# Fault kinds that mean "never reached" or "never answered" (see games.faults.FaultKind): a seat
+# whose every fault is one of these, and that made no valid move, did not show up.
+NO_SHOW_FAULTS = frozenset({"connect", "timeout", "address"})
+
+
+def game_participants(
+    seating: Sequence[int], team_of: Callable[[int], int]
+) -> list[tuple[int, int]]:
+    """(bot id, team) of each bot seated, in bot id order (also the order rows are locked in).
+
+    `team_of` is the league ruleset's `Ruleset.team_of`. In partnership games a bot holds both
+    seats of its team and counts once.
+    """
+    return sorted({bot_id: team_of(seat) for seat, bot_id in enumerate(seating)}.items())
+
+
+def standing_key(*, won: bool, forfeited: bool, total: int) -> tuple[int, int, int]:
+    """How one player finished a game, for pairwise comparison.
+
+    A forfeit ranks below everything, the winner above the other players, and the rest by the
+    game points they made. Equal keys are a draw (e.g. a game without a winner).
+    """
+    return (0 if forfeited else 1, 1 if won else 0, total)
+
+
+def pairwise_score(mine: tuple, theirs: tuple) -> float:
+    """1, 1/2 or 0: compare two players' standing keys (higher is better)."""
+    if mine > theirs:
+        return 1.0
+    if mine < theirs:
+        return 0.0
+    return 0.5
+
+
+@dataclass(frozen=True)
+class GameFacts:
+    """One finished game as the ratings see it.
+
+    ``participants`` are (player, team) once per player: a bot fielding both seats of a
+    partnership is one participant. ``totals`` are game points by team.
+    """
+
+    participants: tuple[tuple[int, int], ...]
+    winner: int | None
+    totals: tuple[int, ...]
+    forfeit_team: int | None
+
+    def keys(self) -> dict[int, tuple[int, int, int]]:
+        return {
+            player: standing_key(
+                won=self.winner == team,
+                forfeited=self.forfeit_team == team,
+                total=self.totals[team],
+            )
+            for player, team in self.participants
+        }
+
+
+def set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
+    """Each pair's score from one duplicate set: (a, b, a's score) with a < b, sorted.
+
+    See the module docstring for the rule; scores are whole twelfths. Every game of the set must
+    have the same players.
+    """
+    beaten: dict[tuple[int, int], float] = {}
+    points: dict[int, int] = {}
+    forfeits: dict[int, int] = {}
+    players: set[int] = set()
+    for game in games:
+        keys = game.keys()
+        players.update(keys)
+        for player, team in game.participants:
+            points[player] = points.get(player, 0) + game.totals[team]
+            forfeits[player] = forfeits.get(player, 0) + (game.forfeit_team == team)
+        for a, b in itertools.permutations(keys, 2):
+            beaten[(a, b)] = beaten.get((a, b), 0.0) + pairwise_score(keys[a], keys[b])
+    scores = []
+    for a, b in itertools.combinations(sorted(players), 2):
+        if (forfeits[a] > 0) != (forfeits[b] > 0):
+            scores.append((a, b, 0.0 if forfeits[a] else 1.0))
+            continue
+        share = beaten.get((a, b), 0.0) / len(games)
+        if share == 0.5 and points[a] != points[b]:
+            share = 0.75 if points[a] > points[b] else 0.25
+        scores.append((a, b, share))
+    return scores
+
+
+def no_show_seats(
+    *, seats: int, plays: Iterable[tuple[int, str | None]], faults: Iterable[dict[str, Any]]
+) -> set[int]:
+    """The seats that did not show up in a game (see the module docstring).
+
+    ``plays`` are (seat, fault kind or None) for every play made, in order; ``faults`` every
+    fault with its ``seat`` and ``kind`` (including the one that ended a game by forfeit, which
+    made no play). A seat never asked to move is not a no-show.
+    """
+    asked: set[int] = set()
+    moved: set[int] = set()
+    kinds: dict[int, set[str]] = {seat: set() for seat in range(seats)}
+    for seat, fault in plays:
+        asked.add(seat)
+        if fault is None:
+            moved.add(seat)
+    for fault in faults:
+        asked.add(fault["seat"])
+        kinds[fault["seat"]].add(str(fault["kind"]))
+    return {
+        seat
+        for seat in range(seats)
+        if seat in asked and seat not in moved and kinds[seat] <= NO_SHOW_FAULTS
+    }

@@ -1,0 +1,46 @@
+"""The browser pages, included at the site root by config/urls.py."""
+
+from django.contrib.auth.views import LogoutView
+from django.urls import path, register_converter
+
+from web import ladder_views, views
+
+
+class RowIdConverter:
+    """``<int:...>`` would take digits of any length; this one only ``views.ROW_ID``."""
+
+    regex = views.ROW_ID
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(RowIdConverter, "row_id")
+
+urlpatterns = [
+    path("", views.rankings, name="rankings"),
+    path("leagues/", views.league_list, name="league_list"),
+    path("leagues/<row_id:league_id>/", views.league_detail, name="league_detail"),
+    path("leagues/<row_id:league_id>/live/", views.league_live, name="league_live"),
+    path("leagues/<row_id:league_id>/games/", views.league_games, name="league_games"),
+    path("bots/<row_id:bot_id>/", views.bot_detail, name="bot_detail"),
+    path("games/<row_id:game_id>/", views.game_replay, name="game_replay"),
+    path("ladder/", ladder_views.ladder, name="ladder"),
+    path("bots/<row_id:bot_id>/challenge/", ladder_views.bot_challenge, name="bot_challenge"),
+    path(
+        "challenges/<row_id:challenge_id>/",
+        ladder_views.challenge_detail,
+        name="challenge_detail",
+    ),
+    path("tests/new/", ladder_views.version_test_new, name="version_test_new"),
+    path("tests/<row_id:test_id>/", ladder_views.version_test_detail, name="version_test_detail"),
+    path("my/bots/", views.my_bots, name="my_bots"),
+    path("my/bots/<row_id:bot_id>/check/", views.my_bot_check, name="my_bot_check"),
+    path("accounts/login/", views.PageLoginView.as_view(), name="login"),
+    path("accounts/logout/", LogoutView.as_view(next_page="rankings"), name="logout"),
+    path("accounts/signup/", views.signup, name="signup"),
+    path("favicon.ico", views.favicon, name="favicon"),
+]

@@ -1,0 +1,315 @@
+"""Server-rendered browser pages. Thin: they read through selectors and write through services."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import cache_control, never_cache
+from django.views.decorators.http import require_POST
+
+from tournaments import ladder_selectors, page_selectors, rating_selectors, selectors
+from tournaments.models import Bot, Game, League
+from tournaments.services.accounts import account_register
+from tournaments.services.bots import bot_check, bot_register
+from web.forms import BotForm, ChallengeForm, LoginForm, RankingFilterForm, SignupForm
+from web.templatetags.cards import french_labels
+
+DEFAULT_POOL = "classic/2p"
+# A row id in a URL: at most 18 digits, so an absurd id is a 404 rather than an integer overflow
+# (a 500) in the database driver.
+ROW_ID = "[0-9]{1,18}"
+RECENT_GAMES = 20
+LEAGUES_LISTED = 100
+
+BOT_REGISTERED = "Bot {name} is registered. Copy its signing secret now: it is shown only once."
+CHECK_PASSED = "The protocol check passed."
+CHECK_FAILED = "The protocol check failed; see the report."
+# The site's icon (16, 32 and 48 px, drawn from favicon.svg) at the address browsers and the
+# admin ask for by default.
+FAVICON = Path(__file__).parent / "static" / "web" / "favicon.ico"
+
+
+def _found(row):
+    """The row a selector found, or a 404 page."""
+    if row is None:
+        raise Http404
+    return row
+
+
+def _form_errors_from(form, error: ValidationError) -> None:
+    """Show a service's ``ValidationError`` on the form, field by field where it can."""
+    if hasattr(error, "error_dict"):
+        for field, errors in error.message_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, error.messages)
+
+
+def rankings(request: HttpRequest) -> HttpResponse:
+    pools = rating_selectors.rating_pools() or [DEFAULT_POOL]
+    form = RankingFilterForm(request.GET or None, pools=pools)
+    pool, query = pools[0], ""
+    if form.is_valid():
+        pool = form.cleaned_data["pool"] or pool
+        query = form.cleaned_data["q"].strip()
+    rows = page_selectors.ranking_rows(pool=pool)
+    if query:
+        rows = [row for row in rows if query.lower() in row["name"].lower()]
+    context = {
+        "nav": "rankings",
+        "form": form,
+        "pool": pool,
+        "pools": pools,
+        "rows": rows,
+        "query": query,
+    }
+    return render(request, "web/rankings.html", context)
+
+
+def league_list(request: HttpRequest) -> HttpResponse:
+    rows = page_selectors.league_rows(limit=LEAGUES_LISTED)
+    return render(request, "web/league_list.html", {"nav": "leagues", "rows": rows})
+
+
+def _progress(league: League) -> dict:
+    progress = selectors.league_progress(league)
+    progress["percent"] = 100 * progress["done"] / progress["total"] if progress["total"] else 0
+    return progress
+
+
+def _crosstable(league: League) -> dict:
+    """The selector's crosstable with names, labels and win/loss colouring for the template."""
+    table = selectors.league_crosstable(league)
+    bots = table["bots"]
+    rows = []
+    for bot, row in zip(bots, table["rows"], strict=True):
+        cells = []
+        for opponent, cell in zip(bots, row["cells"], strict=True):
+            if cell is None:
+                cells.append({"self": True})
+                continue
+            score, games = cell["score"], cell["games"]
+            outcome = "win" if score * 2 > games else "loss" if score * 2 < games else "even"
+            cells.append(
+                {
+                    "opponent": opponent,
+                    "games": games,
+                    "label": f"{score:g}/{games}",
+                    "class": f"cell-{outcome}",
+                }
+            )
+        rows.append({"bot": bot, "cells": cells})
+    return {"bots": bots, "rows": rows}
+
+
+def _league_live_context(league: League) -> dict:
+    return {
+        "league": league,
+        "progress": _progress(league),
+        # The league's own results only: the pool rating is the one Elo a page shows.
+        "standings": selectors.league_standings(league),
+        "recent_games": page_selectors.league_recent_games(league=league, limit=RECENT_GAMES),
+        "crosstable": _crosstable(league),
+        "fault_rows": page_selectors.league_fault_rows(league=league, limit=RECENT_GAMES),
+    }
+
+
+def league_detail(request: HttpRequest, league_id: int) -> HttpResponse:
+    league = _found(page_selectors.league_find(league_id))
+    context = {**_league_live_context(league), "nav": "leagues"}
+    return render(request, "web/league_detail.html", context)
+
+
+def league_live(request: HttpRequest, league_id: int) -> HttpResponse:
+    """The part of the league page that changes while games finish; the page polls it."""
+    league = _found(page_selectors.league_find(league_id))
+    return render(request, "web/partials/league_live.html", _league_live_context(league))
+
+
+def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
+    """A league's games, or those between bots ``a`` and ``b`` (where a crosstable cell leads)."""
+    league = _found(page_selectors.league_find(league_id))
+    ids = [value for value in (request.GET.get("a"), request.GET.get("b")) if value]
+    if not all(re.fullmatch(ROW_ID, value) for value in ids):
+        raise Http404
+    bot_ids = {int(value) for value in ids}
+    bots, games = page_selectors.league_games_between(league=league, bot_ids=sorted(bot_ids))
+    if len(bots) != len(bot_ids):
+        raise Http404
+    context = {"nav": "leagues", "league": league, "bots": bots, "games": games}
+    return render(request, "web/league_games.html", context)
+
+
+def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = _found(page_selectors.bot_find(bot_id))
+    pools = rating_selectors.bot_pools(bot)
+    pool = request.GET.get("pool") if request.GET.get("pool") in pools else None
+    pool = pool or (pools[0] if pools else DEFAULT_POOL)
+    history = [
+        point
+        for point in rating_selectors.bot_rating_history(bot, pool)
+        if point.version.version == bot.protocol_version
+    ]
+    context = {
+        "bot": bot,
+        "pool": pool,
+        "pools": pools,
+        "ratings": rating_selectors.bot_current_ratings(bot),
+        "chart_ratings": [point.rating for point in history],
+        "latency": page_selectors.bot_latency_percentiles(bot=bot),
+        "faults": page_selectors.bot_fault_counts(bot=bot),
+        "head_to_head": page_selectors.bot_head_to_head(bot=bot),
+        "recent_games": page_selectors.bot_recent_games(bot=bot, limit=RECENT_GAMES),
+        "is_owner": request.user.is_authenticated and bot.owner_id == request.user.pk,
+        "challenges": ladder_selectors.bot_challenges(bot),
+        "version_tests": ladder_selectors.bot_version_tests(bot),
+        "challenge_form": _challenge_form(request, bot),
+    }
+    return render(request, "web/bot_detail.html", context)
+
+
+def _challenge_form(request: HttpRequest, bot: Bot) -> ChallengeForm | None:
+    """The Challenge form of a bot's page (sent to ``ladder_views.bot_challenge``): for a
+    signed-in user with another bot to send, when ``bot`` accepts challenges or is theirs."""
+    if not request.user.is_authenticated:
+        return None
+    if bot.owner_id != request.user.pk and not bot.accepts_challenges:
+        return None
+    mine = [b for b in page_selectors.bots_of_owner(owner=request.user) if b.pk != bot.pk]
+    return ChallengeForm(bots=mine) if mine else None
+
+
+def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = _found(page_selectors.game_find(game_id))
+    seats = page_selectors.game_seats(game=game)
+    names = {seat.seat: seat.bot.name for seat in seats}
+    log = page_selectors.game_log_document(game=game)
+    seat_count = len(log["seats"]) if log else len(seats)
+    seat_names = [names.get(seat, f"seat {seat}") for seat in range(seat_count)]
+    # A bot fields both seats of its partnership: a team is named by its distinct bots.
+    teams = [
+        list({s.bot_id: s.bot for s in seats if s.team == team}.values())
+        for team in sorted({seat.team for seat in seats})
+    ]
+    team_names = [" & ".join(bot.name for bot in bots) for bots in teams]
+    first_table: list[str] = []
+    if log:
+        # The first deal is rendered on the server too, so the page shows cards before (or
+        # without) its script; the viewer then redraws every step the same way.
+        first = log["rounds"][0]
+        lucky = set(first["lucky_deal"]["cards"]) if first["lucky_deal"] else set()
+        first_table = [card for card in first["table"] if card not in lucky]
+        for seat in seats:
+            seat.first_hand = first["deals"][0][seat.seat]
+    half = (len(seats) + 1) // 2
+    context = {
+        "game": game,
+        "seats": seats,
+        "teams": teams,
+        # Seats run clockwise round the table, so partners (0 and 2, 1 and 3) sit opposite.
+        "top_seats": seats[:half],
+        "bottom_seats": seats[half:][::-1],
+        "partnerships": len(teams) < len(seats),
+        "team_names": team_names,
+        "outcome": _outcome(game, team_names),
+        "ruleset_id": f"{game.league.ruleset.get('name')}@{game.league.ruleset.get('version')}",
+        "log": log,
+        "first_table": first_table,
+        "seat_names": seat_names,
+        "french_labels": french_labels(),
+        "log_url": reverse("api:game-log", args=[game.pk]),
+        "same_deals": page_selectors.match_other_game_ids(game=game),
+    }
+    return render(request, "web/game_replay.html", context)
+
+
+def _outcome(game: Game, team_names: list[str]) -> str:
+    if game.status == Game.Status.ABORTED:
+        return f"Aborted ({game.reason})" if game.reason else "Aborted"
+    if game.status != Game.Status.FINISHED:
+        return "Not played yet"
+    if game.winner is None:
+        return "Draw"
+    winner = team_names[game.winner] if game.winner < len(team_names) else f"team {game.winner}"
+    forfeit = " (opponent forfeited)" if game.forfeit is not None else ""
+    return f"{winner} wins{forfeit}"
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            token = account_register(
+                username=form.cleaned_data["username"], password=form.cleaned_data["password"]
+            )
+        except ValidationError as error:
+            _form_errors_from(form, error)
+        else:
+            login(request, token.user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect("my_bots")
+    return render(request, "web/auth/signup.html", {"nav": "signup", "form": form})
+
+
+class PageLoginView(LoginView):
+    template_name = "web/auth/login.html"
+    authentication_form = LoginForm
+    next_page = "my_bots"
+    extra_context = {"nav": "login"}
+
+
+@never_cache
+@login_required
+def my_bots(request: HttpRequest) -> HttpResponse:
+    """The owner's bots and the registration form.
+
+    A new bot's secret is rendered in the answer to the POST itself, never stored for a later
+    page, so it is shown exactly once.
+    """
+    form = BotForm(request.POST or None)
+    new_bot = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            new_bot = bot_register(owner=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            _form_errors_from(form, error)
+        else:
+            messages.success(request, BOT_REGISTERED.format(name=new_bot.name))
+            form = BotForm()
+    bots = page_selectors.bots_of_owner(owner=request.user)
+    context = {"nav": "my_bots", "form": form, "bots": bots, "new_bot": new_bot}
+    return render(request, "web/my_bots.html", context)
+
+
+@login_required
+@require_POST
+def my_bot_check(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = _found(page_selectors.bot_find(bot_id))
+    if bot.owner_id != request.user.pk:
+        raise PermissionDenied
+    check = bot_check(bot=bot)
+    if check.passed:
+        messages.success(request, CHECK_PASSED)
+    else:
+        messages.error(request, CHECK_FAILED)
+    return redirect(f"{reverse('my_bots')}?report={bot.pk}#bot-{bot.pk}")
+
+
+@cache
+def _favicon_bytes() -> bytes:
+    return FAVICON.read_bytes()
+
+
+@cache_control(max_age=86400, public=True)
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``: asked for by pages without an icon link (the admin's) and by browsers."""
+    return HttpResponse(_favicon_bytes(), content_type="image/x-icon")
