@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from tournaments.models import Bot, Challenge, VersionTest
 from tournaments.services.ladder import ladder_fill
-from tournaments.templatetags.charts import chart_points
+from web.templatetags.charts import chart_points
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

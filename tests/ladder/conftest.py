@@ -2,9 +2,10 @@
 
 import pytest
 
-from tests.leagues.conftest import example_servers, make_bot
+from tests.leagues.conftest import example_servers, make_bot, staff
+from tests.ratings.conftest import record_sets
 
-__all__ = ["example_servers", "make_bot", "no_play"]
+__all__ = ["example_servers", "make_bot", "no_play", "record_sets", "staff"]
 
 
 @pytest.fixture

@@ -138,3 +138,18 @@ def test_the_daily_quota_answers_429_with_the_wait(user, user_client, rival, mak
 def test_a_challenge_unknown_is_a_404_in_our_body(api_client):
     response = api_client.get("/api/challenges/424242/")
     assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_the_challenged_owner_is_told_not_when_the_bot_is_your_own(
+    user, user_client, rival, make_bot
+):
+    from tournaments.models import Notification
+
+    mine, theirs = make_bot("greedy", owner=user), make_bot("random", owner=rival)
+    first = challenge(user_client, mine, theirs, sets=1).json()["id"]
+    (told,) = Notification.objects.all()
+    assert (told.user, told.event, told.bot) == (rival, "challenge.received", theirs)
+    assert told.data == {"challenger": user.username, "challenge": first}
+    assert user.username in told.message and str(first) in told.message
+    challenge(user_client, mine, make_bot("random7", owner=user), sets=1)  # your own: nobody
+    assert Notification.objects.count() == 1

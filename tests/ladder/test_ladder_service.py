@@ -17,9 +17,12 @@ from django.db.models import Count
 from django.utils import timezone
 
 from tournaments import tasks
-from tournaments.models import Bot, Game, League, Match, RatingChange
+from tournaments.models import Bot, Game, League, Match, RatedSet, Rating, SetScore
 from tournaments.services.ladder import (
     LADDER_USERNAME,
+    UNRATED,
+    ladder_bots,
+    ladder_entrants,
     ladder_fill,
     ladder_league,
     ladder_tick,
@@ -75,10 +78,34 @@ def test_only_healthy_active_bots_are_scheduled(make_bot, no_play, settings):
     make_bot("greedy")  # health unknown: never checked
     make_bot("greedy", health=Bot.Health.UNHEALTHY)
     healthy(make_bot, status=Bot.Status.PAUSED)
+    healthy(make_bot, rated_paused_at=timezone.now())  # paused for no-shows: out of rated play
     new = ladder_fill(pool=POOL)
     assert new == no_play and len(new) == 3  # three bots, two sets each at most
     scheduled = {b for table in tables(ladder_league(POOL)) for b in table}
     assert scheduled == {b.id for b in fit}
+
+
+def test_the_matchmaker_weighs_the_fitted_ratings_of_current_versions(make_bot, record_sets):
+    strong, weak = healthy(make_bot), healthy(make_bot, "random")
+    record_sets(POOL, [(strong, weak, 1.0)] * 6 + [(strong, weak, 0.75)] * 2)
+    newcomer = healthy(make_bot, "expert")
+
+    def weighed() -> dict:
+        entrants, _history = ladder_entrants(ladder_league(POOL), ladder_bots())
+        return {e.bot: e for e in entrants}
+
+    by_bot = weighed()
+    for bot in (strong, weak):
+        (rating,) = Rating.objects.filter(bot=bot, pool=POOL)
+        assert by_bot[bot.id].rating == float(rating.rating)
+        assert by_bot[bot.id].width == pytest.approx(float(rating.rating_high - rating.rating_low))
+        assert not by_bot[bot.id].new
+    assert by_bot[strong.id].rating > by_bot[weak.id].rating
+    assert by_bot[newcomer.id].new and by_bot[newcomer.id].rating == UNRATED
+    assert by_bot[newcomer.id].width == float("inf")
+    # A new version starts afresh: the old version's rating no longer places the bot.
+    Bot.objects.filter(pk=strong.pk).update(protocol_version="2.0")
+    assert weighed()[strong.id].new
 
 
 def test_the_target_of_sets_in_flight_and_the_limit_per_bot_hold(make_bot, no_play, settings):
@@ -136,8 +163,10 @@ def test_ladder_sets_are_played_rated_and_the_ladder_keeps_running(make_bot, set
     assert not league.matches.exclude(status=Match.Status.FINISHED).exists()
     games = league.games.all()
     assert games.count() == 24 and all(g.rated for g in games)
-    per_game = RatingChange.objects.values("game").annotate(n=Count("id"))
-    assert {row["n"] for row in per_game} == {2} and len(per_game) == 24
+    # each set rated exactly once, one score for its pair
+    assert RatedSet.objects.filter(match__league=league).count() == 12
+    per_set = SetScore.objects.values("rated_set").annotate(n=Count("id"))
+    assert {row["n"] for row in per_set} == {1} and len(per_set) == 12
     assert ratings_recompute().exact
     assert set(league.bots.values_list("id", flat=True)) == {b.id for b in bots}
 

@@ -176,3 +176,16 @@ def test_tests_are_listed_by_bot(user, user_client, make_bot):
         test_id
     ]
     assert APIClient().get(f"/api/tests/?bot={c.id}").json()["results"] == []
+
+
+def test_the_owner_is_told_once_when_the_test_ends(user, user_client, make_bot):
+    from tournaments.models import Notification
+
+    candidate, baseline = make_bot("expert", owner=user), make_bot("random", owner=user)
+    shown = start(user_client, candidate, baseline).json()
+    (told,) = Notification.objects.all()  # one, though several sets ended
+    assert (told.user, told.event, told.bot) == (user, "version_test.finished", candidate)
+    assert told.data["test"] == shown["id"] and told.data["status"] == "accepted"
+    assert "accepted" in told.data["summary"] and f"{shown['sets']} sets" in told.data["summary"]
+    version_test_update(league_id=shown["league"])  # a late update of a decided test
+    assert Notification.objects.count() == 1

@@ -4,7 +4,7 @@ The same task, leases and idempotence as leagues' (tests/reliability/test_worker
 leagues that grow while they are played: the real worker refills the ladder after every set and
 updates a version test after every set, while this process ticks the ladder as beat would, so
 fills from both sides overlap. Afterwards: every set scheduled was played to its end once, every
-ladder game rated once, the ladder never had more sets in flight than its target, and the test
+ladder set rated once, the ladder never had more sets in flight than its target, and the test
 counted each of its sets once.
 """
 
@@ -19,8 +19,8 @@ from django.db.models import Count
 from bots_sdk.server import serve_in_thread
 from tests.reliability.helpers import SlowGreedy, wait_for
 from tests.reliability.test_redis_restart import RestartableRedis
-from tournaments.models import Bot, Game, Match, RatingChange, VersionTest
-from tournaments.services.challenges import set_scores
+from tournaments.ladder_selectors import league_set_scores
+from tournaments.models import Bot, Game, Match, RatedSet, SetScore, VersionTest
 from tournaments.services.ladder import ladder_league, ladder_tick
 from tournaments.services.matches import matches_sweep
 from tournaments.services.ratings import ratings_recompute
@@ -115,12 +115,16 @@ def assert_ladder_played_and_rated_once(minimum_sets: int) -> None:
     assert games.count() == 2 * matches.count()
     assert not games.exclude(status=Game.Status.FINISHED).exists()
     assert games.filter(rated=True).count() == games.count()
-    per_game = (
-        RatingChange.objects.filter(game__league=league).values("game").annotate(n=Count("id"))
+    # every set rated exactly once, with one score for its pair of bots
+    assert RatedSet.objects.filter(match__league=league).count() == matches.count()
+    per_set = (
+        SetScore.objects.filter(rated_set__match__league=league)
+        .values("rated_set")
+        .annotate(n=Count("id"))
     )
-    assert len(per_game) == games.count() and {row["n"] for row in per_game} == {2}
-    report = ratings_recompute()
-    assert report.exact, report.mismatches
+    assert len(per_set) == matches.count() and {row["n"] for row in per_set} == {1}
+    # once the workers' last fit is done, the published ratings are exactly a fresh fit's
+    wait_for(lambda: ratings_recompute().exact, 30, "the last rating fit")
 
 
 def test_ladder_and_a_version_test_survive_worker_kills(
@@ -170,11 +174,12 @@ def test_ladder_and_a_version_test_survive_worker_kills(
     assert_ladder_played_and_rated_once(minimum_sets=12)
 
     test.refresh_from_db()
-    scored = set_scores(test.league, candidate.id)
+    scored = league_set_scores(test.league, candidate.id)
     assert test.sets == len(scored) == sum(test.counts)
     assert test.league.matches.count() <= test.max_sets
     assert test.status == "inconclusive" or test.sets < test.max_sets
-    assert not RatingChange.objects.filter(game__league=test.league).exists()  # unrated
+    assert not RatedSet.objects.filter(match__league=test.league).exists()  # unrated
+    assert not Game.objects.filter(league=test.league, rated=True).exists()
     assert not Game.objects.filter(league=test.league, status=Game.Status.ABORTED).exists()
 
 
