@@ -110,7 +110,7 @@ def _ladder_pages(sweep: Sweep, world) -> None:
     expect(page.locator("#id_sets_error")).to_be_visible()
     sweep.check("challenge refused")
     page.get_by_label("Sets").fill("1")
-    page.get_by_role("button", name="Challenge").click()
+    page.get_by_role("button", name="Challenge").click(no_wait_after=True)  # played in the POST
     expect(page.get_by_test_id("sets-done")).to_have_text("1", timeout=120_000)
     sweep.check("challenge played")
     sweep.visit("/tests/new/")
@@ -121,7 +121,7 @@ def _ladder_pages(sweep: Sweep, world) -> None:
     sweep.check("version test refused")
     page.get_by_label("Baseline").select_option(label=bots[0].name)
     page.get_by_label("At most this many sets").fill("2")
-    page.get_by_role("button", name="Start the test").click()
+    page.get_by_role("button", name="Start the test").click(no_wait_after=True)
     expect(page.get_by_test_id("test-status")).to_have_text("inconclusive", timeout=120_000)
     sweep.check("version test ended")
 

@@ -58,8 +58,9 @@ def test_challenge_a_bot_and_test_a_version_by_clicking(
     form = page.get_by_role("form", name=f"Challenge {target.name}")
     form.get_by_label("Your bot").select_option(label="expert")
     form.get_by_label("Sets").fill("2")
-    form.get_by_role("button", name="Challenge").click()
-    # eager Celery plays the sets inside the POST: allow a loaded machine its time
+    # eager Celery plays the sets inside the POST: allow a loaded machine its time (the click
+    # itself does not wait for the answer, the expectation below does)
+    form.get_by_role("button", name="Challenge").click(no_wait_after=True)
     expect(page.get_by_role("heading", name="Challenge: expert v random")).to_be_visible(
         timeout=120_000
     )
@@ -78,7 +79,7 @@ def test_challenge_a_bot_and_test_a_version_by_clicking(
     page.get_by_label("H0: Elo at most").fill("-100")
     page.get_by_label("H1: Elo at least").fill("300")
     page.get_by_label("At most this many sets").fill("30")
-    page.get_by_role("button", name="Start the test").click()
+    page.get_by_role("button", name="Start the test").click(no_wait_after=True)
     expect(page.get_by_test_id("test-status")).to_have_text("accepted", timeout=120_000)
     test = VersionTest.objects.get()
     chart = page.locator("svg.chart")
