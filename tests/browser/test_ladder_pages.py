@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tournaments.models import Bot, Challenge, VersionTest
+from tournaments.services.challenges import ERROR_NOT_ACCEPTING
 from tournaments.services.ladder import ladder_fill
 from web.templatetags.charts import chart_points
 
@@ -100,3 +101,30 @@ def test_the_test_form_says_what_is_wrong(league_world, live_server, page):
     page.get_by_role("button", name="Start the test").click()
     expect(page.locator(".errorlist")).to_contain_text("A bot cannot play itself.")
     assert not VersionTest.objects.exists()
+
+
+def test_the_challenge_form_says_what_is_wrong_where_it_is(
+    league_world, live_server, page, django_user_model
+):
+    """Errors inline: a field's under the field, with focus on it; the service's refusal (a bot
+    that does not accept challenges) above the form, with focus there. All by keyboard."""
+    world = league_world()
+    rival = django_user_model.objects.create_user(username="rival")
+    target = next(bot for bot in world.bots if bot.name == "random")
+    target.owner, target.accepts_challenges = rival, False
+    target.save(update_fields=["owner", "accepts_challenges"])
+    log_in(page, live_server, world.owner.username, world.password)
+    page.goto(f"{live_server.url}/bots/{target.pk}/")
+    expect(page.get_by_text("This bot does not accept challenges.")).to_be_visible()
+    page.goto(f"{live_server.url}/bots/{target.pk}/challenge/")
+    page.get_by_label("Your bot").select_option(label="expert")
+    page.get_by_label("Sets").fill("0")
+    page.get_by_label("Sets").press("Enter")
+    expect(page.locator("#id_sets_error")).to_be_visible()
+    expect(page.get_by_label("Sets")).to_be_focused()
+    page.get_by_label("Sets").fill("1")
+    page.get_by_label("Sets").press("Enter")
+    errors = page.locator("#form-errors")
+    expect(errors).to_contain_text(ERROR_NOT_ACCEPTING.format(name=target.name))
+    expect(errors).to_be_focused()
+    assert not Challenge.objects.exists()
