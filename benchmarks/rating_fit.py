@@ -23,8 +23,10 @@ one finished match, ``RatedSet``, its two players and its ``SetScore`` each, in 
 of ``--repeat``, reading the pool both ways in the same run: ``from sets`` sums every
 ``SetScore`` with a ``GROUP BY`` (how every fit read before the running totals;
 ``ratings_recompute`` still does), ``from totals`` reads the ``PairTotal``/``VersionTotal``
-rows (what a fit does now). Both must publish the same figures to the cent. Wall clock here
-includes the database's own work.
+rows (what a fit does now). Both must publish the same figures to the cent. CPU time is this
+process's plus its database backend's (read from ``/proc``: the database must run on this
+machine), with PostgreSQL's parallel workers turned off, so it is one core's work; wall clock
+also counts the waits for a core.
 """
 
 from __future__ import annotations
@@ -152,6 +154,8 @@ def database_fill(pool: str, bots: int, a: np.ndarray, b: np.ndarray, score: np.
 
 def database_timings(pool: str, repeat: int) -> None:
     """Time the service's refit of ``pool`` reading the sets and reading the totals."""
+    from django.db import connection
+
     from tournaments.services.ratings import (
         pool_fit_compute,
         pool_fit_publish,
@@ -159,12 +163,26 @@ def database_timings(pool: str, repeat: int) -> None:
         pool_totals_from_sets,
     )
 
+    with connection.cursor() as cursor:
+        # one core: no parallel workers for the database's part either
+        cursor.execute("SET max_parallel_workers_per_gather = 0")
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+
+    def cpu() -> float:
+        """CPU seconds of this process and of its database backend (same machine, /proc)."""
+        with open(f"/proc/{backend}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return time.process_time() + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     timings: dict[str, list[float]] = {}
+    cpus: dict[str, list[float]] = {}
 
     def timed(name: str, work):
-        start = time.perf_counter()
+        start, used = time.perf_counter(), cpu()
         result = work()
         timings.setdefault(name, []).append(time.perf_counter() - start)
+        cpus.setdefault(name, []).append(cpu() - used)
         return result
 
     for _ in range(repeat):  # interleaved, so both see the same load
@@ -177,9 +195,10 @@ def database_timings(pool: str, repeat: int) -> None:
     timed("publish", lambda: pool_fit_publish(result=new))
     pairs, _ = pool_totals(pool=pool)
     print(f"database: {new.sets} rated sets, {len(pairs)} pair totals; same fit to the cent")
-    print(f"best of {repeat} (wall clock, database included):")
+    print(f"best of {repeat}, database included:  CPU time (one core)   wall clock (all runs)")
     for name, values in timings.items():
-        print(f"  {name:18} {min(values):6.2f} s   (all: {', '.join(f'{v:.2f}' for v in values)})")
+        runs = ", ".join(f"{v:.2f}" for v in values)
+        print(f"  {name:18} {min(cpus[name]):6.2f} s   {min(values):6.2f} s ({runs})")
 
 
 def main() -> None:

@@ -163,6 +163,11 @@ def test_bot_page_shows_fits_interval_versions_and_no_shows(rated_world, live_se
     expect(chart.locator("desc")).to_contain_text(f"{points} fits")
     expect_figure(page.locator("[data-testid=current-ratings] .rating-figure"), _rating(greedy))
 
+    # the league page shows the same one figure, never a second Elo
+    page.goto(f"{live_server.url}/leagues/{rated_world.league.pk}/")
+    standing = page.locator("[data-testid=standings] tr[data-bot='greedy'] .rating-figure")
+    expect_figure(standing, _rating(greedy))
+
     page.goto(f"{live_server.url}/bots/{random_bot.pk}/")
     no_shows = page.locator("[data-testid=no-shows]")
     for viewport in (DESKTOP, PHONE):
@@ -177,7 +182,11 @@ def test_axe_finds_nothing_on_rankings_and_bot_pages_with_every_rating_state(
     rated_world, live_server, page
 ):
     problems = []
-    paths = ["/", *(f"/bots/{bot.pk}/" for bot in rated_world.bots)]
+    paths = [
+        "/",
+        f"/leagues/{rated_world.league.pk}/",
+        *(f"/bots/{bot.pk}/" for bot in rated_world.bots),
+    ]
     for path in paths:
         page.goto(f"{live_server.url}{path}")
         for viewport in (DESKTOP, PHONE):

@@ -32,7 +32,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum
 from django.utils import timezone
 
@@ -587,11 +587,58 @@ def pool_fit_publish(*, result: PoolFit) -> RatingFit:
                 )
             )  # fmt: skip
     Rating.objects.bulk_create(created)
-    Rating.objects.bulk_update(changed, [*fields, "fit", "updated_at"], batch_size=500)
+    _ratings_update(changed, fields=fields, fit=rating_fit)
     if stored:  # versions whose sets are gone (deleted by hand): nothing left to rate them on
         Rating.objects.filter(pk__in=[r.pk for r in stored.values()]).delete()
     RatingPoint.objects.bulk_create(points, batch_size=1000)
     return rating_fit
+
+
+# Column types of ``_ratings_update``'s values, so PostgreSQL need not guess them from the first
+# row (a NULL ``rank`` there would make the column text).
+_RATING_COLUMN_TYPES = {
+    "rating": "numeric", "rating_low": "numeric", "rating_high": "numeric",
+    "provisional": "boolean", "sets": "integer", "games": "integer", "rank": "integer",
+    "los_next": "double precision",
+}  # fmt: skip
+_UPDATE_BATCH = 100
+
+
+def _ratings_update(ratings: list[Rating], *, fields: list[str], fit: RatingFit) -> None:
+    """Write ``fields`` of every rating, and its fit, with one ``UPDATE … FROM (VALUES …)`` per
+    batch of rows.
+
+    Django's ``bulk_update`` builds a ``CASE WHEN id = … THEN …`` per field per row, which costs
+    about 5 s of one core for a pool of a thousand bots, more than the fit itself
+    (docs/benchmarks.md); this statement, understood by PostgreSQL and SQLite alike, costs a
+    few milliseconds. The rows were locked by the caller (``select_for_update``).
+    """
+    table = connection.ops.quote_name(Rating._meta.db_table)
+    model_fields = [Rating._meta.get_field(name) for name in fields]
+    columns = [field.column for field in model_fields]
+    sets = ", ".join(
+        f"{connection.ops.quote_name(column)} = v.column{i + 2}" for i, column in enumerate(columns)
+    )
+    row = ", ".join(
+        ["CAST(%s AS bigint)", *(f"CAST(%s AS {_RATING_COLUMN_TYPES[n]})" for n in fields)]
+    )
+    now = Rating._meta.get_field("updated_at").get_db_prep_save(timezone.now(), connection)
+    with connection.cursor() as cursor:
+        for start in range(0, len(ratings), _UPDATE_BATCH):
+            batch = ratings[start : start + _UPDATE_BATCH]
+            values = ", ".join(f"({row})" for _ in batch)
+            params: list[Any] = [fit.pk, now]
+            for rating in batch:
+                params.append(rating.pk)
+                params += [
+                    field.get_db_prep_save(getattr(rating, field.attname), connection)
+                    for field in model_fields
+                ]
+            cursor.execute(
+                f"UPDATE {table} SET fit_id = %s, updated_at = %s, {sets} "
+                f"FROM (VALUES {values}) AS v WHERE {table}.id = v.column1",
+                params,
+            )
 
 
 def ratings_fit(*, pool: str) -> RatingFit:
