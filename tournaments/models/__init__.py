@@ -2,7 +2,15 @@ from .bots import Bot, BotCheck, BotVersion
 from .ladder import Challenge, VersionTest
 from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
 from .notifications import Notification, NotificationSettings
-from .ratings import RatedSet, Rating, RatingFit, RatingPoint, SetScore
+from .ratings import (
+    PairTotal,
+    RatedSet,
+    Rating,
+    RatingFit,
+    RatingPoint,
+    SetScore,
+    VersionTotal,
+)
 
 __all__ = [
     "Bot",
@@ -16,6 +24,7 @@ __all__ = [
     "Match",
     "Notification",
     "NotificationSettings",
+    "PairTotal",
     "RatedSet",
     "Rating",
     "RatingFit",
@@ -23,4 +32,5 @@ __all__ = [
     "Seat",
     "SetScore",
     "VersionTest",
+    "VersionTotal",
 ]
