@@ -1,12 +1,22 @@
 from .bots import Bot, BotCheck, BotVersion
+from .ladder import Challenge, VersionTest
 from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
 from .notifications import Notification, NotificationSettings
-from .ratings import RatedSet, Rating, RatingFit, RatingPoint, SetScore
+from .ratings import (
+    PairTotal,
+    RatedSet,
+    Rating,
+    RatingFit,
+    RatingPoint,
+    SetScore,
+    VersionTotal,
+)
 
 __all__ = [
     "Bot",
     "BotCheck",
     "BotVersion",
+    "Challenge",
     "Game",
     "GameLog",
     "League",
@@ -14,10 +24,13 @@ __all__ = [
     "Match",
     "Notification",
     "NotificationSettings",
+    "PairTotal",
     "RatedSet",
     "Rating",
     "RatingFit",
     "RatingPoint",
     "Seat",
     "SetScore",
+    "VersionTest",
+    "VersionTotal",
 ]

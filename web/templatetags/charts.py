@@ -24,9 +24,15 @@ def _nice_step(span: float) -> int:
 
 
 @register.simple_tag
-def rating_chart(ratings: Sequence[float], title: str = "Elo rating after each rated game") -> str:
-    """An SVG line of ``ratings`` (the first is the rating before any game) against game number."""
+def rating_chart(
+    ratings: Sequence[float], title: str = "Elo rating after each rated game", per_fit: bool = False
+) -> str:
+    """An SVG line of ``ratings`` against game number (the first is the rating before any
+    game), or with ``per_fit`` against fit number (one point per fit of the pool, from 1: the
+    published rating is fitted, not accumulated game by game)."""
     if len(ratings) < 2:
+        if per_fit and ratings:
+            return format_html('<p class="muted">{}</p>', "One fit so far: no history to draw.")
         return format_html('<p class="muted">{}</p>', "No rated games yet.")
     values = [float(r) for r in ratings]
     low, high = min(values), max(values)
@@ -55,13 +61,17 @@ def rating_chart(ratings: Sequence[float], title: str = "Elo rating after each r
         f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{TOP + plot_h}" '
         f'y2="{TOP + plot_h}"/>'
     )
+    first = 1 if per_fit else 0
     for i in sorted({0, last // 2, last}):
-        parts.append(f'<text x="{x(i):.1f}" y="{HEIGHT - 8}" text-anchor="middle">{i}</text>')
+        parts.append(
+            f'<text x="{x(i):.1f}" y="{HEIGHT - 8}" text-anchor="middle">{i + first}</text>'
+        )
     points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
     parts.append(f'<polyline class="line" points="{points}"/>')
     parts.append(f'<circle class="dot" cx="{x(last):.1f}" cy="{y(values[-1]):.1f}" r="4"/>')
+    counted = f"{len(values)} fits" if per_fit else f"{last} rated games"
     summary = (
-        f"{last} rated games; from {values[0]:.0f} to {values[-1]:.0f}, "
+        f"{counted}; from {values[0]:.0f} to {values[-1]:.0f}, "
         f"lowest {min(values):.0f}, highest {max(values):.0f}."
     )
     return mark_safe(
@@ -69,6 +79,54 @@ def rating_chart(ratings: Sequence[float], title: str = "Elo rating after each r
         f'aria-labelledby="chart-title chart-desc" data-points="{len(values)}">'
         f'<title id="chart-title">{escape(title)}</title>'
         f'<desc id="chart-desc">{escape(summary)}</desc>{"".join(parts)}</svg>'
+    )
+
+
+@register.simple_tag
+def llr_chart(series: Sequence[Sequence[float]], lower: float, upper: float) -> str:
+    """An SVG line of a version test's log-likelihood ratio against sets played, between the
+    two dashed bounds at which the test decides."""
+    if len(series) < 2:
+        return format_html('<p class="muted">{}</p>', "No set played yet.")
+    xs = [float(point[0]) for point in series]
+    values = [float(point[1]) for point in series]
+    low = min(min(values), lower) * 1.1
+    high = max(max(values), upper) * 1.1
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    last = max(xs[-1], 1.0)
+
+    def x(sets: float) -> float:
+        return LEFT + plot_w * sets / last
+
+    def y(v: float) -> float:
+        return TOP + plot_h * (high - v) / (high - low)
+
+    def rule(css: str, level: float, label: str) -> str:
+        return (
+            f'<line class="{css}" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(level):.1f}" '
+            f'y2="{y(level):.1f}"/><text x="{LEFT - 6}" y="{y(level) + 4:.1f}" '
+            f'text-anchor="end">{label}</text>'
+        )
+
+    parts = [
+        rule("bound", upper, f"H1 {upper:.2f}"),
+        rule("axis", 0.0, "0"),
+        rule("bound", lower, f"H0 {lower:.2f}"),
+    ]
+    for sets in sorted({0, round(last / 2), round(last)}):
+        parts.append(f'<text x="{x(sets):.1f}" y="{HEIGHT - 8}" text-anchor="middle">{sets}</text>')
+    points = " ".join(f"{x(s):.1f},{y(v):.1f}" for s, v in zip(xs, values, strict=True))
+    parts.append(f'<polyline class="line" points="{points}"/>')
+    parts.append(f'<circle class="dot" cx="{x(xs[-1]):.1f}" cy="{y(values[-1]):.1f}" r="4"/>')
+    summary = (
+        f"After {xs[-1]:.0f} sets the log-likelihood ratio is {values[-1]:.2f}; the test accepts "
+        f"H1 at {upper:.2f} and H0 at {lower:.2f}."
+    )
+    return mark_safe(
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'aria-labelledby="llr-chart-title llr-chart-desc" data-points="{len(values)}">'
+        f'<title id="llr-chart-title">Log-likelihood ratio after each set</title>'
+        f'<desc id="llr-chart-desc">{escape(summary)}</desc>{"".join(parts)}</svg>'
     )
 
 
