@@ -6,73 +6,22 @@ ends on the stored log's final score; the league page changes without polling.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from scripts.private_redis import free_port
-from scripts.run import uvicorn_args
 from tests.browser.a11y import axe_violations
-from tests.conftest import test_database_url
+from tests.live.servers import AsgiServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
-ROOT = Path(__file__).resolve().parents[2]
 THINK_S = 0.1  # per move: a game of 150 to 300 plays lasts 15 to 30 seconds
-
-
-class AsgiServer:
-    """uvicorn serving config/asgi.py on the test database and Redis, in its own process."""
-
-    def __init__(self, redis_url: str, log_path: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = log_path
-        env = {
-            **os.environ,
-            "DATABASE_URL": test_database_url(),
-            "REDIS_URL": redis_url,
-            "PYTHONUNBUFFERED": "1",
-        }
-        with open(log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, *uvicorn_args("127.0.0.1", self.port)],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/health/", timeout=5):
-                    return
-            except urllib.error.HTTPError:
-                return
-            except OSError:
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"uvicorn did not start:\n{log_path.read_text()[-3000:]}")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 @pytest.fixture
 def asgi_server(celery_worker_process, redis_url, tmp_path) -> Iterator[AsgiServer]:
+    """uvicorn beside a real worker: the worker publishes, the server streams."""
     server = AsgiServer(redis_url, tmp_path / "uvicorn.log")
     yield server
     server.stop()
