@@ -88,7 +88,7 @@ async def viewer(url: str, arrivals: dict[int, float], ready: asyncio.Event, pla
         async for line in response.content:
             if line.startswith(b"event: snapshot"):
                 ready.set()
-            if line.startswith(b"id: ") and line.rstrip().endswith(b".0") is False:
+            if line.startswith(b"id: ") and not line.rstrip().endswith(b".0"):
                 number = int(line.rstrip().rsplit(b".", 1)[1])
                 arrivals[number] = time.perf_counter()
                 if number >= plays:
@@ -111,7 +111,10 @@ def measure(base_url: str, game_id: int, viewers: int, plays: int, interval_s: f
         arrivals = [{} for _ in range(viewers)]
         ready = [asyncio.Event() for _ in range(viewers)]
         url = f"{base_url}/live/games/{game_id}/"
-        tasks = [asyncio.create_task(viewer(url, a, r, plays)) for a, r in zip(arrivals, ready)]
+        tasks = [
+            asyncio.create_task(viewer(url, got, on, plays))
+            for got, on in zip(arrivals, ready, strict=True)
+        ]
         await asyncio.wait_for(asyncio.gather(*(r.wait() for r in ready)), 30)
         for number, (seat, move) in enumerate(script, 1):
             sent[number] = time.perf_counter()
