@@ -1,4 +1,5 @@
-"""The URL root: admin, the API under /api/, its schema and Swagger UI."""
+"""The URL root: admin, the API under /api/, its schema and Swagger UI, the live event streams
+under /live/ (web/live.py), the pages."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -12,6 +13,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/", include("tournaments.api.urls")),
+    path("live/", include("web.live_urls")),
     path("", include("web.urls")),
 ]
 

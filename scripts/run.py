@@ -16,6 +16,8 @@ each time (``RESTART_BACKOFF_S``); one that dies more than ``RESTART_LIMIT`` tim
 ``RESTART_WINDOW_S`` stops the whole service. The private Redis keeps an append-only file under
 ``data/redis``, so neither its restart nor the next ``make run`` loses the queue of matches.
 
+The web server is uvicorn serving the whole site (config/asgi.py), so a game can be watched live.
+
 Environment: ``ESCOBA_HOST`` / ``ESCOBA_PORT`` for the web server (127.0.0.1:8000),
 ``REDIS_URL`` to use an existing Redis instead of a private one, and everything the settings read
 (README.md). Process logs go to ``data/logs/``.
@@ -281,13 +283,13 @@ def start_beat(supervisor: Supervisor) -> None:
 
 
 def start_web(supervisor: Supervisor) -> None:
-    """Django's server, without its autoreloader so that we own its only process."""
+    """The whole site under uvicorn (config/asgi.py), one process, without its reloader so that
+    we own its only process: the live streams (web/live.py) need an ASGI server."""
     with socket.socket() as probe:
         if probe.connect_ex((supervisor.host, supervisor.port)) == 0:
             raise SystemExit(f"Port {supervisor.port} is taken; set ESCOBA_PORT to another one.")
     say(f"starting the web server on {supervisor.base_url}")
-    address = f"{supervisor.host}:{supervisor.port}"
-    supervisor.spawn("web", python_command("manage.py", "runserver", address, "--noreload"))
+    supervisor.spawn("web", python_command(*uvicorn_args(supervisor.host, supervisor.port)))
     wait_for_http(supervisor, f"{supervisor.base_url}/api/health/")
     supervisor.urls.update(
         {
@@ -298,6 +300,14 @@ def start_web(supervisor: Supervisor) -> None:
             "admin": f"{supervisor.base_url}/admin/",
         }
     )
+
+
+def uvicorn_args(host: str, port: int) -> list[str]:
+    """The web server's command line after ``python``: uvicorn serving config/asgi.py."""
+    return [
+        "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
+        "--no-access-log", "--timeout-graceful-shutdown", "5",
+    ]  # fmt: skip
 
 
 def wait_for_http(supervisor: Supervisor, url: str, timeout: float = 60.0) -> None:

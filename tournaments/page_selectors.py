@@ -239,6 +239,22 @@ def game_find(game_id: int) -> Game | None:
     return games.filter(pk=game_id).first()
 
 
+def game_status(game_id: int) -> str | None:
+    """The game's status (pending, finished, aborted), or None: what a live view polls."""
+    return Game.objects.filter(pk=game_id).values_list("status", flat=True).first()
+
+
+def league_live_version(league_id: int) -> tuple[str, bool] | None:
+    """What the live part of a league page depends on, as ``"status:done"``, and whether the
+    league is over (no change is coming); None when there is no such league. The page renders
+    the same string (``data-live-version``), so its stream knows when the page is behind."""
+    league = League.objects.filter(pk=league_id).values_list("status", flat=True).first()
+    if league is None:
+        return None
+    done = Game.objects.filter(league_id=league_id).exclude(status=Game.Status.PENDING).count()
+    return f"{league}:{done}", league in (League.Status.FINISHED, League.Status.CANCELLED)
+
+
 def game_seats(*, game: Game) -> list[Seat]:
     """The game's seats in seat order, with their bots."""
     return sorted(game.seats.all(), key=lambda seat: seat.seat)

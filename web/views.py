@@ -228,6 +228,8 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "outcome": _outcome(game, team_names),
         "ruleset_id": f"{game.league.ruleset.get('name')}@{game.league.ruleset.get('version')}",
         "log": log,
+        # Not stored yet: the viewer follows the game as it is played (web/live.py).
+        "live": log is None and game.status == Game.Status.PENDING,
         "first_table": first_table,
         "seat_names": seat_names,
         "french_labels": french_labels(),

@@ -68,6 +68,15 @@ ESCOBA_TEST_MAX_SETS = env_int("ESCOBA_TEST_MAX_SETS", 2000)
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 
+# Live games and pages over Server-Sent Events (tournaments/live.py, web/live.py): how long a
+# game's live entries stay in Redis after its last one, how many streams one web process keeps
+# open at most (the next gets a 503), the seconds between keep-alive comments, and how long one
+# stream lasts before the browser is asked to reconnect (it resumes where it was).
+ESCOBA_LIVE_TTL_S = env_int("ESCOBA_LIVE_TTL_S", 3600)
+ESCOBA_LIVE_MAX_STREAMS = env_int("ESCOBA_LIVE_MAX_STREAMS", 200)
+ESCOBA_LIVE_HEARTBEAT_S = env_int("ESCOBA_LIVE_HEARTBEAT_S", 15)
+ESCOBA_LIVE_STREAM_MAX_S = env_int("ESCOBA_LIVE_STREAM_MAX_S", 1800)
+
 # Owners' notifications (tournaments/services/notifications.py). Mail is printed to the
 # console unless EMAIL_BACKEND says otherwise (production sends through SMTP).
 EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")

@@ -94,15 +94,24 @@ def test_compose_commands_exist_in_the_project():
         if program == "python":
             assert (ROOT / words[1]).is_file(), name
             continue
-        assert program in {"gunicorn", "celery"}, name
+        assert program in {"gunicorn", "uvicorn", "celery"}, name
         assert program in installed, f"{program} is not installed in the image"
-        if program == "gunicorn":
+        if program in {"gunicorn", "uvicorn"}:
             module = words[1].split(":")[0]
         else:
             module = words[words.index("-A") + 1]
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "requirements/production.txt" in dockerfile
+
+
+def test_compose_web_serves_the_asgi_app():
+    """The live streams need an ASGI server: compose's web runs config/asgi.py under uvicorn."""
+    words = compose()["services"]["web"]["command"].split()
+
+    assert words[:2] == ["uvicorn", "config.asgi:application"]
+    assert words[words.index("--port") + 1] == "8000"
+    assert "uvicorn" in pins("base.txt")
 
 
 def test_django_services_wait_for_migrations():

@@ -60,7 +60,7 @@ ROLES = {
     "redis": "redis-server",
     "worker": " worker ",
     "beat": " beat ",
-    "web": "runserver",
+    "web": "uvicorn config.asgi",
     "bot": "bots_sdk serve",
 }
 

@@ -12,7 +12,7 @@ concurrently in one event loop against slow bots.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,8 +113,13 @@ async def play_game(
     caller: Caller,
     max_faults: int = DEFAULT_MAX_FAULTS,
     log_url: str | None = None,
+    on_play: Callable[[PlayCall], None] | None = None,
 ) -> GameRecord:
-    """Play a whole game; `bots[i]` plays seat `i`. Never raises because of a bot."""
+    """Play a whole game; `bots[i]` plays seat `i`. Never raises because of a bot.
+
+    `on_play`, when given, is called with each `PlayCall` as soon as the engine recorded it (the
+    live view's feed); it runs on the game's event loop and must not block.
+    """
     if len(bots) != ruleset.players:
         raise ValueError(f"{ruleset.players} seats but {len(bots)} bots")
     game = Game.new(ruleset, seed=seed)
@@ -154,9 +159,10 @@ async def play_game(
             else:
                 move = fallback_move(view.legal_moves)
                 game.apply(move)
-        calls.append(
-            PlayCall(seat, view.round, len(view.history) + 1, move, reply.latency_ms, fault)
-        )
+        call = PlayCall(seat, view.round, len(view.history) + 1, move, reply.latency_ms, fault)
+        calls.append(call)
+        if on_play is not None:
+            on_play(call)
 
     result = game.result
     assert result is not None

@@ -61,7 +61,8 @@ from games.engine import Ruleset
 from tournaments import queueing
 from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.faults import FaultKind
-from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game
+from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
+from tournaments.live import LiveFeeds
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.ladder import ladder_after_set
 from tournaments.services.leagues import GROWING, league_finish_if_done
@@ -164,6 +165,12 @@ class _GameLoop:
         self._pid: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._caller: Caller | None = None
+        self._feeds: LiveFeeds | None = None
+
+    @property
+    def feeds(self) -> LiveFeeds | None:
+        """This process's live feeds (tournaments/live.py), once a game was submitted."""
+        return self._feeds if self._pid == os.getpid() else None
 
     def _ensure(self) -> tuple[asyncio.AbstractEventLoop, Caller]:
         with self._lock:
@@ -173,6 +180,7 @@ class _GameLoop:
                 thread.start()
                 self._loop, self._pid = loop, os.getpid()
                 self._caller = Caller(allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS)
+                self._feeds = LiveFeeds(loop)
                 atexit.register(self._close)
             return self._loop, self._caller
 
@@ -193,6 +201,17 @@ class _GameLoop:
 
     def submit(self, plan: MatchPlan, game: GamePlan) -> concurrent.futures.Future:
         loop, caller = self._ensure()
+        feeds, game_id = self._feeds, game.game_id
+        assert feeds is not None
+
+        def on_play(call: PlayCall) -> None:
+            if call.move is None:
+                feeds.forfeit(game_id, seat=call.seat)
+            else:
+                fault = None if call.fault is None else str(call.fault.kind)
+                feeds.play(game_id, seat=call.seat, move=call.move.to_str(), fault=fault)
+
+        feeds.start(game_id)
         coroutine = play_game(
             ruleset=plan.ruleset,
             seed=game.seed,
@@ -203,6 +222,7 @@ class _GameLoop:
             caller=caller,
             max_faults=plan.max_faults,
             log_url=game_log_url(game.game_id),
+            on_play=on_play,
         )
         return asyncio.run_coroutine_threadsafe(coroutine, loop)
 
@@ -445,11 +465,24 @@ def service_fault(plan: MatchPlan, game: GamePlan, record: GameRecord) -> str | 
     return None
 
 
-def _abort_all(pending: set, futures: dict, match_id: int) -> int:
+def _live(game_id: int, status: str, league_id: int | None = None) -> None:
+    """Tell the game's live viewers how it ended here, and its league's pages that they
+    changed (tournaments/live.py); nothing when this process played no game."""
+    feeds = _games_loop.feeds
+    if feeds is None:
+        return
+    feeds.end(game_id, status)
+    if league_id is not None:
+        feeds.notify("league", league_id)
+
+
+def _abort_all(pending: set, futures: dict, match_id: int, league_id: int) -> int:
     aborted = 0
     for future in pending:
         future.cancel()
-        aborted += game_abort(game_id=futures[future].game_id, reason="time_limit")
+        game_id = futures[future].game_id
+        aborted += game_abort(game_id=game_id, reason="time_limit")
+        _live(game_id, "aborted", league_id)
     logger.warning("match %s: %s games aborted at the time limit", match_id, aborted)
     return aborted
 
@@ -480,7 +513,7 @@ def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutc
         while pending and not stopping:
             left = deadline - time.monotonic()
             if left <= 0:
-                aborted += _abort_all(pending, futures, match_id)
+                aborted += _abort_all(pending, futures, match_id, plan.league_id)
                 pending = set()
                 break
             done, pending = concurrent.futures.wait(
@@ -498,6 +531,7 @@ def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutc
                 except Exception:
                     logger.exception("game %s of match %s failed", game.game_id, match_id)
                     aborted += game_abort(game_id=game.game_id, reason="error")
+                    _live(game.game_id, "aborted", plan.league_id)
                     continue
                 reason = service_fault(plan, game, record)
                 if reason is not None:
@@ -506,12 +540,16 @@ def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutc
                         game.game_id, match_id, reason,
                     )  # fmt: skip
                     released.append(game.game_id)
+                    _live(game.game_id, "replay")
                     continue
                 stored += game_finish(game_id=game.game_id, record=record)
+                _live(game.game_id, "finished", plan.league_id)
     finally:
         for future in futures:
             future.cancel()
     unplayed = [futures[f].game_id for f in pending] if futures else plan.games
+    for future in pending if futures else ():
+        _live(futures[future].game_id, "replay")
     left_over = len(released) + len(unplayed)
     if left_over:
         match_release(match_id=match_id, claim=claim)
@@ -527,6 +565,8 @@ def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutc
         )
     match_finish(match_id=match_id)
     league_after_set(league_id=plan.league_id)
+    if _games_loop.feeds is not None:
+        _games_loop.feeds.notify("league", plan.league_id)
     return MatchOutcome(status="played", played=len(plan.games), stored=stored, aborted=aborted)
 
 

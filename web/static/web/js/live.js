@@ -1,12 +1,12 @@
 // Keeps the league page's progress, standings, games, crosstable and faults current while games
 // finish. `applyLeagueUpdate` takes the new HTML of the live part and patches it in place
 // (patch.js), then says what changed in the page's polite live region; it does not know how the
-// HTML arrived. The transport below polls the server-rendered fragment every two seconds.
+// HTML arrived. The transport is patch.js's `followLive`: the server's event stream says when the
+// league changed (web/live.py), and only then is the fragment fetched again.
 
-import { patchHtml } from "./patch.js";
+import { followLive, patchHtml } from "./patch.js";
 import { markScrollableRegions } from "./site.js";
 
-const POLL_MS = 2000;
 // A screen reader hears progress at most this often; the end of the league at once.
 const ANNOUNCE_EVERY_MS = 15000;
 const OVER = ["finished", "cancelled"];
@@ -49,19 +49,11 @@ export function applyLeagueUpdate(box, html, region = document.getElementById("l
   return after;
 }
 
-/** The polling transport: fetch the fragment, apply it, again until the league is over. */
-function poll(box) {
-  const again = () => setTimeout(() => poll(box), POLL_MS);
-  fetch(box.dataset.liveUrl, { headers: { Accept: "text/html" } })
-    .then((response) => (response.ok ? response.text() : null))
-    .then((html) => {
-      const state = html === null ? readState(box) : applyLeagueUpdate(box, html);
-      if (!OVER.includes(state.status)) again();
-    })
-    // A missed poll is harmless: the next one catches up.
-    .catch(again);
-}
-
 window.escobaLive = { updates: 0, applyLeagueUpdate };
 const box = document.getElementById("league-live");
-if (box && box.dataset.live === "on") setTimeout(() => poll(box), POLL_MS);
+if (box && box.dataset.live === "on") {
+  followLive(box, {
+    apply: (element, html) => applyLeagueUpdate(element, html),
+    isOver: (element) => OVER.includes(readState(element).status),
+  });
+}

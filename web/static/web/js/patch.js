@@ -2,8 +2,8 @@
 //
 // Only what changed is touched: text, attributes, and the elements that came or went. An element
 // that stays is the same DOM node afterwards, so keyboard focus, a screen reader's reading place
-// and the scroll position inside it survive every update (WCAG 2.4.3). The function knows
-// nothing about how the HTML arrived (polling today, Server-Sent Events later).
+// and the scroll position inside it survive every update (WCAG 2.4.3). `patchHtml` knows nothing
+// about how the HTML arrived; `followLive` (at the end) is the live transport pages plug into.
 //
 // Matching: children with a `data-key` (or an `id`) are matched by it wherever they moved;
 // others in order: each takes the next unkeyed old child of the same tag (or text), and the old
@@ -97,4 +97,84 @@ export function patchHtml(target, html) {
   if (focused && focused !== document.body && focused.isConnected && document.activeElement !== focused) {
     focused.focus({ preventScroll: true });
   }
+}
+
+// -- the live hook: `data-live-*` ------------------------------------------------------------
+//
+// A page part that changes while games are played carries three attributes:
+//   data-live-events   its event stream (web/live.py: /live/<topic>/<id>/, e.g. /live/league/7/)
+//   data-live-url      the address of its server-rendered HTML (the part's inner HTML)
+//   data-live-version  the version the server rendered it at (the topic's version selector)
+// `followLive(element)` listens to the stream: when a `changed` event names another version, it
+// fetches data-live-url and patches the part in place (never more often than every `gapMs`),
+// and an `end` event closes the stream. Nothing polls while the stream works; where it cannot
+// (a server without ASGI, or one with too many streams open answers 503) the part is fetched
+// every `pollMs` instead, until `isOver(element)` says nothing more will change.
+
+const LIVE_GAP_MS = 1000;
+const LIVE_POLL_MS = 2000;
+
+/**
+ * Keep `element` current (see above). `apply(element, html)` patches (default `patchHtml`);
+ * `isOver(element)` tells the polling fallback when to stop. Returns a function that stops.
+ */
+export function followLive(element, {
+  apply = patchHtml, isOver = () => false, gapMs = LIVE_GAP_MS, pollMs = LIVE_POLL_MS,
+} = {}) {
+  let wanted = element.dataset.liveVersion || "";
+  let busy = false;
+  let stopped = false;
+  let timer = null;
+  let source = null;
+
+  const fetchPart = () => fetch(element.dataset.liveUrl, { headers: { Accept: "text/html" } })
+    .then((response) => (response.ok ? response.text() : null))
+    .then((html) => {
+      if (html !== null && !stopped) apply(element, html);
+      return html !== null;
+    })
+    .catch(() => false);
+
+  const refresh = () => {
+    if (busy || stopped) return;
+    busy = true;
+    const version = wanted;
+    fetchPart().then((ok) => {
+      if (ok) element.dataset.liveVersion = version;
+      setTimeout(() => {
+        busy = false;
+        if (element.dataset.liveVersion !== wanted) refresh();
+      }, gapMs);
+    });
+  };
+
+  const poll = () => {
+    if (stopped) return;
+    fetchPart().then(() => {
+      if (!isOver(element)) timer = setTimeout(poll, pollMs);
+    });
+  };
+
+  if (element.dataset.liveEvents && typeof EventSource !== "undefined") {
+    source = new EventSource(element.dataset.liveEvents);
+    source.addEventListener("changed", (event) => {
+      wanted = JSON.parse(event.data).version;
+      if (wanted !== element.dataset.liveVersion) refresh();
+    });
+    source.addEventListener("end", () => source.close());
+    source.addEventListener("error", () => {
+      // CONNECTING: the browser reconnects by itself. CLOSED: refused for good (503, no ASGI).
+      if (source.readyState === EventSource.CLOSED && !stopped) {
+        source = null;
+        timer = setTimeout(poll, pollMs);
+      }
+    });
+  } else {
+    timer = setTimeout(poll, pollMs);
+  }
+  return () => {
+    stopped = true;
+    if (source) source.close();
+    clearTimeout(timer);
+  };
 }

@@ -11,7 +11,13 @@
 // 14th play, #r2end the round's score. Keys, only while focus is in the viewer: arrows step,
 // Page Up/Down jump a round, Home/End. The plays list is one Tab stop (a roving tabindex on the
 // current step), and focus inside it follows the step.
+//
+// A game still being played is shown by the same viewer (replay-live.js feeds it): its log has
+// `live: true`, its deals hold `null` for each card nobody may see yet (drawn face down), and the
+// round in progress has no score step yet. `update(log)` takes the longer log in place: lists are
+// patched (patch.js), never rebuilt, and a `quiet` step change never moves focus.
 
+import { patchChildren } from "./patch.js";
 import { markScrollableRegions } from "./site.js";
 
 const SUIT_NAMES = { o: "oros", c: "copas", e: "espadas", b: "bastos" };
@@ -34,8 +40,17 @@ export function cardName(text) {
   return face ? `${face} (${value}) of ${SUIT_NAMES[suit]}` : `${value} of ${SUIT_NAMES[suit]}`;
 }
 
+/** A card nobody may see yet (a live game's hands): its back, described by its list. */
+function hiddenCard() {
+  const el = document.createElement("span");
+  el.className = "card back";
+  el.setAttribute("aria-hidden", "true");
+  return el;
+}
+
 /** One card face; the same markup as the {% card %} template tag renders. */
 export function cardElement(text, frenchLabels, extraClass = "") {
+  if (text === null) return hiddenCard();
   const { value, suit } = parseCard(text);
   const el = document.createElement("span");
   el.className = `card s-${suit} ${extraClass}`.trim();
@@ -59,6 +74,14 @@ function removeCards(from, cards) {
     if (at < 0) throw new Error(`card ${card} is not where the log says`);
     from.splice(at, 1);
   }
+}
+
+/** Take `card` from a hand; in a live game's hidden hand, one of its face-down cards. */
+function playFromHand(hand, card) {
+  const at = hand.indexOf(card);
+  const hidden = hand.indexOf(null);
+  if (at < 0 && hidden >= 0) hand.splice(hidden, 1);
+  else removeCards(hand, [card]);
 }
 
 function snapshot(state) {
@@ -107,7 +130,7 @@ export function buildSteps(log) {
     round.plays.forEach((play, p) => {
       if (state.hands.every((hand) => hand.length === 0)) deal();
       const tableBefore = [...state.table];
-      removeCards(state.hands[play.seat], [play.card]);
+      playFromHand(state.hands[play.seat], play.card);
       if (play.capture.length) {
         removeCards(state.table, play.capture);
         state.piles[play.seat].push(play.card, ...play.capture);
@@ -118,6 +141,8 @@ export function buildSteps(log) {
       steps.push({ kind: "play", round: r, play: p + 1, move: play, tableBefore, scoresBefore,
         ...snapshot(state) });
     });
+    // A live game's round in progress has no end yet.
+    if (log.live && round.totals === null && !log.result) return;
     const leftover = round.leftover;
     if (leftover && leftover.cards.length) {
       removeCards(state.table, leftover.cards);
@@ -154,7 +179,7 @@ function teamOf(log, seat) {
   return log.seats[seat] ? log.seats[seat].team : seat;
 }
 
-class ReplayViewer {
+export class ReplayViewer {
   constructor(root, log, seatNames, frenchLabels) {
     this.root = root;
     this.log = unwrapLog(log);
@@ -245,7 +270,22 @@ class ReplayViewer {
     return true;
   }
 
-  go(index) {
+  /**
+   * Show the longer `log` of a game being played (or its stored log once over), keeping the
+   * step shown unless `follow`, which shows the last one. Never moves focus.
+   */
+  update(log, { follow = false } = {}) {
+    this.log = unwrapLog(log);
+    this.steps = buildSteps(this.log);
+    this.el("slider").max = String(this.steps.length - 1);
+    this.renderPlayList();
+    this.renderRounds();
+    this.go(follow ? this.steps.length - 1 : this.index, { quiet: true });
+  }
+
+  /** Show step `index`; `quiet` (a live update, not the user): focus stays where it is. */
+  go(index, { quiet = false } = {}) {
+    this.quiet = quiet;
     this.index = Math.max(0, Math.min(this.steps.length - 1, index));
     this.rendered = true;
     const step = this.steps[this.index];
@@ -272,6 +312,7 @@ class ReplayViewer {
     const focused = document.activeElement;
     prev.disabled = atStart;
     next.disabled = atEnd;
+    if (this.quiet) return;
     if ((focused === prev && atStart) || (focused === next && atEnd)) {
       const other = focused === prev ? next : prev;
       (other.disabled ? this.root.querySelector('[data-go="play"]') : other).focus();
@@ -282,13 +323,21 @@ class ReplayViewer {
     const round = `Round ${step.round + 1}`;
     if (step.kind === "deal") return `${round}, deal`;
     if (step.kind === "end") return `${round}, score`;
+    if (this.log.live && this.log.rounds[step.round].totals === null) return `${round}, play ${step.play}`;
     return `${round}, play ${step.play} of ${this.log.rounds[step.round].plays.length}`;
   }
 
   cardList(container, cards, classFor = () => "") {
     container.replaceChildren(...cards.map((c) => cardElement(c, this.frenchLabels, classFor(c))));
     container.classList.toggle("empty", cards.length === 0);
-    container.dataset.cards = cards.join(" ");
+    container.dataset.cards = cards.filter((c) => c !== null).join(" ");
+    const hidden = cards.filter((c) => c === null).length;
+    if (hidden) {
+      const note = document.createElement("span");
+      note.className = "visually-hidden";
+      note.textContent = `${plural(hidden, "card")} face down`;
+      container.append(note);
+    }
   }
 
   renderTable(step) {
@@ -578,7 +627,8 @@ class ReplayViewer {
 
   renderPlayList() {
     const list = this.el("plays");
-    list.replaceChildren();
+    // Built apart, then patched in: items already shown stay the same nodes (focus, reading place).
+    const items = document.createElement("ol");
     this.steps.forEach((step, index) => {
       if (step.kind === "deal") {
         const head = document.createElement("li");
@@ -606,8 +656,9 @@ class ReplayViewer {
       }
       link.append(text, tags);
       item.append(link);
-      list.append(item);
+      items.append(item);
     });
+    patchChildren(list, items);
   }
 
   frenchOrSpanish(card) {
@@ -625,7 +676,7 @@ class ReplayViewer {
     if (current) {
       current.setAttribute("aria-current", "step");
       current.tabIndex = 0;
-      if (hadFocus) current.focus({ preventScroll: true });
+      if (hadFocus && !this.quiet) current.focus({ preventScroll: true });
       const box = list.getBoundingClientRect();
       const at = current.getBoundingClientRect();
       if (at.top < box.top || at.bottom > box.bottom) {
@@ -635,10 +686,11 @@ class ReplayViewer {
   }
 
   renderRounds() {
-    const body = this.el("rounds");
-    if (!body) return;
-    body.replaceChildren();
+    const target = this.el("rounds");
+    if (!target) return;
+    const body = document.createElement("tbody");
     this.log.rounds.forEach((round, r) => {
+      if (this.log.live && round.totals === null && !round.score && !this.log.result) return;
       const row = body.insertRow();
       const link = document.createElement("a");
       link.href = `#r${r + 1}end`;
@@ -657,6 +709,7 @@ class ReplayViewer {
         cell.textContent = `+${score.total} = ${round.totals[t]}`;
       });
     });
+    patchChildren(target, body);
   }
 
   setupDeckToggle() {
@@ -699,7 +752,8 @@ function readJson(id) {
 }
 
 const root = typeof document === "undefined" ? null : document.querySelector("[data-replay]");
-if (root) {
+// A stored game's page carries its log; a live game's page starts its viewer in replay-live.js.
+if (root && document.getElementById("replay-log")) {
   const viewer = new ReplayViewer(
     root, readJson("replay-log"), readJson("replay-seats"), readJson("french-labels"));
   viewer.start();

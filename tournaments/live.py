@@ -1,0 +1,171 @@
+"""What the worker publishes while games are played, for the browser's live views (web/live.py).
+
+Games in play: each game has one Redis list and one pub/sub channel, both named
+``live_game_key(game_id)``. Every entry is appended to the list (the game so far, for a viewer
+who arrives late or comes back after a lost connection) and published on the channel (for the
+viewers following it). An entry is a small JSON object, numbered within its run by ``n``:
+
+- ``{"run": r, "n": 0, "kind": "start"}``: the game is being played (again: a game the service
+  had to stop is replayed from its seed, with a new run token, and its list starts afresh);
+- ``{"run": r, "n": k, "kind": "play", "seat": s, "move": "7o:3c+5e", "fault": null}``: the
+  k-th play; ``fault`` is the fault's kind when the referee played a fallback move;
+- ``{"run": r, "n": k, "kind": "forfeit", "seat": s}``: the seat forfeited the game;
+- ``{"run": r, "n": k, "kind": "end", "status": "finished" | "aborted" | "replay"}``: the game
+  was stored (its log is readable), stopped, or handed back to be played again later.
+
+Only moves are published, never a hand, the deck or the seed: the web side replays them through
+the engine from the seed it reads from the database, and sends browsers what everyone at the
+table sees. A bot cannot learn more from a live view than from its own move requests.
+
+Pages: ``live_topic_key(topic, key)`` (``league``, and any other page that registers a topic in
+web/live.py) carries a bare "changed" message; the page's stream tells its browsers to fetch the
+changed part again.
+
+Publishing never blocks a game and never fails one: entries are handed to a flusher on the
+worker's event loop, which sends whatever is waiting in one pipelined round trip. While Redis is
+unreachable entries are dropped (logged once per outage): the stored log stays the truth, and a
+viewer sees the game whole when it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+import orjson
+import redis.asyncio
+from django.conf import settings
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+KEY_PREFIX = "escoba:live"
+
+
+def live_game_key(game_id: int) -> str:
+    """The Redis list and channel of one game's live entries."""
+    return f"{KEY_PREFIX}:game:{game_id}"
+
+
+def live_topic_key(topic: str, key: int | str) -> str:
+    """The Redis channel of a page that changes (``league``, 12)."""
+    return f"{KEY_PREFIX}:{topic}:{key}"
+
+
+def live_redis() -> redis.asyncio.Redis:
+    """A new asyncio Redis client on ``REDIS_URL``, with the project's timeouts. Its connections
+    are made on first use and made again after Redis comes back."""
+    return redis.asyncio.Redis.from_url(
+        settings.REDIS_URL,
+        socket_connect_timeout=settings.REDIS_CONNECT_TIMEOUT_S,
+        socket_timeout=settings.REDIS_SOCKET_TIMEOUT_S,
+        health_check_interval=30,
+    )
+
+
+class LiveFeeds:
+    """The live entries of one worker process's games, sent from its games event loop.
+
+    Thread-safe: ``start``, ``end`` and ``notify`` may be called from any thread (the match task's
+    thread); ``play`` and ``forfeit`` are called by the runner, on the loop. Entries reach Redis in
+    the order they were handed over.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._waiting: list[tuple[str, ...]] = []
+        self._wake = asyncio.Event()
+        self._runs: dict[int, tuple[str, int]] = {}  # game id -> (run token, last n)
+        self._client: redis.asyncio.Redis | None = None
+        self._flusher: asyncio.Task | None = None
+        self._failing = False
+
+    # -- what the service calls -----------------------------------------------------------
+
+    def start(self, game_id: int) -> None:
+        self._call(self._start, game_id)
+
+    def play(self, game_id: int, *, seat: int, move: str, fault: str | None) -> None:
+        self._call(self._entry, game_id, {"kind": "play", "seat": seat, "move": move,
+                                          "fault": fault})  # fmt: skip
+
+    def forfeit(self, game_id: int, *, seat: int) -> None:
+        self._call(self._entry, game_id, {"kind": "forfeit", "seat": seat})
+
+    def end(self, game_id: int, status: str) -> None:
+        """The game was stored (``finished``), stopped (``aborted``) or handed back (``replay``)."""
+        self._call(self._end, game_id, status)
+
+    def notify(self, topic: str, key: int | str) -> None:
+        """Tell the pages of ``topic`` ``key`` (a league) that they changed."""
+        self._call(self._send, ("publish", live_topic_key(topic, key), b"changed"))
+
+    # -- on the loop ----------------------------------------------------------------------
+
+    def _call(self, function: Any, *args: Any) -> None:
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            function(*args)
+        elif not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(function, *args)
+
+    def _start(self, game_id: int) -> None:
+        run = uuid.uuid4().hex[:12]
+        self._runs[game_id] = (run, 0)
+        key = live_game_key(game_id)
+        payload = orjson.dumps({"run": run, "n": 0, "kind": "start"})
+        self._send(("delete", key))
+        self._send(("append", key, payload))
+
+    def _entry(self, game_id: int, entry: dict[str, Any]) -> None:
+        run, n = self._runs.get(game_id, (None, 0))
+        if run is None:
+            return
+        self._runs[game_id] = (run, n + 1)
+        key = live_game_key(game_id)
+        self._send(("append", key, orjson.dumps({"run": run, "n": n + 1, **entry})))
+
+    def _end(self, game_id: int, status: str) -> None:
+        self._entry(game_id, {"kind": "end", "status": status})
+        self._runs.pop(game_id, None)
+
+    def _send(self, command: tuple) -> None:
+        self._waiting.append(command)
+        self._wake.set()
+        if self._flusher is None or self._flusher.done():
+            self._flusher = self._loop.create_task(self._flush_forever())
+
+    async def _flush_forever(self) -> None:
+        ttl = settings.ESCOBA_LIVE_TTL_S
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._waiting = self._waiting, []
+            if self._client is None:
+                self._client = live_redis()
+            pipe = self._client.pipeline(transaction=False)
+            for command in batch:
+                if command[0] == "delete":
+                    pipe.delete(command[1])
+                elif command[0] == "append":
+                    _, key, payload = command
+                    pipe.rpush(key, payload)
+                    pipe.expire(key, ttl)
+                    pipe.publish(key, payload)
+                else:
+                    pipe.publish(command[1], command[2])
+            try:
+                await pipe.execute()
+            except (RedisError, OSError) as error:
+                if not self._failing:
+                    logger.warning("live entries dropped: Redis is unreachable (%s)", error)
+                self._failing = True
+            else:
+                if self._failing:
+                    logger.warning("live entries are published again")
+                self._failing = False

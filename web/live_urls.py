@@ -1,0 +1,12 @@
+"""The live streams (web/live.py), included under /live/ by config/urls.py. They are event
+streams, not pages, so they stay out of web/urls.py (whose every address is a page)."""
+
+from django.urls import path
+
+from web import live
+from web.urls import RowIdConverter  # noqa: F401  (registers the row_id converter)
+
+urlpatterns = [
+    path("games/<row_id:game_id>/", live.game_events, name="live_game"),
+    path("<slug:topic>/<row_id:key>/", live.topic_events, name="live_topic"),
+]
