@@ -154,7 +154,6 @@ def main() -> None:
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="escoba-api-load-"))
-    (data_dir / "static").mkdir()  # production serves collected files from here; none needed
     env = {
         **os.environ,
         "ESCOBA_DATA_DIR": str(data_dir),
@@ -172,10 +171,11 @@ def main() -> None:
     with PrivateRedis() as redis_server:
         env["REDIS_URL"] = redis_server.url
         os.environ.update(env)
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT, env=env, check=True,
-        )  # fmt: skip
+        for command in (["migrate"], ["collectstatic"]):  # pages need the static manifest
+            subprocess.run(
+                [sys.executable, "manage.py", *command, "--noinput", "-v", "0"],
+                cwd=ROOT, env=env, check=True,
+            )  # fmt: skip
         import django
 
         django.setup()
