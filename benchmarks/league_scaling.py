@@ -219,9 +219,10 @@ def main() -> None:
             f"{run['workers']} worker(s): {run['games']} games, {run['moves']} moves in "
             f"{run['wall']:.1f} s: {run['games'] / run['wall']:.2f} games/s, "
             f"{run['moves'] / run['wall']:.0f} moves/s; CPU: workers {run['worker_cpu']:.1f} s, "
-            f"bots {run['bots_cpu']:.1f} s; load average {run['load']}; matches by node {run['nodes']}; each game played once"
+            f"bots {run['bots_cpu']:.1f} s; load average {run['load']}; "
+            f"matches by node {run['nodes']}; each game played once"
         )
-    say(f"2 workers / 1 worker: {runs[0]['wall'] / runs[1]['wall']:.2f}x; logs in {data_dir}")
+    say(f"2 nodes / 1 node: {runs[0]['wall'] / runs[1]['wall']:.2f}x; logs in {data_dir}")
 
 
 if __name__ == "__main__":
