@@ -85,12 +85,15 @@ def _versions(scopes: list[str]) -> str:
 
 
 def cacheable(request: HttpRequest) -> bool:
+    """Whether the answer to ``request`` is the same for every anonymous reader."""
     user = getattr(request, "user", None)
     return (
         cache_seconds() > 0
         and request.method in ("GET", "HEAD")
         and not (user is not None and user.is_authenticated)
         and "HTTP_AUTHORIZATION" not in request.META
+        # A session (signed out since, perhaps) may hold messages for the next page: not shared.
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
         and "messages" not in request.COOKIES
     )
 
