@@ -80,9 +80,10 @@ def start_workers(count: int, concurrency: int, env: dict, log_dir: Path) -> lis
                 )
             )
         names.append(name)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300  # a loaded machine takes minutes to import everything
     while len(app.control.ping(destination=names, timeout=0.5)) < count:
         if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
+            stop(workers)
             raise SystemExit("the workers did not start")
     return workers
 
