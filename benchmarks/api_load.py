@@ -210,7 +210,7 @@ def serve_and_load(
     )  # fmt: skip
     try:
         base = f"http://127.0.0.1:{port}"
-        wait_http(f"{base}/api/health/")
+        wait_http(f"{base}/api/health/", timeout=300)  # minutes on a loaded machine
         say(
             f"{label}: gunicorn --workers {args.web_workers}; {args.connections} connections, "
             f"{args.seconds:.0f} s per endpoint; load average {os.getloadavg()[0]:.1f}"
@@ -227,7 +227,10 @@ def serve_and_load(
             )
     finally:
         web.terminate()
-        web.wait(15)
+        try:
+            web.wait(30)
+        except subprocess.TimeoutExpired:
+            web.kill()
 
 
 if __name__ == "__main__":
