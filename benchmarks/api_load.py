@@ -149,6 +149,9 @@ def main() -> None:
     )
     parser.add_argument("--only", help="Only the endpoints whose name matches this regex.")
     parser.add_argument(
+        "--cpu-alone", action="store_true", help="CPU per request in-process, cache off and on."
+    )
+    parser.add_argument(
         "--warm-up", type=float, default=2.0, help="Seconds of load before each measurement."
     )
     args = parser.parse_args()
@@ -190,9 +193,46 @@ def main() -> None:
         connections.close_all()
 
         say(f"{Game.objects.filter(status='finished').count()} finished games")
+        if args.cpu_alone:
+            cpu_alone(paths, args.only)
+            return
         for mode in ["off", "on"] if args.read_cache == "both" else [args.read_cache]:
             serve_and_load({**env, "ESCOBA_READ_CACHE_S": "0" if mode == "off" else "300"},
                            paths, args, f"read cache {mode}")  # fmt: skip
+
+
+def cpu_alone(paths: dict[str, list[str]], only: str | None) -> None:
+    """CPU per request of each endpoint in this process (Django's test client, no queue, no
+    other request): the median over 20 of its paths, read cache off, then on and warm."""
+    import statistics
+
+    from django.core.cache import cache
+    from django.test import Client
+    from django.test.utils import override_settings
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    say(
+        f"{'endpoint':40} {'off ms':>7} {'on ms':>7}  "
+        f"CPU per request (load {os.getloadavg()[0]:.1f})"
+    )
+    for name, endpoint_paths in paths.items():
+        if only and not re.search(only, name):
+            continue
+        sample = (endpoint_paths * 20)[:20]
+        figures = []
+        for seconds in (0, 300):
+            with override_settings(ESCOBA_READ_CACHE_S=seconds):
+                cache.clear()
+                for path in sample:  # warm: imports, templates, and the cache when on
+                    client.get(path)
+                costs = []
+                for path in sample:
+                    started = time.process_time()
+                    response = client.get(path)
+                    costs.append((time.process_time() - started) * 1000)
+                    assert response.status_code == 200, (path, response.status_code)
+                figures.append(statistics.median(costs))
+        say(f"{name:40} {figures[0]:7.1f} {figures[1]:7.1f}")
 
 
 def serve_and_load(
