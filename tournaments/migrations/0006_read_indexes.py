@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0003_ratings"),
+        ("tournaments", "0004_pair_totals"),
     ]
 
     operations = [
