@@ -144,14 +144,14 @@ def _league_live_context(league: League) -> dict:
     }
 
 
-@cached_page(lambda league_id: [f"league:{league_id}"])
+@cached_page(lambda league_id: [f"league:{league_id}", "ratings"])  # standings show Elo
 def league_detail(request: HttpRequest, league_id: int) -> HttpResponse:
     league = _found(page_selectors.league_find(league_id))
     context = {**_league_live_context(league), "nav": "leagues"}
     return render(request, "web/league_detail.html", context)
 
 
-@cached_page(lambda league_id: [f"league:{league_id}"])
+@cached_page(lambda league_id: [f"league:{league_id}", "ratings"])  # standings show Elo
 def league_live(request: HttpRequest, league_id: int) -> HttpResponse:
     """The part of the league page that changes while games finish; the page polls it."""
     league = _found(page_selectors.league_find(league_id))

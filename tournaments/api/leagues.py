@@ -77,7 +77,9 @@ class LeagueViewSet(viewsets.GenericViewSet):
         responses={200: LeagueDetailSerializer, **ERRORS},
     )
     def retrieve(self, request: Request, pk: str) -> Response:
-        return api_read(self, request, [f"league:{pk}"], lambda: self._detail(self.get_object()))
+        # The standings carry each bot's pool rating: a fit changes them too.
+        scopes = [f"league:{pk}", "ratings"]
+        return api_read(self, request, scopes, lambda: self._detail(self.get_object()))
 
     @extend_schema(
         summary="Create an open league (the creator may enter any active, healthy bots)",
