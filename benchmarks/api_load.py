@@ -1,22 +1,26 @@
-"""The public API under load, on a database of at least 10,000 finished and rated games.
+"""The public API and browser pages under load, on a pool of many finished and rated games.
 
-Run from the repository root (filling the database takes a few minutes the first time):
+Run from the repository root (with ``ESCOBA_PG_DIR`` naming your own PostgreSQL cluster):
 
-    .venv/bin/python -m benchmarks.api_load                      # PostgreSQL, 10,000 games
-    .venv/bin/python -m benchmarks.api_load --games 20000 --seconds 20 --connections 32
+    .venv/bin/python -m benchmarks.api_load --games 100000 --fill-only   # fill once (slow)
+    .venv/bin/python -m benchmarks.api_load --games 0                    # cache off, then on
+    .venv/bin/python -m benchmarks.api_load --games 0 --read-cache on --only 'rankings|league'
 
 What runs: the private PostgreSQL of ``scripts/postgres.sh`` (a database of its own, kept between
 runs as ``escoba_api_load`` so the filling is paid once; ``--refill`` starts over), a private
-Redis (the cache the throttles count in), and gunicorn serving ``config.wsgi`` with production
-settings on 127.0.0.1, as docker-compose.yml runs it. The rows come from
-``tests.performance.data.fill_database``: leagues of 10 bots, real engine logs, ratings applied
-game by game.
+Redis (the cache, and the throttle counters), and gunicorn serving ``config.wsgi`` with
+production settings on 127.0.0.1, as docker-compose.yml runs it. The rows come from
+``benchmarks.pool_data``: rated leagues of 10 bots played through the real services (the engine
+plays in-process instead of HTTP bots; see that module).
 
 The load generator is this script: asyncio and aiohttp, ``--connections`` keep-alive connections
 each sending its next request as soon as the last answer arrived (a closed loop), for
-``--seconds`` per endpoint. Throttles are raised out of the way (the point is the server, not
-the limits). Reported per endpoint: requests/s, p50 and p99 latency, and any answer that was
-not a 200.
+``--seconds`` per endpoint after ``--warm-up`` seconds. Each endpoint cycles through many ids
+(50 leagues, 40 bots, 500 games), so a cached run still pays its first read of each. Throttles
+are raised out of the way (the point is the server, not the limits). By default the whole set
+runs twice, with the read cache off (``ESCOBA_READ_CACHE_S=0``) and then on, so before and after
+are measured under the same load. Reported per endpoint: requests/s, p50 and p99 latency, any
+answer that was not a 200, and the load average.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -57,34 +62,39 @@ def database_url(refill: bool) -> str:
 
 
 def fill(games: int) -> None:
-    from tests.performance.data import fill_database
-    from tournaments.models import Game
+    from benchmarks.pool_data import pool_fill
 
-    have = Game.objects.filter(status="finished").count()
-    if have >= games:
-        say(f"database: {have} finished games already")
-        return
-    started = time.perf_counter()
-    filled = fill_database(games=games - have, bots=40)
-    say(f"database: filled {filled.games} games in {time.perf_counter() - started:.0f} s")
+    filled = pool_fill(games=games)
+    say(f"database: {filled.games} games in the pool, {filled.leagues} leagues played now")
 
 
 def targets() -> dict[str, list[str]]:
-    """The paths each endpoint's load cycles through."""
+    """The paths each endpoint's load cycles through: the API and the browser pages."""
     from tournaments.models import Bot, Game, League
 
     rng = random.Random(1)
     leagues = list(League.objects.filter(status="finished").values_list("id", flat=True))
     games = list(Game.objects.filter(status="finished").values_list("id", flat=True))
-    bots = list(Bot.objects.values_list("id", flat=True))
+    bots = list(Bot.objects.filter(seats__isnull=False).distinct().values_list("id", flat=True))
+    some_leagues = rng.sample(leagues, min(50, len(leagues)))
+    some_games = rng.sample(games, min(500, len(games)))
+    some_bots = rng.sample(bots, min(40, len(bots)))
     return {
         "GET /api/rankings/?pool=classic/2p": ["/api/rankings/?pool=classic/2p"],
+        "GET / (rankings page)": ["/?pool=classic/2p"],
         "GET /api/leagues/": ["/api/leagues/"],
-        "GET /api/leagues/{id}/": [f"/api/leagues/{i}/" for i in rng.sample(leagues, 50)],
-        "GET /api/games/?league={id}": [f"/api/games/?league={i}" for i in rng.sample(leagues, 50)],
-        "GET /api/games/{id}/log/": [f"/api/games/{i}/log/" for i in rng.sample(games, 500)],
+        "GET /api/leagues/{id}/": [f"/api/leagues/{i}/" for i in some_leagues],
+        "GET /leagues/{id}/ (league page)": [f"/leagues/{i}/" for i in some_leagues],
+        "GET /api/bots/{id}/": [f"/api/bots/{i}/" for i in some_bots],
+        "GET /bots/{id}/ (bot profile)": [f"/bots/{i}/" for i in some_bots],
+        "GET /api/games/{id}/": [f"/api/games/{i}/" for i in some_games],
+        "GET /games/{id}/ (game page)": [f"/games/{i}/" for i in some_games],
+        "GET /api/games/?league={id}": [f"/api/games/?league={i}" for i in some_leagues],
+        "GET /api/games/": ["/api/games/"],
+        "GET /leagues/{id}/games/ (games page)": [f"/leagues/{i}/games/" for i in some_leagues],
+        "GET /api/games/{id}/log/": [f"/api/games/{i}/log/" for i in some_games],
         "GET /api/rankings/history/?bot={id}": [
-            f"/api/rankings/history/?bot={i}" for i in rng.sample(bots, min(40, len(bots)))
+            f"/api/rankings/history/?bot={i}" for i in some_bots
         ],
     }
 
@@ -130,10 +140,23 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--web-workers", type=int, default=3, help="gunicorn --workers.")
     parser.add_argument("--refill", action="store_true", help="Drop and fill the database again.")
+    parser.add_argument("--fill-only", action="store_true", help="Fill the database and stop.")
+    parser.add_argument(
+        "--read-cache",
+        choices=["both", "on", "off"],
+        default="both",
+        help="Serve with the read cache off, on, or both one after the other (the default).",
+    )
+    parser.add_argument("--only", help="Only the endpoints whose name matches this regex.")
+    parser.add_argument(
+        "--cpu-alone", action="store_true", help="CPU per request in-process, cache off and on."
+    )
+    parser.add_argument(
+        "--warm-up", type=float, default=2.0, help="Seconds of load before each measurement."
+    )
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="escoba-api-load-"))
-    (data_dir / "static").mkdir()  # production serves collected files from here; none needed
     env = {
         **os.environ,
         "ESCOBA_DATA_DIR": str(data_dir),
@@ -151,48 +174,103 @@ def main() -> None:
     with PrivateRedis() as redis_server:
         env["REDIS_URL"] = redis_server.url
         os.environ.update(env)
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT, env=env, check=True,
-        )  # fmt: skip
+        for command in (["migrate"], ["collectstatic"]):  # pages need the static manifest
+            subprocess.run(
+                [sys.executable, "manage.py", *command, "--noinput", "-v", "0"],
+                cwd=ROOT, env=env, check=True,
+            )  # fmt: skip
         import django
 
         django.setup()
         fill(args.games)
+        if args.fill_only:
+            return
         paths = targets()
         from django.db import connections
 
+        from tournaments.models import Game
+
         connections.close_all()
 
-        port = free_port()
-        web = subprocess.Popen(
-            [
-                sys.executable, "-m", "gunicorn", "config.wsgi:application",
-                "--bind", f"127.0.0.1:{port}", "--workers", str(args.web_workers),
-                "--log-level", "warning",
-            ],
-            cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            base = f"http://127.0.0.1:{port}"
-            wait_http(f"{base}/api/health/")
-            from tournaments.models import Game
+        say(f"{Game.objects.filter(status='finished').count()} finished games")
+        if args.cpu_alone:
+            cpu_alone(paths, args.only)
+            return
+        for mode in ["off", "on"] if args.read_cache == "both" else [args.read_cache]:
+            serve_and_load({**env, "ESCOBA_READ_CACHE_S": "0" if mode == "off" else "300"},
+                           paths, args, f"read cache {mode}")  # fmt: skip
 
+
+def cpu_alone(paths: dict[str, list[str]], only: str | None) -> None:
+    """CPU per request of each endpoint in this process (Django's test client, no queue, no
+    other request): the median over 20 of its paths, read cache off, then on and warm."""
+    import statistics
+
+    from django.core.cache import cache
+    from django.test import Client
+    from django.test.utils import override_settings
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    say(
+        f"{'endpoint':40} {'off ms':>7} {'on ms':>7}  "
+        f"CPU per request (load {os.getloadavg()[0]:.1f})"
+    )
+    for name, endpoint_paths in paths.items():
+        if only and not re.search(only, name):
+            continue
+        sample = (endpoint_paths * 20)[:20]
+        figures = []
+        for seconds in (0, 300):
+            with override_settings(ESCOBA_READ_CACHE_S=seconds):
+                cache.clear()
+                for path in sample:  # warm: imports, templates, and the cache when on
+                    client.get(path)
+                costs = []
+                for path in sample:
+                    started = time.process_time()
+                    response = client.get(path)
+                    costs.append((time.process_time() - started) * 1000)
+                    assert response.status_code == 200, (path, response.status_code)
+                figures.append(statistics.median(costs))
+        say(f"{name:40} {figures[0]:7.1f} {figures[1]:7.1f}")
+
+
+def serve_and_load(
+    env: dict[str, str], paths: dict[str, list[str]], args: argparse.Namespace, label: str
+) -> None:
+    """Start gunicorn with ``env`` and put each endpoint under load in turn."""
+    port = free_port()
+    web = subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn", "config.wsgi:application",
+            "--bind", f"127.0.0.1:{port}", "--workers", str(args.web_workers),
+            "--log-level", "warning",
+        ],
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_http(f"{base}/api/health/", timeout=300)  # minutes on a loaded machine
+        say(
+            f"{label}: gunicorn --workers {args.web_workers}; {args.connections} connections, "
+            f"{args.seconds:.0f} s per endpoint; load average {os.getloadavg()[0]:.1f}"
+        )
+        say(f"{'endpoint':40} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7}  not 200")
+        for name, endpoint_paths in paths.items():
+            if args.only and not re.search(args.only, name):
+                continue
+            asyncio.run(load(base, endpoint_paths, args.connections, args.warm_up))
+            result = asyncio.run(load(base, endpoint_paths, args.connections, args.seconds))
             say(
-                f"{Game.objects.count()} games; gunicorn --workers {args.web_workers}; "
-                f"{args.connections} connections, {args.seconds:.0f} s per endpoint"
+                f"{name:40} {result['rps']:7.0f} {result['p50']:7.1f} {result['p99']:7.1f}"
+                f"  {result['failures'] or '-'}  (load {os.getloadavg()[0]:.1f})"
             )
-            say(f"{'endpoint':38} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7}  not 200")
-            for name, endpoint_paths in paths.items():
-                asyncio.run(load(base, endpoint_paths, args.connections, 1.0))  # warm up
-                result = asyncio.run(load(base, endpoint_paths, args.connections, args.seconds))
-                say(
-                    f"{name:38} {result['rps']:7.0f} {result['p50']:7.1f} {result['p99']:7.1f}"
-                    f"  {result['failures'] or '-'}"
-                )
-        finally:
-            web.terminate()
-            web.wait(15)
+    finally:
+        web.terminate()
+        try:
+            web.wait(30)
+        except subprocess.TimeoutExpired:
+            web.kill()
 
 
 if __name__ == "__main__":

@@ -1,10 +1,17 @@
-"""League throughput with one worker process and with two: does adding workers add throughput?
+"""League throughput with one worker node and with two: does adding nodes add throughput?
 
 Run from the repository root:
 
     .venv/bin/python -m benchmarks.league_scaling                    # fast bots, PostgreSQL
-    .venv/bin/python -m benchmarks.league_scaling --delay-ms 20      # bots think 20 ms a move
+    .venv/bin/python -m benchmarks.league_scaling --delay-ms 200 --concurrency 14   # slow bots
     .venv/bin/python -m benchmarks.league_scaling --sqlite           # a SQLite file instead
+
+Each worker node is what one machine of a compose deployment runs (``docker compose up
+--scale worker=N``): its own ``celery worker`` process with its own hostname
+(``--hostname nodeK@localhost``) consuming the shared ``games`` queue, on the one Redis and
+the one database of the deployment. After each league the script checks that no game was
+played twice: every match begun exactly once (``Match.attempts``, under its lease), every game
+stored once with one log, and it says how many matches each node played.
 
 The same eight SDK example bots (separate processes, from ``benchmarks.league``), the same
 private Redis and database, and the same league (8 bots, ``--games-per-pairing`` games per
@@ -26,6 +33,8 @@ import time
 from pathlib import Path
 
 from benchmarks.league import cpu_seconds, say, start_bots
+
+GAMES_QUEUE = "games"  # tournaments.queueing.GAMES_QUEUE, the queue compose's `worker` consumes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,9 +66,10 @@ def start_workers(count: int, concurrency: int, env: dict, log_dir: Path) -> lis
 
     workers, names = [], []
     for number in range(count):
-        name = f"scale{number}@localhost"
+        name = f"node{number + 1}@localhost"
         command = [
             sys.executable, "-m", "celery", "-A", "config.celery_app", "worker",
+            "--queues", GAMES_QUEUE,
             "--pool", "threads", "--concurrency", str(concurrency), "--loglevel", "WARNING",
             "--without-gossip", "--without-mingle", "--without-heartbeat", "--hostname", name,
         ]  # fmt: skip
@@ -70,9 +80,10 @@ def start_workers(count: int, concurrency: int, env: dict, log_dir: Path) -> lis
                 )
             )
         names.append(name)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300  # a loaded machine takes minutes to import everything
     while len(app.control.ping(destination=names, timeout=0.5)) < count:
         if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
+            stop(workers)
             raise SystemExit("the workers did not start")
     return workers
 
@@ -87,8 +98,28 @@ def stop(processes: list[subprocess.Popen]) -> None:
             process.kill()
 
 
+def played_once(league) -> None:
+    """Fail unless every match was begun once and every game stored once (a log per finished
+    game; the one-to-one log and the pending check under the game's row lock make it once)."""
+    from tournaments.models import Game, GameLog, Match
+
+    matches = league.matches.all()
+    again = matches.exclude(attempts=1).values_list("number", "attempts")
+    if again:
+        raise SystemExit(f"matches begun more than once (number, attempts): {list(again)}")
+    if matches.exclude(status=Match.Status.FINISHED).exists():
+        raise SystemExit("a match did not finish")
+    games = Game.objects.filter(league=league)
+    if games.filter(status=Game.Status.PENDING).exists():
+        raise SystemExit("a game was left pending")
+    # An aborted game (past the match time limit) was played once, and stored without a log.
+    finished = games.filter(status=Game.Status.FINISHED).count()
+    if GameLog.objects.filter(game__league=league).count() != finished:
+        raise SystemExit("a finished game has no log, or more than one")
+
+
 def play_league(args, owner, bot_ids: list[int], workers: int, env: dict, bot_processes) -> dict:
-    from django.db.models import Sum
+    from django.db.models import Count, Sum
 
     from tournaments.models import League
     from tournaments.services.leagues import league_create, league_start
@@ -103,6 +134,7 @@ def play_league(args, owner, bot_ids: list[int], workers: int, env: dict, bot_pr
             move_timeout_ms=2000,
         )
         cpu_before = cpu_seconds(processes), cpu_seconds(bot_processes)
+        load_before = os.getloadavg()[0]
         started = time.perf_counter()
         league_start(league_id=league.id)
         while League.objects.get(pk=league.id).status != League.Status.FINISHED:
@@ -113,12 +145,18 @@ def play_league(args, owner, bot_ids: list[int], workers: int, env: dict, bot_pr
         cpu_after = cpu_seconds(processes), cpu_seconds(bot_processes)
     finally:
         stop(processes)
-    games = league.games.all()
+    games = league.games.filter(status="finished")
+    played_once(league)
     return {
         "workers": workers,
+        "nodes": dict(
+            league.matches.values_list("worker").annotate(n=Count("id")).order_by("worker")
+        ),
         "games": games.count(),
+        "aborted": league.games.filter(status="aborted").count(),
         "moves": games.aggregate(m=Sum("moves"))["m"],
         "wall": wall,
+        "load": f"{load_before:.1f}-{os.getloadavg()[0]:.1f}",
         "worker_cpu": cpu_after[0] - cpu_before[0],
         "bots_cpu": cpu_after[1] - cpu_before[1],
     }
@@ -147,6 +185,8 @@ def main() -> None:
         "ESCOBA_ALLOW_PRIVATE_BOT_URLS": "1",
         "LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),
+        # Slow bots on a loaded machine: a match must not be cut off by its time limit.
+        "ESCOBA_MATCH_TIME_LIMIT_S": "1800",
     }
     if database_url:
         env["DATABASE_URL"] = database_url
@@ -183,12 +223,14 @@ def main() -> None:
             drop_database(database_url, base_url)
     for run in runs:
         say(
-            f"{run['workers']} worker(s): {run['games']} games, {run['moves']} moves in "
+            f"{run['workers']} node(s): {run['games']} games ({run['aborted']} aborted), "
+            f"{run['moves']} moves in "
             f"{run['wall']:.1f} s: {run['games'] / run['wall']:.2f} games/s, "
             f"{run['moves'] / run['wall']:.0f} moves/s; CPU: workers {run['worker_cpu']:.1f} s, "
-            f"bots {run['bots_cpu']:.1f} s"
+            f"bots {run['bots_cpu']:.1f} s; load average {run['load']}; "
+            f"matches by node {run['nodes']}; each game played once"
         )
-    say(f"2 workers / 1 worker: {runs[0]['wall'] / runs[1]['wall']:.2f}x; logs in {data_dir}")
+    say(f"2 nodes / 1 node: {runs[0]['wall'] / runs[1]['wall']:.2f}x; logs in {data_dir}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from functools import cache
+from collections.abc import Callable
+from functools import cache, wraps
 from pathlib import Path
 
 from django.contrib import messages
@@ -19,6 +20,7 @@ from django.views.decorators.http import require_POST
 
 from tournaments import ladder_selectors, page_selectors, rating_selectors, selectors
 from tournaments.models import Bot, Game, League
+from tournaments.read_cache import cached_read
 from tournaments.services.accounts import account_register
 from tournaments.services.bots import bot_check, bot_register
 from tournaments.services.ratings import noshow_pause_after, provisional_half_width
@@ -40,6 +42,20 @@ CHECK_FAILED = "The protocol check failed; see the report."
 FAVICON = Path(__file__).parent / "static" / "web" / "favicon.ico"
 
 
+def cached_page(scopes: Callable[..., list[str]]) -> Callable:
+    """Serve the page to anonymous visitors from the cache while ``scopes(**kwargs)`` (what it
+    shows: see ``tournaments.read_cache``) have not changed, with an ETag for a 304."""
+
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapper(request: HttpRequest, **kwargs: int) -> HttpResponse:
+            return cached_read(request, scopes(**kwargs), lambda: view(request, **kwargs))
+
+        return wrapper
+
+    return decorator
+
+
 def _found(row):
     """The row a selector found, or a 404 page."""
     if row is None:
@@ -56,6 +72,7 @@ def _form_errors_from(form, error: ValidationError) -> None:
         form.add_error(None, error.messages)
 
 
+@cached_page(lambda: ["ratings"])
 def rankings(request: HttpRequest) -> HttpResponse:
     pools = rating_selectors.rating_pools() or [DEFAULT_POOL]
     form = RankingFilterForm(request.GET or None, pools=pools)
@@ -127,18 +144,21 @@ def _league_live_context(league: League) -> dict:
     }
 
 
+@cached_page(lambda league_id: [f"league:{league_id}", "ratings"])  # standings show Elo
 def league_detail(request: HttpRequest, league_id: int) -> HttpResponse:
     league = _found(page_selectors.league_find(league_id))
     context = {**_league_live_context(league), "nav": "leagues"}
     return render(request, "web/league_detail.html", context)
 
 
+@cached_page(lambda league_id: [f"league:{league_id}", "ratings"])  # standings show Elo
 def league_live(request: HttpRequest, league_id: int) -> HttpResponse:
     """The part of the league page that changes while games finish; the page polls it."""
     league = _found(page_selectors.league_find(league_id))
     return render(request, "web/partials/league_live.html", _league_live_context(league))
 
 
+@cached_page(lambda league_id: [f"league:{league_id}"])
 def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
     """A league's games, or those between bots ``a`` and ``b`` (where a crosstable cell leads)."""
     league = _found(page_selectors.league_find(league_id))
@@ -153,6 +173,7 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
     return render(request, "web/league_games.html", context)
 
 
+@cached_page(lambda bot_id: [f"bot:{bot_id}", "ratings"])
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = _found(page_selectors.bot_find(bot_id))
     pools = rating_selectors.bot_pools(bot)
@@ -193,6 +214,8 @@ def _challenge_form(request: HttpRequest, bot: Bot) -> ChallengeForm | None:
     return ChallengeForm(bots=mine) if mine else None
 
 
+
+@cached_page(lambda game_id: [f"game:{game_id}"])
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _found(page_selectors.game_find(game_id))
     seats = page_selectors.game_seats(game=game)

@@ -162,6 +162,9 @@ CACHES = {
         },
     }
 }
+# Anonymous public reads are cached this long at most (tournaments/read_cache.py: results and
+# fits invalidate them at once; this bounds staleness if an invalidation is lost). 0: no cache.
+ESCOBA_READ_CACHE_S = env_int("ESCOBA_READ_CACHE_S", 300)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

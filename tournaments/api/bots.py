@@ -22,6 +22,7 @@ from tournaments.api.bot_serializers import (
     BotUpdateSerializer,
     BotWithSecretSerializer,
 )
+from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS
 from tournaments.api.throttling import UserRateThrottle
 from tournaments.models import Bot, BotCheck
@@ -101,7 +102,12 @@ class BotViewSet(viewsets.GenericViewSet):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(self.get_serializer(self.get_object()).data)
+        return api_read(
+            self,
+            request,
+            [f"bot:{pk}", "ratings"],
+            lambda: Response(self.get_serializer(self.get_object()).data),
+        )
 
     @extend_schema(
         summary="Register a bot (its GET U must answer escoba/1 in time)",

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from tournaments.api.caching import api_read, id_param
 from tournaments.api.errors import ERRORS
 from tournaments.api.filters import GameFilter, ListFilterBackend
 from tournaments.api.league_serializers import GameLogSerializer, GameSerializer, duplicate_info
@@ -49,6 +50,20 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_PATTERN
     filter_backends = [ListFilterBackend]
     filterset_class = GameFilter
+
+    def list(self, request: Request) -> Response:
+        if league := id_param(request, "league"):
+            scope = f"league:{league}"
+        elif bot := id_param(request, "bot"):
+            scope = f"bot:{bot}"
+        else:
+            scope = "games"
+        return api_read(self, request, [scope], lambda: super(GameViewSet, self).list(request))
+
+    def retrieve(self, request: Request, pk: str) -> Response:
+        return api_read(
+            self, request, [f"game:{pk}"], lambda: super(GameViewSet, self).retrieve(request, pk=pk)
+        )
 
     @extend_schema(
         summary="The game's escoba-log/1 document with per-play latency and faults",

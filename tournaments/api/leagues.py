@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS, QUEUE_ERRORS
 from tournaments.api.filters import LeagueFilter, ListFilterBackend, MatchFilter
 from tournaments.api.league_serializers import (
@@ -76,7 +77,9 @@ class LeagueViewSet(viewsets.GenericViewSet):
         responses={200: LeagueDetailSerializer, **ERRORS},
     )
     def retrieve(self, request: Request, pk: str) -> Response:
-        return self._detail(self.get_object())
+        # The standings carry each bot's pool rating: a fit changes them too.
+        scopes = [f"league:{pk}", "ratings"]
+        return api_read(self, request, scopes, lambda: self._detail(self.get_object()))
 
     @extend_schema(
         summary="Create an open league (the creator may enter any active, healthy bots)",

@@ -11,6 +11,7 @@ from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS
 from tournaments.api.filters import ListFilterBackend, RankingFilter, RatingHistoryFilter
 from tournaments.api.league_serializers import RankingSerializer, RatingPointSerializer
@@ -32,7 +33,8 @@ class RankingListView(ListAPIView):
         responses={200: RankingSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request) -> Response:
-        return self.list(request)
+        # Any pool's fit bumps "ratings": no version key per pool name a client may send.
+        return api_read(self, request, ["ratings"], lambda: self.list(request))
 
 
 class RatingHistoryView(ListAPIView):

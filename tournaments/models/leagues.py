@@ -164,7 +164,13 @@ class Game(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="game_unique_number"),
         ]
-        indexes = [models.Index(fields=["league", "status"])]
+        indexes = [
+            models.Index(fields=["league", "status"]),
+            # A league's latest results (its page), newest first, without sorting its games.
+            models.Index(
+                fields=["league", "status", "-finished_at", "-id"], name="game_league_recent"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"game {self.pk} ({self.match})"
@@ -211,6 +217,9 @@ class Seat(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_per_game"),
         ]
+        # A bot's games, newest first (its profile: recent games, head to head), from the index
+        # alone: the single-column index on bot would visit every seat of a busy bot's history.
+        indexes = [models.Index(fields=["bot", "-game"], name="seat_bot_recent")]
 
     def __str__(self) -> str:
         return f"{self.bot} at seat {self.seat} of game {self.game_id}"

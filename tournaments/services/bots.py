@@ -36,6 +36,7 @@ from tournaments.bot_calls.caller import check_bot_info, run_protocol_check
 from tournaments.bot_calls.faults import Fault, FaultKind
 from tournaments.bot_messages import info_fault_message, refused_signature, secret_hint
 from tournaments.models import Bot, BotCheck
+from tournaments.read_cache import reads_changed
 from tournaments.services.notifications import (
     EVENT_BOT_HEALTHY,
     EVENT_BOT_PAUSED,
@@ -181,6 +182,7 @@ def _save(bot: Bot, update_fields: list[str] | None = None) -> None:
     try:
         with transaction.atomic():
             bot.save(update_fields=update_fields)
+            reads_changed("catalog")
     except IntegrityError as error:
         raise ValidationError({"name": [ERROR_NAME_TAKEN]}) from error
 
@@ -255,6 +257,7 @@ def bot_pause(*, bot: Bot, by: Any | None = None) -> Bot:
     paused_now = Bot.objects.filter(pk=bot.pk, status=Bot.Status.ACTIVE).update(
         status=Bot.Status.PAUSED, updated_at=timezone.now()
     )
+    reads_changed("catalog")
     bot.refresh_from_db(fields=["status", "updated_at"])
     if paused_now and (by is None or by.pk != bot.owner_id):
         notification_send(user=bot.owner, event=EVENT_BOT_PAUSED, bot=bot)
@@ -264,6 +267,7 @@ def bot_pause(*, bot: Bot, by: Any | None = None) -> Bot:
 def bot_resume(*, bot: Bot) -> Bot:
     bot.status = Bot.Status.ACTIVE
     bot.save(update_fields=["status", "updated_at"])
+    reads_changed("catalog")
     return bot
 
 
@@ -272,6 +276,7 @@ def bot_delete(*, bot: Bot) -> None:
     if bot.seats.exists():
         raise ValidationError(ERROR_HAS_PLAYED)
     bot.delete()
+    reads_changed("catalog")
 
 
 def bot_rotate_secret(*, bot: Bot) -> Bot:
@@ -333,6 +338,8 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
         )
         if passed:
             bot_version_observe(bot=bot)
+        # Health and version show in rankings and on pages; the check's time alone does not.
+        reads_changed(f"bot:{bot.pk}", *(["catalog"] if bot.health != health_before else []))
         check = BotCheck.objects.create(
             bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
         )

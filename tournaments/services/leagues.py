@@ -26,6 +26,7 @@ from games.engine import Ruleset, RulesetError
 from tournaments import queueing
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
+from tournaments.read_cache import reads_changed
 from tournaments.scheduling import (
     ScheduledMatch,
     build_schedule,
@@ -159,7 +160,11 @@ def league_create(
 
 
 def _locked_league(league_id: int) -> League:
-    return League.objects.select_for_update().get(pk=league_id)
+    """The league, locked for a change: every change of a league's state begins here, so its
+    cached reads are invalidated here too (a lock that changes nothing costs one bump)."""
+    league = League.objects.select_for_update().get(pk=league_id)
+    reads_changed(f"league:{league_id}")
+    return league
 
 
 def _require_creator(league: League, user: Any) -> None:
@@ -356,6 +361,7 @@ def league_delete(*, league_id: int, user: Any) -> None:
     if league.status != League.Status.OPEN:
         raise ValidationError(ERROR_DELETE_STARTED.format(status=league.status))
     league.delete()
+    reads_changed("catalog")
 
 
 @transaction.atomic

@@ -64,6 +64,7 @@ from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
 from tournaments.live import LiveFeeds
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
+from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.services.ladder import ladder_after_set
 from tournaments.services.leagues import GROWING, league_finish_if_done
 from tournaments.services.ratings import game_no_shows_record, rated_set_record
@@ -244,12 +245,16 @@ def _lease_older_than(moment: datetime.datetime) -> Q:
 
 def _release(cut_off: QuerySet[Match]) -> dict[int, str]:
     """Make matches whose run died pending again, under lock: their ids -> their league's status."""
-    released = dict(
-        cut_off.select_for_update(of=("self",)).order_by("id").values_list("id", "league__status")
+    rows = list(
+        cut_off.select_for_update(of=("self",))
+        .order_by("id")
+        .values_list("id", "league__status", "league_id")
     )
+    released = {match_id: status for match_id, status, _ in rows}
     Match.objects.filter(id__in=released).update(
         status=Match.Status.PENDING, claim="", heartbeat_at=None
     )
+    reads_changed(*(f"league:{league_id}" for _, _, league_id in rows))
     return released
 
 
@@ -297,6 +302,7 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
         for bot in Bot.objects.filter(id__in=bot_ids)
     }
     Game.objects.filter(id__in=[g.id for g in games]).update(started_at=match.started_at)
+    reads_changed(f"league:{league.id}", "games", *(f"game:{g.id}" for g in games))
     return MatchPlan(
         match_id=match.id,
         league_id=league.id,
@@ -366,6 +372,7 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     Seat.objects.bulk_update(
         seats, ["moves", "faults", "latency_mean_ms", "latency_max_ms", "no_show"]
     )
+    reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     return True
 
 
@@ -379,6 +386,7 @@ def game_abort(*, game_id: int, reason: str) -> bool:
     game.reason = reason
     game.finished_at = timezone.now()
     game.save(update_fields=["status", "reason", "finished_at"])
+    reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     return True
 
 
@@ -395,6 +403,8 @@ def match_finish(*, match_id: int) -> bool:
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "finished_at"])
     rated_set_record(match=match)
+    game_ids = match.games.values_list("id", flat=True)
+    reads_changed(f"league:{match.league_id}", "games", *(f"game:{i}" for i in game_ids))
     return True
 
 
@@ -411,9 +421,11 @@ def match_release(*, match_id: int, claim: str) -> bool:
 
     The worker stays recorded, so a restarting worker's recovery finds the match's league.
     """
-    released = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, claim=claim).update(
-        status=Match.Status.PENDING, claim="", heartbeat_at=None
-    )
+    held = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, claim=claim)
+    league_id = held.values_list("league_id", flat=True).first()
+    released = held.update(status=Match.Status.PENDING, claim="", heartbeat_at=None)
+    if released:
+        reads_changed(f"league:{league_id}")
     return released == 1
 
 

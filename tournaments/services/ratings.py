@@ -54,6 +54,7 @@ from tournaments.models import (
     VersionTotal,
 )
 from tournaments.rating_fit import Fit, PairTable, fit_table
+from tournaments.read_cache import reads_changed
 from tournaments.set_scoring import GameFacts, game_participants, no_show_seats, set_pair_scores
 
 logger = logging.getLogger(__name__)
@@ -153,6 +154,7 @@ def bot_version_observe(*, bot: Bot) -> BotVersion:
     pools = sorted(set(stale.values_list("pool", flat=True)))
     if pools:
         stale.update(rank=None, los_next=None)
+        reads_changed("ratings")
         for pool in pools:
             ratings_fit_request(pool=pool)
     return version
@@ -591,6 +593,7 @@ def pool_fit_publish(*, result: PoolFit) -> RatingFit:
     if stored:  # versions whose sets are gone (deleted by hand): nothing left to rate them on
         Rating.objects.filter(pk__in=[r.pk for r in stored.values()]).delete()
     RatingPoint.objects.bulk_create(points, batch_size=1000)
+    reads_changed("ratings")
     return rating_fit
 
 

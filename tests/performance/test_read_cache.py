@@ -1,0 +1,103 @@
+"""Cached reads: served without SQL, revalidated with ETags, dropped when a result is recorded."""
+
+import random
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from benchmarks.pool_data import _bots, league_play
+from tournaments.models import Game, League
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played(django_capture_on_commit_callbacks) -> League:
+    """A finished rated league of 4 bots, played through the services, its pool fitted."""
+    with django_capture_on_commit_callbacks(execute=True):
+        league_play(bot_ids=_bots(4), name="cached", rng=random.Random(3))
+    return League.objects.get(name="cached")
+
+
+def _rankings(client: APIClient) -> list:
+    response = client.get("/api/rankings/?pool=classic/2p")
+    assert response.status_code == 200
+    return response.json()["results"]
+
+
+def test_cached_rankings_cost_no_sql_and_a_recorded_result_invalidates_them(
+    played, django_capture_on_commit_callbacks
+):
+    client = APIClient()
+    first = _rankings(client)
+    assert first and all(row["sets"] == 3 for row in first)
+    with CaptureQueriesContext(connection) as queries:
+        assert _rankings(client) == first
+    assert len(queries) == 0
+
+    # Another league of the same bots: its results are recorded and the pool refitted.
+    with django_capture_on_commit_callbacks(execute=True):
+        league_play(bot_ids=_bots(4), name="again", rng=random.Random(4))
+    after = _rankings(client)
+    assert all(row["sets"] == 6 for row in after)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/rankings/?pool=classic/2p",
+        "/api/leagues/{league}/",
+        "/api/games/?league={league}",
+        "/api/games/{game}/",
+        "/",
+        "/leagues/{league}/",
+        "/bots/{bot}/",
+        "/games/{game}/",
+    ],
+)
+def test_a_matching_etag_is_answered_304_without_sql(played, path):
+    game = Game.objects.filter(league=played).first()
+    path = path.format(league=played.id, game=game.id, bot=game.seating[0])
+    client = APIClient()
+    first = client.get(path)
+    assert first.status_code == 200
+    etag = first["ETag"]
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(path, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again.content == b""
+    assert again["ETag"] == etag
+    assert len(queries) == 0
+    assert client.get(path, HTTP_IF_NONE_MATCH='"something-else"').status_code == 200
+
+
+def test_a_finished_game_changes_the_etag_of_its_league(played, django_capture_on_commit_callbacks):
+    """A league page revalidated after one of its games is stored is sent again in full."""
+    client = APIClient()
+    path = f"/leagues/{played.id}/"
+    etag = client.get(path)["ETag"]
+    game = Game.objects.filter(league=played).order_by("id").first()
+    game.status = Game.Status.PENDING
+    game.save(update_fields=["status"])
+    from benchmarks.pool_data import play_record
+    from games.engine import Ruleset
+    from tournaments.services.matches import game_finish
+
+    record = play_record(Ruleset.from_dict(played.ruleset), game.seed, random.Random(5))
+    game.log.delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert game_finish(game_id=game.id, record=record)
+    again = client.get(path, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 200 and again["ETag"] != etag
+
+
+def test_signed_in_pages_are_not_cached(played):
+    user = get_user_model().objects.create_user("reader", password="a-long-password-1")
+    client = APIClient()
+    client.force_login(user)
+    response = client.get(f"/leagues/{played.id}/")
+    assert response.status_code == 200
+    assert "ETag" not in response
+    assert b"reader" in response.content

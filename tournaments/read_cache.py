@@ -1,0 +1,150 @@
+"""Public reads served from Django's cache, invalidated when results are recorded.
+
+A read names the *scopes* its answer depends on: ``league:12``, ``bot:7``, ``game:901``,
+``games`` (any game), ``ratings`` (any pool's fit); ``catalog`` (bots' own fields, deletions)
+is part of every read. Each scope has a version in the cache; an answer is cached under the
+versions it was built from, and its ETag is made of them. A write that changes what a scope
+shows calls ``reads_changed``, the one place versions move (results stored, matches begun or
+finished, league transitions, fits published, bots edited). It bumps the versions at once and
+again when the transaction commits: the first bump keeps a request in the same transaction from
+seeing an old answer, the second drops any answer a reader cached from the old rows while the
+transaction was open.
+
+So a read costs one cache round trip for the versions and, on a hit, one for the body, and no
+SQL; a matching ``If-None-Match`` costs the versions alone (a 304). Only anonymous reads are
+cached (signed-in pages carry the user's name and owner-only parts). A lost version key is
+re-created from the clock, never from 0, so an old entry cannot match it again; entries also
+expire after ``ESCOBA_READ_CACHE_S`` seconds (0 turns the cache off), a bound on staleness if a
+bump after commit is lost with the cache. When the cache is down, reads are built uncached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Iterable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.utils.cache import patch_vary_headers
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "escoba:read"
+# Version keys expire too, so reads of ids that never existed leave nothing behind for long; a
+# version re-created from the clock is larger than any it had, so expiry only costs misses.
+VERSION_S = 3600
+
+
+def _version_key(scope: str) -> str:
+    return f"{PREFIX}:v:{scope}"
+
+
+def cache_seconds() -> int:
+    return int(settings.ESCOBA_READ_CACHE_S)
+
+
+def _bump(keys: list[str]) -> None:
+    for key in keys:
+        try:
+            cache.incr(key)
+        except ValueError:  # missing: start from the clock (see the module docstring)
+            cache.add(key, time.time_ns(), VERSION_S)
+
+
+def reads_changed(*scopes: str) -> None:
+    """Invalidate every cached read of ``scopes``, now and when the transaction commits."""
+    keys = [_version_key(scope) for scope in dict.fromkeys(scopes)]
+    if not keys or not cache_seconds():
+        return
+    try:
+        _bump(keys)
+    except (RedisError, OSError):
+        logger.warning("read cache: could not bump %s", scopes)
+    transaction.on_commit(lambda: _bump(keys), robust=True)
+
+
+def game_scopes(game_id: int, league_id: int, bot_ids: Iterable[int]) -> list[str]:
+    """What a game's result changes: its page, its league's, its bots', every games list."""
+    return [f"game:{game_id}", f"league:{league_id}", "games", *(f"bot:{b}" for b in bot_ids)]
+
+
+def _versions(scopes: list[str]) -> str:
+    keys = [_version_key(scope) for scope in scopes]
+    found = cache.get_many(keys)
+    missing = {key: time.time_ns() for key in keys if key not in found}
+    for key, value in missing.items():
+        if not cache.add(key, value, VERSION_S):
+            value = cache.get(key, value)
+        found[key] = value
+    return ".".join(str(found[key]) for key in keys)
+
+
+def cacheable(request: HttpRequest) -> bool:
+    """Whether the answer to ``request`` is the same for every anonymous reader."""
+    user = getattr(request, "user", None)
+    return (
+        cache_seconds() > 0
+        and request.method in ("GET", "HEAD")
+        and not (user is not None and user.is_authenticated)
+        and "HTTP_AUTHORIZATION" not in request.META
+        # A session (signed out since, perhaps) may hold messages for the next page: not shared.
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and "messages" not in request.COOKIES
+    )
+
+
+def _etag_matches(request: HttpRequest, etag: str) -> bool:
+    header = request.META.get("HTTP_IF_NONE_MATCH", "")
+    return any(tag.strip() in (etag, f"W/{etag}", "*") for tag in header.split(","))
+
+
+def cached_read(
+    request: HttpRequest,
+    scopes: list[str],
+    build: Callable[[], HttpResponse],
+    *,
+    variant: str = "",
+) -> HttpResponse:
+    """``build()``'s answer to ``request``, from the cache when the scopes have not changed.
+
+    ``build`` must return a rendered response whose body depends only on the URL (with its
+    query), ``variant`` and the rows of ``scopes``. Only 200 answers are stored.
+    """
+    if not cacheable(request):
+        return build()
+    try:
+        versions = _versions(["catalog", *scopes])
+    except (RedisError, OSError):
+        return build()
+    tag = hashlib.blake2b(
+        f"{request.get_full_path()}|{variant}|{versions}".encode(), digest_size=12
+    ).hexdigest()
+    etag = f'"{tag}"'
+    if _etag_matches(request, etag):
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        key = f"{PREFIX}:body:{tag}"
+        try:
+            stored = cache.get(key)
+        except (RedisError, OSError):
+            stored = None
+        if stored is not None:
+            content, content_type = stored
+            response = HttpResponse(content, content_type=content_type)
+        else:
+            response = build()
+            if response.status_code != 200 or response.streaming:
+                return response
+            try:
+                cache.set(key, (response.content, response["Content-Type"]), cache_seconds())
+            except (RedisError, OSError):
+                pass
+    response["ETag"] = etag
+    response["Cache-Control"] = "no-cache"  # may be stored, but revalidated with its ETag
+    patch_vary_headers(response, ["Accept", "Cookie", "Authorization"])
+    return response
