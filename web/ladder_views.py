@@ -23,23 +23,35 @@ from web.views import _form_errors_from, _found
 OUTCOME_LABELS = ("0", "¼", "½", "¾", "1")
 
 
-def ladder(request: HttpRequest) -> HttpResponse:
-    """A pool's ladder: the sets being played now, the last sets, and the ranking."""
+def _ladder_context(request: HttpRequest) -> dict:
     pools = ladder_pools()
     pool = request.GET.get("pool") or (pools[0] if pools else "")
     if pool not in pools:
         raise Http404
     league = ladder_selectors.ladder_of(pool)
-    context = {
+    live = page_selectors.league_live_version(league.pk) if league else None
+    return {
         "nav": "ladder",
         "pool": pool,
         "pools": pools,
         "league": league,
+        "live_version": live[0] if live else "",
         "in_flight": ladder_selectors.ladder_in_flight(league) if league else [],
         "recent": ladder_selectors.ladder_recent_sets(league) if league else [],
         "rows": page_selectors.ranking_rows(pool=pool),
     }
-    return render(request, "web/ladder.html", context)
+
+
+def ladder(request: HttpRequest) -> HttpResponse:
+    """A pool's ladder: the sets being played now, the last sets, and the ranking; the part that
+    changes follows the ladder's league stream (``/live/league/<id>/``), so it updates as sets
+    end without polling."""
+    return render(request, "web/ladder.html", _ladder_context(request))
+
+
+def ladder_live(request: HttpRequest) -> HttpResponse:
+    """The part of the ladder page that changes as sets end (fetched when its stream says so)."""
+    return render(request, "web/partials/ladder_live.html", _ladder_context(request))
 
 
 @never_cache

@@ -29,6 +29,7 @@ urlpatterns = [
     path("bots/<row_id:bot_id>/", views.bot_detail, name="bot_detail"),
     path("games/<row_id:game_id>/", views.game_replay, name="game_replay"),
     path("ladder/", ladder_views.ladder, name="ladder"),
+    path("ladder/live/", ladder_views.ladder_live, name="ladder_live"),
     path("bots/<row_id:bot_id>/challenge/", ladder_views.bot_challenge, name="bot_challenge"),
     path(
         "challenges/<row_id:challenge_id>/",

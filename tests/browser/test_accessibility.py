@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(420)]
 PASSWORD = "keyboard-only-pass-42"
 # Addresses of web/urls.py that are not pages: a POST that redirects (its 403 page is checked),
 # the league page's live fragment (checked inside the league page), the icon.
-NOT_PAGES = {"logout", "league_live", "favicon"}
+NOT_PAGES = {"logout", "league_live", "ladder_live", "favicon"}
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
 
 

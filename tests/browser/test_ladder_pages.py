@@ -128,3 +128,29 @@ def test_the_challenge_form_says_what_is_wrong_where_it_is(
     expect(errors).to_contain_text(ERROR_NOT_ACCEPTING.format(name=target.name))
     expect(errors).to_be_focused()
     assert not Challenge.objects.exists()
+
+
+def test_the_ladder_page_updates_in_place_as_sets_end(league_world, live_server, page, settings):
+    """The part of the page that changes follows the ladder league's stream (under this WSGI
+    test server the stream answers 503 and the part is fetched every 2 s instead): sets ended
+    after the page loaded appear without a reload, and focus stays where the reader left it."""
+    world = league_world()
+    for number, bot in enumerate(world.bots):
+        bot.owner = type(world.owner).objects.create_user(username=f"player{number}")
+        bot.health = Bot.Health.HEALTHY
+        bot.save(update_fields=["owner", "health"])
+    settings.ESCOBA_LADDER_SETS_IN_FLIGHT = 1
+    ladder_fill(pool="classic/2p", rng=random.Random(3))
+    page.goto(f"{live_server.url}/ladder/")
+    live = page.locator("#ladder-live")
+    events = live.get_attribute("data-live-events")
+    assert events.startswith("/live/league/") and events.endswith("/")
+    recent = page.get_by_test_id("recent-sets")
+    expect(recent.locator("li")).to_have_count(1)
+    page.get_by_role("link", name="Ladder", exact=True).focus()
+
+    settings.ESCOBA_LADDER_SETS_IN_FLIGHT = 3
+    ladder_fill(pool="classic/2p", rng=random.Random(4))
+    expect(recent.locator("li").nth(1)).to_be_visible(timeout=30_000)
+    assert live.get_attribute("data-live") == "on"
+    assert page.evaluate("() => document.activeElement.textContent.trim()") == "Ladder"
