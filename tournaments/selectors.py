@@ -17,7 +17,7 @@ from django.db.models import Count, Q, Sum
 from games.engine import Ruleset
 from tournaments.models import Game, League
 from tournaments.rating_selectors import current_ratings
-from tournaments.set_scoring import game_participants, pairwise_score, standing_key
+from games.ratings.sets import game_participants, pairwise_score, standing_key
 
 
 @dataclass

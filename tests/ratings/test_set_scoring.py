@@ -3,7 +3,7 @@
 import pytest
 
 from games.engine import Ruleset
-from tournaments.set_scoring import (
+from games.ratings.sets import (
     GameFacts,
     game_participants,
     no_show_seats,

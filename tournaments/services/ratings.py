@@ -51,8 +51,8 @@ from tournaments.models import (
     Seat,
     SetScore,
 )
-from tournaments.rating_fit import Fit, PairTable, fit_table
-from tournaments.set_scoring import GameFacts, game_participants, no_show_seats, set_pair_scores
+from games.ratings.fit import Fit, PairTable, fit_table
+from games.ratings.sets import GameFacts, game_participants, no_show_seats, set_pair_scores
 
 logger = logging.getLogger(__name__)
 
@@ -211,7 +211,7 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
     the transaction that marks the match finished (``services.matches.match_finish`` does). It
     counts when the league is rated, every game of the set finished (none aborted), no bot was
     a no-show and every bot is still in rated play. Its games become ``rated``, each pair of bot
-    versions gets its score (``set_scoring.set_pair_scores``), and the pool is refitted after
+    versions gets its score (``games.ratings.sets.set_pair_scores``), and the pool is refitted after
     the transaction commits. Returns None, writing nothing, when it does not count or was
     already recorded.
     """
