@@ -5,10 +5,10 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from games.scheduling import ERROR_TOO_FEW_BOTS
 from tournaments import queueing
 from tournaments.api.league_serializers import ERROR_BOTS_REPEATED, ERROR_LEAGUE_NAME_TAKEN
 from tournaments.models import League, LeagueEntry
-from tournaments.scheduling import ERROR_TOO_FEW_BOTS
 from tournaments.services.leagues import ERROR_DELETE_NOT_ALLOWED, ERROR_DELETE_STARTED
 
 pytestmark = pytest.mark.django_db

@@ -3,9 +3,9 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.scheduling import ERROR_TOO_FEW_BOTS, TABLE_SIZES, minimum_bots
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Game, League, Match, Rating, RatingPoint, Seat
-from tournaments.scheduling import ERROR_TOO_FEW_BOTS, TABLE_SIZES, minimum_bots
 
 ERROR_RULESET_SHAPE = 'Give a preset name, or {"name": preset, "options": {...}}.'
 ERROR_LEAGUE_NAME_TAKEN = "A league with this name already exists; choose another name."

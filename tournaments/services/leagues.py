@@ -24,10 +24,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Ruleset, RulesetError
+from games.scheduling import build_schedule, minimum_bots, schedule_errors, set_length
 from tournaments import queueing
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
-from tournaments.scheduling import build_schedule, minimum_bots, schedule_errors, set_length
 from tournaments.services.bots import bots_schedulable
 from tournaments.services.ratings import (
     bots_rated_eligible,

@@ -37,6 +37,8 @@ from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from games.engine import Ruleset
+from games.ratings.fit import Fit, PairTable, fit_table
+from games.ratings.sets import GameFacts, game_participants, no_show_seats, set_pair_scores
 from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord
 from tournaments.models import (
@@ -51,8 +53,6 @@ from tournaments.models import (
     Seat,
     SetScore,
 )
-from games.ratings.fit import Fit, PairTable, fit_table
-from games.ratings.sets import GameFacts, game_participants, no_show_seats, set_pair_scores
 
 logger = logging.getLogger(__name__)
 
