@@ -24,7 +24,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Ruleset, RulesetError
-from games.scheduling import build_schedule, minimum_bots, schedule_errors, set_length
+from games.scheduling import (
+    build_schedule,
+    minimum_bots,
+    schedule_errors,
+    set_length,
+    table_options,
+)
 from tournaments import queueing
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
@@ -71,7 +77,7 @@ def _resolve_ruleset(name: str, options: Mapping[str, Any] | None, players: int)
     options = dict(options or {})
     if "players" in options or "teams" in options:
         raise ValidationError({"ruleset": [ERROR_RULESET_PLAYERS]})
-    options.update(players=players, teams=players == 4)
+    options.update(table_options(players))
     try:
         return Ruleset.from_preset(name, options)
     except RulesetError as error:

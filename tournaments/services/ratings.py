@@ -37,7 +37,7 @@ from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from games.engine import Ruleset
-from games.ratings.fit import Fit, PairTable, fit_table
+from games.ratings.fit import DEFAULT_PROVISIONAL_HALF_WIDTH, Fit, PairTable, fit_table
 from games.ratings.sets import GameFacts, game_participants, no_show_seats, set_pair_scores
 from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord
@@ -65,7 +65,6 @@ ERROR_BOT_NOT_RATED = (
 )
 
 DEFAULT_NOSHOW_PAUSE_AFTER = 3
-DEFAULT_PROVISIONAL_HALF_WIDTH = 100.0
 # A history point is kept when a rating moved at least this much (or its sets changed).
 HISTORY_MIN_CHANGE = Decimal("1.00")
 CENT = Decimal("0.01")
