@@ -136,7 +136,15 @@ class HttpPlayer:
 
     def move(self, body: dict[str, Any], timeout_ms: int) -> Reply:
         answer = self.transport.send(Call("POST", "move", body))
+        if answer.status == 401:
+            # Not a fault to play through: every later call would be refused the same way.
+            raise LeagueError(self._refused())
         return Reply(*_judge_reply(answer), answer.latency_ms)
+
+    def _refused(self) -> str:
+        if self.transport.signer is None:
+            return f"the bot at {self.url} refuses unsigned calls (HTTP 401): give --secret"
+        return f"the bot at {self.url} refuses our signature (HTTP 401): is --secret its secret?"
 
     def notify(self, route: str, body: dict[str, Any]) -> None:
         self.transport.send(Call("POST", route, body))
@@ -254,6 +262,7 @@ class LeagueReport:
     standings: list[Standing] = field(default_factory=list)
     crosstable: dict[tuple[int, int], tuple[float, int]] = field(default_factory=dict)
     fit: Fit | None = None
+    played: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -289,6 +298,7 @@ class LeagueReport:
                 }
                 for (a, b), (score, games) in sorted(self.crosstable.items())
             ],
+            "played": self.played,
         }
 
     def to_text(self) -> str:
@@ -378,6 +388,17 @@ def run_league(
                 timeout_ms=timeout_ms, max_faults=max_faults,
             )  # fmt: skip
             facts = _facts(played, rules)
+            report.played.append(
+                {
+                    "set": match.number,
+                    "seed": match.seed,
+                    "seats": [names[index] for index in seating],
+                    "winner": played.result.winner,
+                    "totals": list(played.result.totals),
+                    "reason": played.result.reason,
+                    "faults": list(played.faults),
+                }
+            )
             set_games.append(facts)
             for seat, index in enumerate(seating):
                 rows[index].faults += played.faults[seat]
