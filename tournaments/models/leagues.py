@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 
 from .bots import Bot
 
@@ -44,6 +45,11 @@ class League(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status"])]
+        constraints = [
+            # Names are told apart without regard to case, as the API and the pages check them
+            # (services.leagues.league_create_errors); this holds when two requests race.
+            models.UniqueConstraint(Lower("name"), name="league_name_unique"),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -1,0 +1,43 @@
+"""Migration league_name_unique: names that were taken twice get a number, then the constraint."""
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.db.migrations.executor import MigrationExecutor
+
+BEFORE = [("tournaments", "0003_ratings")]
+AFTER = [("tournaments", "0004_league_name_unique")]
+
+
+def migrate(targets):
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+    return executor.loader.project_state(targets).apps
+
+
+@pytest.fixture
+def latest_schema_after():
+    """Later tests need every migration applied."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_schema_after")
+def test_duplicate_names_are_numbered_and_then_refused():
+    old = migrate(BEFORE)
+    user = old.get_model("auth", "User").objects.create(username="namer")
+    League = old.get_model("tournaments", "League")
+    common = {"creator": user, "ruleset": {"name": "classic"}, "pool": "classic/2p", "players": 2}
+    names = ["Demo league", "Demo league", "demo LEAGUE", "Demo league (2)", "Other"]
+    ids = [League.objects.create(name=name, seed=1, **common).pk for name in names]
+
+    new = migrate(AFTER)
+    League = new.get_model("tournaments", "League")
+
+    assert [League.objects.get(pk=pk).name for pk in ids] == [
+        "Demo league", "Demo league (2)", "demo LEAGUE (3)", "Demo league (2) (2)", "Other",
+    ]  # fmt: skip
+    with pytest.raises(IntegrityError), transaction.atomic():
+        League.objects.create(name="OTHER", seed=1, **common)
