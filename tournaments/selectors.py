@@ -12,12 +12,21 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, crosstable_cells, game_participants, set_outcomes
-from tournaments.models import Game, League
+from tournaments.models import Bot, Game, League
 from tournaments.rating_selectors import current_ratings
+
+
+def bots_schedulable() -> QuerySet[Bot]:
+    """Bots a league may schedule: active (not paused by their owner) and not unhealthy.
+
+    A bot whose health is still unknown (registered, never fully checked) is schedulable: its
+    `GET U` answered `escoba/1` at registration.
+    """
+    return Bot.objects.filter(status=Bot.Status.ACTIVE).exclude(health=Bot.Health.UNHEALTHY)
 
 
 def _finished_games(league: League) -> list[tuple[int, GameFacts]]:

@@ -36,7 +36,7 @@ from games.scheduling import (
 from tournaments import queueing
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
-from tournaments.services.bots import bots_schedulable
+from tournaments.selectors import bots_schedulable
 from tournaments.services.ratings import (
     bots_rated_eligible,
     rated_entry_errors,

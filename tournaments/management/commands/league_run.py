@@ -18,8 +18,7 @@ from rich.table import Table
 
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, League, Match
-from tournaments.selectors import league_progress, league_standings
-from tournaments.services.bots import bots_schedulable
+from tournaments.selectors import bots_schedulable, league_progress, league_standings
 from tournaments.services.leagues import (
     QueueUnavailable,
     league_create,
