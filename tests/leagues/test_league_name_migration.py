@@ -1,26 +1,12 @@
 """Migration league_name_unique: names that were taken twice get a number, then the constraint."""
 
 import pytest
-from django.db import IntegrityError, connection, transaction
-from django.db.migrations.executor import MigrationExecutor
+from django.db import IntegrityError, transaction
+
+from tests.leagues.conftest import migrate
 
 BEFORE = [("tournaments", "0003_ratings")]
 AFTER = [("tournaments", "0004_league_name_unique")]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-@pytest.fixture
-def latest_schema_after():
-    """Later tests need every migration applied."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db(transaction=True)
