@@ -15,7 +15,12 @@ def test_duplicate_names_are_numbered_and_then_refused():
     old = migrate(BEFORE)
     user = old.get_model("auth", "User").objects.create(username="namer")
     League = old.get_model("tournaments", "League")
-    common = {"creator": user, "ruleset": {"name": "classic"}, "pool": "classic/2p", "players": 2}
+    common = {
+        "creator_id": user.pk,
+        "ruleset": {"name": "classic"},
+        "pool": "classic/2p",
+        "players": 2,
+    }
     names = ["Demo league", "Demo league", "demo LEAGUE", "Demo league (2)", "Other"]
     ids = [League.objects.create(name=name, seed=1, **common).pk for name in names]
 
