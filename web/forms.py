@@ -85,13 +85,11 @@ class BotForm(FocusFirstErrorMixin, forms.Form):
         label="Signing secret (optional)",
         max_length=100,
         required=False,
-        widget=forms.TextInput(
-            attrs={"autocomplete": "off", "spellcheck": "false", "placeholder": "whsec_..."}
-        ),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
         help_text=(
-            "Your bot's own secret (whsec_ and base64), already given to the bot: then every "
-            "call, the first GET included, is signed with it. Leave it empty and we make one, "
-            "shown once; the first GET is then unsigned."
+            "Your bot's own Standard Webhooks secret (the whsec form), already given to the bot: "
+            "then every call, the first GET included, is signed with it. Leave it empty and we "
+            "make one, shown once; the first GET is then unsigned."
         ),
     )
 
