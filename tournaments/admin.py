@@ -14,6 +14,7 @@ from django.utils.html import format_html
 from tournaments import admin_bots  # noqa: F401  (registers Bot and BotCheck)
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import (
+    Challenge,
     Game,
     League,
     LeagueEntry,
@@ -23,6 +24,7 @@ from tournaments.models import (
     RatingFit,
     Seat,
     SetScore,
+    VersionTest,
 )
 from tournaments.services.leagues import (
     QueueUnavailable,
@@ -68,8 +70,8 @@ def _run_as_creator(service, verb: str):
 
 @admin.register(League)
 class LeagueAdmin(admin.ModelAdmin):
-    list_display = ["name", "creator", "status", "pool", "players", "rated", "ladder", "created_at"]
-    list_filter = ["status", "pool", "rated", "ladder"]
+    list_display = ["name", "creator", "status", "pool", "players", "rated", "kind", "created_at"]
+    list_filter = ["status", "kind", "pool", "rated"]
     search_fields = ["name", "creator__username"]
     list_select_related = ["creator"]
     readonly_fields = ["status", "seed", "ruleset", "pool", "started_at", "finished_at"]
@@ -168,3 +170,18 @@ class RatedSetAdmin(ReadOnlyAdmin):
 class RatingFitAdmin(ReadOnlyAdmin):
     list_display = ["__str__", "pool", "sets", "players", "iterations", "seconds", "created_at"]
     list_filter = ["pool"]
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(ReadOnlyAdmin):
+    list_display = ["id", "bot", "opponent", "sets", "creator", "league", "created_at"]
+    search_fields = ["bot__name", "opponent__name", "creator__username"]
+    list_select_related = ["bot", "opponent", "creator", "league"]
+
+
+@admin.register(VersionTest)
+class VersionTestAdmin(ReadOnlyAdmin):
+    list_display = ["id", "candidate", "baseline", "status", "sets", "llr", "elo", "created_at"]
+    list_filter = ["status"]
+    search_fields = ["candidate__name", "baseline__name", "creator__username"]
+    list_select_related = ["candidate", "baseline"]

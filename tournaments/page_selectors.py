@@ -176,9 +176,12 @@ def league_find(league_id: int) -> League | None:
 
 
 def league_rows(*, limit: int) -> list[dict[str, Any]]:
-    """The newest ``limit`` leagues: ``{"league", "bots", "progress"}`` each, in two queries."""
+    """The newest ``limit`` round robins (not the leagues behind the ladder, challenges and
+    version tests): ``{"league", "bots", "progress"}`` each, in two queries."""
     leagues = list(
-        League.objects.annotate(bot_count=Count("entries")).order_by("-created_at", "-id")[:limit]
+        League.objects.filter(kind=League.Kind.LEAGUE)
+        .annotate(bot_count=Count("entries"))
+        .order_by("-created_at", "-id")[:limit]
     )
     progress = league_progress_by_id(leagues)
     return [

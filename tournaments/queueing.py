@@ -15,6 +15,8 @@ of checks never delays a game (config/settings/base.py routes them).
 from __future__ import annotations
 
 import logging
+import threading
+from collections import deque
 from collections.abc import Iterable
 
 import redis.exceptions
@@ -32,7 +34,9 @@ MAINTENANCE_QUEUE = "maintenance"
 PLAY_MATCH = "leagues.play_match"
 RECOVER_MATCHES = "leagues.recover_matches"
 SWEEP_MATCHES = "leagues.sweep"
-RUN_LADDER = "leagues.run_ladder"
+TICK_LADDER = "ladder.tick"
+FILL_LADDER = "ladder.fill"
+CHECK_NEWCOMER = "ladder.check_newcomer"
 CHECK_DUE_BOTS = "bots.check_due"
 CHECK_BOT = "bots.check_one"
 SEND_NOTIFICATION_EMAIL = "notifications.send_email"
@@ -74,6 +78,9 @@ def matches_enqueue(match_ids: Iterable[int], *, countdown: float | None = None)
     """
     soft, hard = play_match_limits()
     task = _task(PLAY_MATCH)
+    if task.app.conf.task_always_eager:
+        _eager_play(task, match_ids)
+        return
     for match_id in match_ids:
         task.apply_async(
             (match_id,),
@@ -82,6 +89,26 @@ def matches_enqueue(match_ids: Iterable[int], *, countdown: float | None = None)
             soft_time_limit=soft,
             time_limit=hard,
         )
+
+
+_eager = threading.local()
+
+
+def _eager_play(task: Task, match_ids: Iterable[int]) -> None:
+    """Eager Celery (tests) runs a task inside its send: a match that schedules more (a version
+    test after each set) would play them nested, one level deeper per set, up to Python's
+    recursion limit. So, as a real queue would, matches sent while one is played eagerly wait in
+    a first-in first-out list that the outermost send plays in turn."""
+    waiting = getattr(_eager, "waiting", None)
+    if waiting is not None:
+        waiting.extend(match_ids)
+        return
+    _eager.waiting = waiting = deque(match_ids)
+    try:
+        while waiting:
+            task.apply_async((waiting.popleft(),), ignore_result=True)
+    finally:
+        _eager.waiting = None
 
 
 def matches_enqueue_on_commit(match_ids: Iterable[int]) -> None:
@@ -114,6 +141,18 @@ def matches_recovery_enqueue(*, worker: str, since: str) -> None:
 def bot_checks_enqueue(bot_ids: Iterable[int]) -> None:
     """Send one ``bots.check_one`` per bot: each check is its own task with its own limits."""
     task = _task(CHECK_BOT)
+    for bot_id in bot_ids:
+        task.delay(bot_id)
+
+
+def ladder_fill_enqueue(pool: str) -> None:
+    """Fill the pool's ladder again (a set of it ended)."""
+    _task(FILL_LADDER).delay(pool)
+
+
+def newcomer_checks_enqueue(bot_ids: Iterable[int]) -> None:
+    """Send one protocol check per bot the ladder has not seen pass one yet."""
+    task = _task(CHECK_NEWCOMER)
     for bot_id in bot_ids:
         task.delay(bot_id)
 

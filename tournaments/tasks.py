@@ -32,10 +32,10 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from tournaments import queueing
-from tournaments.models import BotCheck
+from tournaments.models import Bot, BotCheck
 from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bots_due_for_check
-from tournaments.services.leagues import ladder_start
+from tournaments.services.ladder import ladder_fill, ladder_tick
 from tournaments.services.matches import match_play, matches_recover, matches_sweep, stopping
 from tournaments.services.ratings import ratings_fit_coalesced, ratings_sweep
 
@@ -127,18 +127,6 @@ def _release_matches_when_stopping(sender, **kwargs) -> None:
 def sweep_matches() -> list[int]:
     """Beat: re-send the pending matches of running leagues that went quiet (a lost queue)."""
     return matches_sweep()
-
-
-@shared_task(
-    name=queueing.RUN_LADDER,
-    acks_late=True,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=3,
-    retry_backoff=True,
-)
-def run_ladder() -> list[int]:
-    """The standing ladder (beat): a rated league among the fit bots of each pool."""
-    return [league.id for league in ladder_start()]
 
 
 @contextmanager
@@ -290,3 +278,50 @@ def fit_ratings(pool: str) -> int:
 def sweep_ratings() -> list[str]:
     """Beat: refit the pools with rated sets newer than their latest fit (a lost fit task)."""
     return ratings_sweep()
+
+
+# -- the ladder (tournaments.services.ladder) ---------------------------------------------------
+
+
+@shared_task(
+    name=queueing.TICK_LADDER,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=2,
+    retry_backoff=True,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def tick_ladder() -> dict[str, list[int]]:
+    """Beat, every ``ESCOBA_LADDER_TICK_S``: check newcomers, settle tests, fill every pool."""
+    return ladder_tick()
+
+
+@shared_task(
+    name=queueing.FILL_LADDER,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=2,
+    retry_backoff=True,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def fill_ladder(pool: str) -> list[int]:
+    """Sent when a ladder set ends, so the pool's workers need not wait for the next tick."""
+    return ladder_fill(pool=pool)
+
+
+@shared_task(
+    name=queueing.CHECK_NEWCOMER,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=2,
+    retry_backoff=True,
+    soft_time_limit=CHECK_SOFT_TIME_LIMIT_S,
+    time_limit=CHECK_TIME_LIMIT_S,
+)
+def check_newcomer(bot_id: int) -> bool | None:
+    """The protocol check of a bot whose health is still unknown (the ladder's newcomers,
+    ``services.ladder.bots_to_check``); None when it is no longer such a bot."""
+    bot = Bot.objects.filter(pk=bot_id, status=Bot.Status.ACTIVE, health=Bot.Health.UNKNOWN)
+    found = bot.first()
+    if found is None:
+        return None
+    return bot_check(bot=found, trigger=BotCheck.Trigger.SCHEDULE).passed

@@ -152,3 +152,35 @@ class RankingFilterForm(forms.Form):
     def __init__(self, *args, pools: list[str], **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["pool"].choices = [(pool, pool) for pool in pools]
+
+
+class ChallengeForm(FocusFirstErrorMixin, forms.Form):
+    """Challenge a bot: which of your bots, how many sets (the services check the rest)."""
+
+    bot = forms.TypedChoiceField(label="Your bot", coerce=int)
+    sets = forms.IntegerField(
+        min_value=1, max_value=10, initial=2, help_text="Duplicate sets of two games: 1 to 10."
+    )
+
+    def __init__(self, *args, bots: list, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["bot"].choices = [(bot.pk, bot.name) for bot in bots]
+
+
+class VersionTestForm(FocusFirstErrorMixin, forms.Form):
+    """Test a version: the SPRT's hypotheses and error rates (docs/ladder.md)."""
+
+    candidate = forms.TypedChoiceField(coerce=int, help_text="Your new version.")
+    baseline = forms.TypedChoiceField(
+        coerce=int, help_text="Your old version, or any bot that accepts challenges."
+    )
+    elo0 = forms.FloatField(label="H0: Elo at most", initial=0.0)
+    elo1 = forms.FloatField(label="H1: Elo at least", initial=50.0)
+    alpha = forms.FloatField(initial=0.05, help_text="Chance of accepting H1 when H0 holds.")
+    beta = forms.FloatField(initial=0.05, help_text="Chance of accepting H0 when H1 holds.")
+    max_sets = forms.IntegerField(label="At most this many sets", min_value=1, initial=1000)
+
+    def __init__(self, *args, candidates: list, baselines: list, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["candidate"].choices = [(bot.pk, bot.name) for bot in candidates]
+        self.fields["baseline"].choices = [(bot.pk, bot.name) for bot in baselines]

@@ -3,7 +3,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path, register_converter
 
-from web import views
+from web import ladder_views, views
 
 
 class RowIdConverter:
@@ -30,6 +30,15 @@ urlpatterns = [
     path("leagues/<row_id:league_id>/games/", views.league_games, name="league_games"),
     path("bots/<row_id:bot_id>/", views.bot_detail, name="bot_detail"),
     path("games/<row_id:game_id>/", views.game_replay, name="game_replay"),
+    path("ladder/", ladder_views.ladder, name="ladder"),
+    path("bots/<row_id:bot_id>/challenge/", ladder_views.bot_challenge, name="bot_challenge"),
+    path(
+        "challenges/<row_id:challenge_id>/",
+        ladder_views.challenge_detail,
+        name="challenge_detail",
+    ),
+    path("tests/new/", ladder_views.version_test_new, name="version_test_new"),
+    path("tests/<row_id:test_id>/", ladder_views.version_test_detail, name="version_test_detail"),
     path("my/bots/", views.my_bots, name="my_bots"),
     path("my/bots/<row_id:bot_id>/check/", views.my_bot_check, name="my_bot_check"),
     path("accounts/login/", views.PageLoginView.as_view(), name="login"),

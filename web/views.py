@@ -18,9 +18,9 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
 from games.engine import PRESETS
-from tournaments import page_selectors, rating_selectors, selectors
+from tournaments import ladder_selectors, page_selectors, rating_selectors, selectors
 from tournaments.messages import QUEUE_UNAVAILABLE
-from tournaments.models import Game, League
+from tournaments.models import Bot, Game, League
 from tournaments.services.accounts import account_register
 from tournaments.services.bots import bot_check, bot_register
 from tournaments.services.leagues import (
@@ -30,7 +30,14 @@ from tournaments.services.leagues import (
     league_start,
 )
 from tournaments.services.ratings import noshow_pause_after, provisional_half_width
-from web.forms import BotForm, LeagueForm, LoginForm, RankingFilterForm, SignupForm
+from web.forms import (
+    BotForm,
+    ChallengeForm,
+    LeagueForm,
+    LoginForm,
+    RankingFilterForm,
+    SignupForm,
+)
 from web.templatetags.cards import french_labels
 
 DEFAULT_POOL = "classic/2p"
@@ -189,8 +196,22 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "head_to_head": page_selectors.bot_head_to_head(bot=bot),
         "recent_games": page_selectors.bot_recent_games(bot=bot, limit=RECENT_GAMES),
         "is_owner": request.user.is_authenticated and bot.owner_id == request.user.pk,
+        "challenges": ladder_selectors.bot_challenges(bot),
+        "version_tests": ladder_selectors.bot_version_tests(bot),
+        "challenge_form": _challenge_form(request, bot),
     }
     return render(request, "web/bot_detail.html", context)
+
+
+def _challenge_form(request: HttpRequest, bot: Bot) -> ChallengeForm | None:
+    """The Challenge form of a bot's page (sent to ``ladder_views.bot_challenge``): for a
+    signed-in user with another bot to send, when ``bot`` accepts challenges or is theirs."""
+    if not request.user.is_authenticated:
+        return None
+    if bot.owner_id != request.user.pk and not bot.accepts_challenges:
+        return None
+    mine = [b for b in page_selectors.bots_of_owner(owner=request.user) if b.pk != bot.pk]
+    return ChallengeForm(bots=mine) if mine else None
 
 
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:

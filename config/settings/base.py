@@ -45,10 +45,25 @@ ESCOBA_MATCH_TIME_LIMIT_S = env_int("ESCOBA_MATCH_TIME_LIMIT_S", 300)
 # cleanly first (tournaments/queueing.py, play_match_limits).
 ESCOBA_MATCH_TASK_SOFT_MARGIN_S = 30
 ESCOBA_MATCH_TASK_HARD_MARGIN_S = 60
-# The standing ladder: every this many seconds, a rated league among the healthy bots of each
-# pool below; 0 turns it off.
-ESCOBA_LADDER_INTERVAL_S = env_int("ESCOBA_LADDER_INTERVAL_S", 0)
+# The ladder (tournaments/services/ladder.py, docs/ladder.md): a matchmaker keeps this many rated
+# duplicate sets in flight in each pool below (an empty list turns the ladder off), a bot in at
+# most ESCOBA_LADDER_MAX_SETS_PER_BOT of them. Beat ticks every ESCOBA_LADDER_TICK_S seconds; a
+# set that ends also refills its pool at once unless ESCOBA_LADDER_REFILL_ON_RESULT is off.
 ESCOBA_LADDER_POOLS = env_list("ESCOBA_LADDER_POOLS", default=["classic/2p"])
+ESCOBA_LADDER_SETS_IN_FLIGHT = env_int("ESCOBA_LADDER_SETS_IN_FLIGHT", 16)
+ESCOBA_LADDER_MAX_SETS_PER_BOT = env_int("ESCOBA_LADDER_MAX_SETS_PER_BOT", 2)
+ESCOBA_LADDER_TICK_S = env_int("ESCOBA_LADDER_TICK_S", 5)
+ESCOBA_LADDER_REFILL_ON_RESULT = env_bool("ESCOBA_LADDER_REFILL_ON_RESULT", default=True)
+# The scale (Elo) of the heavy-tailed distance between a bot and the opponent it is offered, and
+# the window (seconds) over which "fewest recent sets" counts.
+ESCOBA_LADDER_SPREAD = env_int("ESCOBA_LADDER_SPREAD", 100)
+ESCOBA_LADDER_RECENT_S = env_int("ESCOBA_LADDER_RECENT_S", 3600)
+# Challenges and version tests (unrated, on demand): per user per 24 hours; a test keeps this
+# many sets in flight and plays at most ESCOBA_TEST_MAX_SETS.
+ESCOBA_CHALLENGES_PER_DAY = env_int("ESCOBA_CHALLENGES_PER_DAY", 20)
+ESCOBA_TESTS_PER_DAY = env_int("ESCOBA_TESTS_PER_DAY", 5)
+ESCOBA_TEST_SETS_IN_FLIGHT = env_int("ESCOBA_TEST_SETS_IN_FLIGHT", 4)
+ESCOBA_TEST_MAX_SETS = env_int("ESCOBA_TEST_MAX_SETS", 2000)
 # Seconds between sweeps that re-send the matches of running leagues gone quiet (a Redis that
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
@@ -246,7 +261,7 @@ CELERY_TASK_ROUTES = {
     "leagues.play_match": {"queue": "games"},
     "leagues.recover_matches": {"queue": "games"},
     "leagues.sweep": {"queue": "games"},
-    "leagues.run_ladder": {"queue": "maintenance"},
+    "ladder.*": {"queue": "maintenance"},
     "bots.*": {"queue": "maintenance"},
     "ratings.*": {"queue": "maintenance"},
     # Owners' notifications: a flood of them never delays a game.
@@ -291,10 +306,12 @@ CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE: dict = {}
-if ESCOBA_LADDER_INTERVAL_S > 0:
-    CELERY_BEAT_SCHEDULE["leagues-ladder"] = {
-        "task": "leagues.run_ladder",
-        "schedule": ESCOBA_LADDER_INTERVAL_S,
+if ESCOBA_LADDER_POOLS and ESCOBA_LADDER_TICK_S > 0:
+    CELERY_BEAT_SCHEDULE["ladder-tick"] = {
+        "task": "ladder.tick",
+        "schedule": ESCOBA_LADDER_TICK_S,
+        # A tick not run within its interval is replaced by the next one, never piled up.
+        "options": {"expires": ESCOBA_LADDER_TICK_S},
     }
 if ESCOBA_SWEEP_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["leagues-sweep"] = {

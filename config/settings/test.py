@@ -38,3 +38,9 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CELERY_TASK_ALWAYS_EAGER = env_bool("ESCOBA_CELERY_EAGER", default=True)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(Path(tempfile.gettempdir()) / "escoba-test-celerybeat")
+
+# Eager tasks would refill the ladder from inside the set that just ended, again and again; the
+# worker of the integration fixture (ESCOBA_CELERY_EAGER=0) refills as in production.
+ESCOBA_LADDER_REFILL_ON_RESULT = env_bool(
+    "ESCOBA_LADDER_REFILL_ON_RESULT", default=not CELERY_TASK_ALWAYS_EAGER
+)

@@ -130,6 +130,35 @@ def _league_pages(sweep: Sweep, world, other) -> None:
     sweep.names.add("league_start")
 
 
+def _ladder_pages(sweep: Sweep, world) -> None:
+    """The ladder, and the two forms of a signed-in owner (challenge a bot, test a version),
+    refused and then accepted; Celery is eager, so the challenge and the test are played in the
+    POST and their pages show results."""
+    page, bots = sweep.page, world.bots
+    sweep.visit("/ladder/")
+    sweep.visit(f"/bots/{bots[0].pk}/challenge/")
+    page.get_by_label("Your bot").select_option(label=bots[1].name)
+    page.get_by_label("Sets").fill("11")
+    page.get_by_role("button", name="Challenge").click()
+    expect(page.locator("#id_sets_error")).to_be_visible()
+    sweep.check("challenge refused")
+    page.get_by_label("Sets").fill("1")
+    page.get_by_role("button", name="Challenge").click(no_wait_after=True)  # played in the POST
+    expect(page.get_by_test_id("sets-done")).to_have_text("1", timeout=120_000)
+    sweep.check("challenge played")
+    sweep.visit("/tests/new/")
+    page.get_by_label("Candidate").select_option(label=bots[2].name)
+    page.get_by_label("Baseline").select_option(label=bots[2].name)
+    page.get_by_role("button", name="Start the test").click()
+    expect(page.locator("#id_baseline_error")).to_be_visible()
+    sweep.check("version test refused")
+    page.get_by_label("Baseline").select_option(label=bots[0].name)
+    page.get_by_label("At most this many sets").fill("2")
+    page.get_by_role("button", name="Start the test").click(no_wait_after=True)
+    expect(page.get_by_test_id("test-status")).to_have_text("inconclusive", timeout=120_000)
+    sweep.check("version test ended")
+
+
 def test_axe_finds_nothing_on_any_page_signed_in_or_out(
     league_world, live_server, page, django_user_model
 ):
@@ -189,6 +218,7 @@ def test_axe_finds_nothing_on_any_page_signed_in_or_out(
     sweep.check("403 (another's bot)")
     sweep.names.add("my_bot_check")
     _league_pages(sweep, world, other)
+    _ladder_pages(sweep, world)
     _public_pages(sweep, world, games)
 
     pages = {pattern.name for pattern in urlpatterns} - NOT_PAGES

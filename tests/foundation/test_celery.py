@@ -109,7 +109,13 @@ def queue_of(task_name: str) -> str:
 
 def test_games_and_maintenance_have_their_own_queues():
     games = [queueing.PLAY_MATCH, queueing.RECOVER_MATCHES, queueing.SWEEP_MATCHES]
-    maintenance = [queueing.RUN_LADDER, queueing.CHECK_DUE_BOTS, queueing.CHECK_BOT]
+    maintenance = [
+        queueing.TICK_LADDER,
+        queueing.FILL_LADDER,
+        queueing.CHECK_NEWCOMER,
+        queueing.CHECK_DUE_BOTS,
+        queueing.CHECK_BOT,
+    ]
     future = ["ratings.fit", "diagnostics.ping"]  # rating fits, and anything not routed
 
     assert {queue_of(name) for name in games} == {queueing.GAMES_QUEUE}

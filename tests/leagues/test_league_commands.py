@@ -1,4 +1,4 @@
-"""Operator commands and the standing ladder."""
+"""Operator commands."""
 
 from decimal import Decimal
 from io import StringIO
@@ -6,9 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from tournaments import queueing
 from tournaments.models import Bot, League, Rating
-from tournaments.services.leagues import LADDER_USERNAME, ladder_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -77,21 +75,3 @@ def test_bots_register_examples_registers_and_moves_running_bots(example_servers
     assert Bot.objects.get(name="greedy").url == urls[0]
     with pytest.raises(CommandError):
         run("bots_register_examples", "http://127.0.0.1:9/")
-
-
-def test_ladder_starts_one_league_per_pool_among_fit_bots(make_bot, monkeypatch, settings):
-    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
-    settings.ESCOBA_LADDER_POOLS = ["classic/2p", "classic/3p"]
-    fit = [make_bot("greedy", health=Bot.Health.HEALTHY), make_bot("random", health="healthy")]
-    make_bot("greedy")  # never checked: not in rated play
-    make_bot("expert", status=Bot.Status.PAUSED)
-    make_bot("random7", health=Bot.Health.UNHEALTHY)
-
-    started = ladder_start()
-
-    assert [league.pool for league in started] == ["classic/2p"]  # 3p needs three fit bots
-    league = started[0]
-    assert league.ladder and league.rated and league.creator.username == LADDER_USERNAME
-    assert set(league.bots.values_list("id", flat=True)) == {b.id for b in fit}
-    assert league.status == League.Status.RUNNING
-    assert ladder_start() == []  # the previous ladder league is still running

@@ -5,8 +5,8 @@ from django.db import IntegrityError, transaction
 
 from tests.leagues.conftest import migrate
 
-BEFORE = [("tournaments", "0004_pair_totals")]
-AFTER = [("tournaments", "0006_league_name_unique")]
+BEFORE = [("tournaments", "0006_ladder")]
+AFTER = [("tournaments", "0007_league_name_unique")]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -22,6 +22,7 @@ PUBLIC_FIELDS = {
     "description",
     "status",
     "health",
+    "accepts_challenges",
     "ratings",
     "created_at",
     "version",

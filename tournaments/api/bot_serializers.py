@@ -44,6 +44,9 @@ class BotUpdateSerializer(serializers.Serializer):
     description = serializers.CharField(
         max_length=DESCRIPTION_MAX, required=False, allow_blank=True
     )
+    accepts_challenges = serializers.BooleanField(
+        required=False, help_text="Whether other users may challenge it or test against it."
+    )
 
 
 class RatingSerializer(serializers.ModelSerializer):
@@ -100,8 +103,9 @@ class BotPublicSerializer(serializers.ModelSerializer):
     class Meta:
         model = Bot
         fields = [
-            "id", "name", "owner", "description", "status", "health", "version", "ratings",
-            "versions", "rated_play", "no_shows", "no_shows_in_row", "created_at",
+            "id", "name", "owner", "description", "status", "health", "version",
+            "accepts_challenges", "ratings", "versions", "rated_play", "no_shows",
+            "no_shows_in_row", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
 

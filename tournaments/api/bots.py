@@ -121,7 +121,7 @@ class BotViewSet(viewsets.GenericViewSet):
         return Response(data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        summary="Change a bot's name, description or URL (a new URL is verified again)",
+        summary="Change a bot's name, description, URL (verified again) or accepts_challenges",
         request=BotUpdateSerializer,
         responses={200: BotSerializer, **ERRORS},
     )

@@ -11,13 +11,22 @@ import re
 from typing import Any
 
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import QueryDict
 from django_filters import rest_framework as filters
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from tournaments.models import Bot, Game, League, Match, Rating, RatingPoint
+from tournaments.models import (
+    Bot,
+    Challenge,
+    Game,
+    League,
+    Match,
+    Rating,
+    RatingPoint,
+    VersionTest,
+)
 
 ERROR_BAD_ID = "A positive integer id is required."
 ERROR_POOL = "A pool is a ruleset and a table size, e.g. classic/2p."
@@ -100,13 +109,36 @@ def status_filter(model: type, help_text: str) -> filters.ChoiceFilter:
     )
 
 
+ALL_KINDS = "all"
+KIND_CHOICES = [*League.Kind.choices, (ALL_KINDS, ALL_KINDS)]
+
+
 class LeagueFilter(filters.FilterSet):
     status = status_filter(League, "Only leagues in this state.")
     pool = PoolFilter(help_text="Only leagues of this rating pool, e.g. classic/2p.")
+    kind = filters.ChoiceFilter(
+        choices=KIND_CHOICES,
+        method="filter_kind",
+        help_text="league (the default): round robins; ladder, challenge, test: the leagues "
+        "behind the ladder, challenges and version tests; all: every one.",
+        error_messages={
+            "invalid_choice": ERROR_STATUS.format(choices=", ".join(v for v, _ in KIND_CHOICES))
+        },
+    )
 
     class Meta:
         model = League
-        fields = ["status", "pool"]
+        fields = ["status", "pool", "kind"]
+
+    @property
+    def qs(self) -> QuerySet[League]:
+        queryset = super().qs
+        if not self.form.cleaned_data.get("kind"):  # absent: round robins only
+            queryset = queryset.filter(kind=League.Kind.LEAGUE)
+        return queryset
+
+    def filter_kind(self, queryset: QuerySet[League], name: str, value: str) -> QuerySet[League]:
+        return queryset if value == ALL_KINDS else queryset.filter(kind=value)
 
 
 class MatchFilter(filters.FilterSet):
@@ -154,3 +186,25 @@ class RatingHistoryFilter(filters.FilterSet):
     class Meta:
         model = RatingPoint
         fields = ["bot", "pool"]
+
+
+class ChallengeFilter(filters.FilterSet):
+    bot = IdFilter(method="filter_bot", help_text="Only challenges this bot played, either side.")
+
+    class Meta:
+        model = Challenge
+        fields = ["bot"]
+
+    def filter_bot(self, queryset: QuerySet, name: str, value: int) -> QuerySet:
+        return queryset.filter(Q(bot_id=value) | Q(opponent_id=value))
+
+
+class VersionTestFilter(filters.FilterSet):
+    bot = IdFilter(method="filter_bot", help_text="Only tests this bot played in, either side.")
+
+    class Meta:
+        model = VersionTest
+        fields = ["bot"]
+
+    def filter_bot(self, queryset: QuerySet, name: str, value: int) -> QuerySet:
+        return queryset.filter(Q(candidate_id=value) | Q(baseline_id=value))

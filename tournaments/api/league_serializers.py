@@ -89,7 +89,7 @@ class LeagueSerializer(serializers.ModelSerializer):
             "move_timeout_ms",
             "max_faults",
             "rated",
-            "ladder",
+            "kind",
             "bots",
             "created_at",
             "started_at",

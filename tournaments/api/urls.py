@@ -2,7 +2,17 @@
 
 from django.urls import include, path
 
-from tournaments.api import accounts, bots, games, health, leagues, notifications, rankings
+from tournaments.api import (
+    accounts,
+    bots,
+    challenges,
+    games,
+    health,
+    leagues,
+    notifications,
+    rankings,
+    version_tests,
+)
 
 app_name = "api"
 
@@ -14,6 +24,8 @@ urlpatterns = [
     path("", include(bots.router.urls)),
     path("", include(leagues.router.urls)),
     path("", include(games.router.urls)),
+    path("", include(challenges.router.urls)),
+    path("", include(version_tests.router.urls)),
     path("", include(notifications.router.urls)),
     path(
         "notification-settings/",

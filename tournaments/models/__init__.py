@@ -1,4 +1,5 @@
 from .bots import Bot, BotCheck, BotVersion
+from .ladder import Challenge, VersionTest
 from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
 from .notifications import Notification, NotificationSettings
 from .ratings import (
@@ -15,6 +16,7 @@ __all__ = [
     "Bot",
     "BotCheck",
     "BotVersion",
+    "Challenge",
     "Game",
     "GameLog",
     "League",
@@ -29,5 +31,6 @@ __all__ = [
     "RatingPoint",
     "Seat",
     "SetScore",
+    "VersionTest",
     "VersionTotal",
 ]

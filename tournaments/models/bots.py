@@ -54,6 +54,9 @@ class Bot(models.Model):
         blank=True,
         help_text="Out of rated play since then (no-shows in a row) until a check passes.",
     )
+    accepts_challenges = models.BooleanField(
+        default=True, help_text="Other users may challenge it, or test their bots against it."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

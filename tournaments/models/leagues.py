@@ -3,16 +3,27 @@
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 
 from .bots import Bot
 
 
 class League(models.Model):
-    """A round robin among entered bots under one ruleset and table size.
+    """Matches (duplicate sets) among entered bots under one ruleset and table size.
 
-    The league's ``seed`` fixes every deal of every match, so a league can be replayed and a
-    half-played match restarted with the very same cards.
+    ``kind`` says who schedules them: a ``league`` is a round robin written when it starts; the
+    ``ladder`` league of a pool (one per pool, never finished) grows as the matchmaker adds sets;
+    a ``challenge`` is the sets one user asked for; a ``test`` grows set by set until its
+    sequential test decides (``tournaments.services.ladder``, ``challenges``, ``version_tests``).
+    All are played by the same match task. The league's ``seed`` fixes every deal of every
+    match, so a league can be replayed and a half-played match restarted with the very same cards.
     """
+
+    class Kind(models.TextChoices):
+        LEAGUE = "league", "league"
+        LADDER = "ladder", "ladder"
+        CHALLENGE = "challenge", "challenge"
+        TEST = "test", "test"
 
     class Status(models.TextChoices):
         OPEN = "open", "open"
@@ -34,7 +45,7 @@ class League(models.Model):
         default=5, help_text="A seat forfeits a game on its fault number max_faults + 1."
     )
     rated = models.BooleanField(default=True)
-    ladder = models.BooleanField(default=False, help_text="Created by the standing ladder.")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LEAGUE)
     seed = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     bots = models.ManyToManyField(Bot, through="LeagueEntry", related_name="leagues")
@@ -44,11 +55,17 @@ class League(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["status"])]
+        indexes = [models.Index(fields=["status"]), models.Index(fields=["kind", "pool"])]
         constraints = [
             # Names are told apart without regard to case, as the API and the pages check them
             # (services.leagues.league_create_errors); this holds when two requests race.
             models.UniqueConstraint(Lower("name"), name="league_name_unique"),
+            # Two fills racing to make a pool's ladder must not make two.
+            models.UniqueConstraint(
+                fields=["pool"],
+                condition=models.Q(kind="ladder"),
+                name="league_one_ladder_per_pool",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -98,6 +115,9 @@ class Match(models.Model):
     )
     heartbeat_at = models.DateTimeField(
         null=True, blank=True, help_text="Last sign of life of that run; stale = the run died."
+    )
+    created_at = models.DateTimeField(
+        default=timezone.now, help_text="When it was scheduled (and its task first sent)."
     )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

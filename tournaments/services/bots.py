@@ -209,6 +209,7 @@ def bot_update(
     name: str | None = None,
     url: str | None = None,
     description: str | None = None,
+    accepts_challenges: bool | None = None,
 ) -> Bot:
     """Change what the owner may change; a new URL is verified like at registration.
 
@@ -220,6 +221,8 @@ def bot_update(
         updates["name"] = _clean_name(name, exclude_id=bot.pk)
     if description is not None and description.strip() != bot.description:
         updates["description"] = description.strip()
+    if accepts_challenges is not None and accepts_challenges != bot.accepts_challenges:
+        updates["accepts_challenges"] = accepts_challenges
     if url is not None and url.strip() != bot.url:
         updates["url"] = url.strip()
         updates.update(_verify_url(updates["url"], bot.secret))

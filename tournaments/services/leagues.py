@@ -14,10 +14,9 @@ queue is back.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -27,7 +26,10 @@ from games.engine import Ruleset, RulesetError
 from games.scheduling import (
     ERROR_TOO_FEW_BOTS,
     TABLE_SIZES,
+    ScheduledMatch,
     build_schedule,
+    duplicate_seatings,
+    match_seed,
     minimum_bots,
     schedule_errors,
     set_length,
@@ -37,11 +39,7 @@ from tournaments import queueing
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.selectors import bots_schedulable
-from tournaments.services.ratings import (
-    bots_rated_eligible,
-    rated_entry_errors,
-    rated_league_check,
-)
+from tournaments.services.ratings import rated_entry_errors, rated_league_check
 
 ERROR_NOT_CREATOR = "Only the league's creator may do this."
 ERROR_NOT_BOT_OWNER = "You may enrol only your own bots."
@@ -66,6 +64,8 @@ class QueueUnavailable(Exception):
 MOVE_TIMEOUT_RANGE = (10, 60_000)
 MAX_FAULTS_RANGE = (0, 100)
 UNFINISHED = (League.Status.OPEN, League.Status.RUNNING, League.Status.PAUSED)
+# Leagues whose sets are added as they go: their own service says when they are done.
+GROWING = (League.Kind.LADDER, League.Kind.TEST)
 
 
 def pool_name(ruleset: Ruleset, players: int) -> str:
@@ -148,7 +148,7 @@ def league_create(
     max_faults: int = DEFAULT_MAX_FAULTS,
     rated: bool = False,
     bot_ids: Iterable[int] = (),
-    ladder: bool = False,
+    kind: str = League.Kind.LEAGUE,
 ) -> League:
     """Create an open league and enter ``bot_ids`` (any active bots: rankings are public).
 
@@ -189,7 +189,7 @@ def league_create(
                 move_timeout_ms=move_timeout_ms,
                 max_faults=max_faults,
                 rated=rated,
-                ladder=ladder,
+                kind=kind,
                 seed=secrets.randbits(63),
             )
     except IntegrityError:
@@ -234,7 +234,6 @@ def league_enrol(*, league_id: int, bot_id: int, user: Any) -> LeagueEntry:
 
 def _write_schedule(league: League) -> list[int]:
     """Create every match, game and seat of the league; returns the match ids in play order."""
-    ruleset = league_ruleset(league)
     bot_ids = list(league.entries.order_by("id").values_list("bot_id", flat=True))
     errors = schedule_errors(
         bot_count=len(bot_ids), players=league.players, games_per_pairing=league.games_per_pairing
@@ -247,6 +246,12 @@ def _write_schedule(league: League) -> list[int]:
         games_per_pairing=league.games_per_pairing,
         seed=league.seed,
     )
+    return _write_matches(league, schedule)
+
+
+def _write_matches(league: League, schedule: list[ScheduledMatch]) -> list[int]:
+    """Store planned matches with their games and seats; returns the match ids in order."""
+    ruleset = league_ruleset(league)
     matches = Match.objects.bulk_create(
         Match(league=league, number=m.number, round=m.round, seed=m.seed) for m in schedule
     )
@@ -268,6 +273,45 @@ def _write_schedule(league: League) -> list[int]:
     return [match.id for match in matches]
 
 
+def league_add_sets(*, league: League, tables: Sequence[Sequence[int]]) -> list[int]:
+    """Append one duplicate set per table to a running league that grows (a ladder, a test),
+    and send them to the workers when the caller's transaction commits.
+
+    Call with the league's row locked (``select_for_update``): the new matches are numbered
+    after the last one, and each gets its own seed from the league's. Bots not yet entered are
+    entered, so the league lists everyone who played in it.
+    """
+    if not tables:
+        return []
+    last = league.matches.order_by("-number").values_list("number", flat=True).first() or 0
+    schedule = []
+    for number, table in enumerate(tables, start=last + 1):
+        schedule.append(
+            ScheduledMatch(
+                number=number,
+                round=number,
+                participants=tuple(table),
+                seed=match_seed(league.seed, number),
+                games=tuple(duplicate_seatings(tuple(table), league.players, number)),
+            )
+        )
+    LeagueEntry.objects.bulk_create(
+        [LeagueEntry(league=league, bot_id=b) for b in {b for t in tables for b in t}],
+        ignore_conflicts=True,
+    )
+    match_ids = _write_matches(league, schedule)
+    queueing.matches_enqueue_on_commit(match_ids)
+    return match_ids
+
+
+def league_open(*, league: League) -> League:
+    """Mark a league that grows set by set as running, with no schedule written up front."""
+    league.status = League.Status.RUNNING
+    league.started_at = timezone.now()
+    league.save(update_fields=["status", "started_at"])
+    return league
+
+
 def _require_queue() -> None:
     """Refuse early, inside the caller's transaction, when the matches could not be sent."""
     if not queueing.broker_reachable():
@@ -276,7 +320,7 @@ def _require_queue() -> None:
 
 @transaction.atomic
 def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = True) -> League:
-    """Schedule every match and hand them to the workers. ``user`` None: the system (ladder).
+    """Schedule every match and hand them to the workers. ``user`` None: the system.
 
     ``enqueue=False`` leaves the matches for the caller to play (``league_run --inline``).
     """
@@ -364,7 +408,7 @@ def league_finish_if_done(*, league_id: int) -> bool:
     matches finishing together is the one that sees none left; no chord result is needed.
     """
     league = _locked_league(league_id)
-    if league.status != League.Status.RUNNING:
+    if league.status != League.Status.RUNNING or league.kind in GROWING:
         return False
     if league.matches.filter(status__in=[Match.Status.PENDING, Match.Status.RUNNING]).exists():
         return False
@@ -372,14 +416,6 @@ def league_finish_if_done(*, league_id: int) -> bool:
     league.finished_at = timezone.now()
     league.save(update_fields=["status", "finished_at"])
     return True
-
-
-LADDER_USERNAME = "ladder"
-
-
-def ladder_pools() -> list[str]:
-    """Pools the standing ladder serves (setting ``ESCOBA_LADDER_POOLS``, e.g. classic/2p)."""
-    return list(settings.ESCOBA_LADDER_POOLS)
 
 
 def system_user(username: str) -> Any:
@@ -391,34 +427,3 @@ def system_user(username: str) -> Any:
         user.set_unusable_password()
         user.save(update_fields=["password"])
     return user
-
-
-def ladder_start() -> list[League]:
-    """Start a rated league among all bots in rated play (``bots_rated_eligible``) of each pool.
-
-    A pool whose previous ladder league is still being played is skipped, so a slow league never
-    piles up behind itself; so is a pool without enough healthy bots.
-    """
-    started = []
-    for pool in ladder_pools():
-        ruleset_name, _, size = pool.partition("/")
-        players = int(size.rstrip("p"))
-        if League.objects.filter(
-            ladder=True, pool=pool, status__in=[League.Status.OPEN, League.Status.RUNNING]
-        ).exists():
-            continue
-        bot_ids = list(bots_rated_eligible().order_by("id").values_list("id", flat=True))
-        if len(bot_ids) < minimum_bots(players):
-            continue
-        with transaction.atomic():
-            league = league_create(
-                creator=system_user(LADDER_USERNAME),
-                name=league_name_free(f"Ladder {pool} {timezone.now():%Y-%m-%d %H:%M}"),
-                ruleset_name=ruleset_name,
-                players=players,
-                bot_ids=bot_ids,
-                ladder=True,
-                rated=True,
-            )
-            started.append(league_start(league_id=league.id))
-    return started

@@ -63,8 +63,10 @@ from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
-from tournaments.services.leagues import league_finish_if_done
+from tournaments.services.ladder import ladder_after_set
+from tournaments.services.leagues import GROWING, league_finish_if_done
 from tournaments.services.ratings import game_no_shows_record, rated_set_record
+from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
 
@@ -524,8 +526,20 @@ def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutc
             stopping=bool(stopping),
         )
     match_finish(match_id=match_id)
-    league_finish_if_done(league_id=plan.league_id)
+    league_after_set(league_id=plan.league_id)
     return MatchOutcome(status="played", played=len(plan.games), stored=stored, aborted=aborted)
+
+
+def league_after_set(*, league_id: int) -> None:
+    """What a league does when one of its sets ends: the ladder fills its pool again, a
+    version test weighs the evidence, the others finish once no set is left to play."""
+    league = League.objects.get(pk=league_id)
+    if league.kind == League.Kind.LADDER:
+        ladder_after_set(league=league)
+    elif league.kind == League.Kind.TEST:
+        version_test_update(league_id=league_id)
+    else:
+        league_finish_if_done(league_id=league_id)
 
 
 def matches_recover(*, worker: str, since: datetime.datetime | None = None) -> list[int]:
@@ -576,6 +590,8 @@ def matches_sweep(*, idle_s: float = LEASE_S, queued: int | None = None) -> list
     running, never restart. A running league none of whose matches has begun, renewed its lease
     or finished for ``idle_s`` seconds, while the broker's games queue is empty (``queued``, read
     from the broker when not given), is such a case; its pending matches are enqueued once more.
+    So are the pending matches of a league that grows (the ladder, a version test) that were
+    scheduled ``idle_s`` ago and never begun: such a league never goes quiet while it plays.
     Running matches whose lease went stale are released and enqueued too, wherever they are.
     Duplicates are harmless: a match claimed or finished makes its task return at once.
     """
@@ -590,9 +606,12 @@ def matches_sweep(*, idle_s: float = LEASE_S, queued: int | None = None) -> list
             | Q(started_at__gte=quiet_since)
             | Q(finished_at__gte=quiet_since)
         ).values("league_id")
+        # A league that grows (the ladder, a version test) is never quiet while it plays: a set
+        # of its scheduled before quiet_since and still pending lost its message.
+        lost = Q(league__kind__in=GROWING, created_at__lt=quiet_since)
         quiet = list(
             running.filter(status=Match.Status.PENDING)
-            .exclude(league_id__in=active)
+            .filter(~Q(league_id__in=active) | lost)
             .exclude(id__in=released)
             .order_by("id")
             .values_list("id", flat=True)

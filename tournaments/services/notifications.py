@@ -10,7 +10,7 @@ retry of one notification reuses its `webhook-id` so the receiver can drop dupli
 webhook that fails every retry of `ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER` notifications in a row
 is suspended (the owner is emailed) instead of being called for ever.
 
-Events and the `data` each needs (other features send the last two):
+Events and the `data` each needs (challenges and version tests send theirs):
 
 | event | when | data |
 |---|---|---|
@@ -18,7 +18,7 @@ Events and the `data` each needs (other features send the last two):
 | `bot.unhealthy` | checks failed `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row | `check`, `reason` |
 | `bot.healthy` | an unhealthy bot passed a check | `check` |
 | `challenge.received` | another owner challenged the bot | `challenger`, `challenge` |
-| `version_test.finished` | a version test of the bot ended | `test`, `summary` |
+| `version_test.finished` | a version test of the bot ended | `test`, `status`, `summary` |
 | `webhook.suspended` | the owner's webhook kept failing (sent by email only) | `url` |
 """
 

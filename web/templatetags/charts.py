@@ -82,6 +82,54 @@ def rating_chart(
     )
 
 
+@register.simple_tag
+def llr_chart(series: Sequence[Sequence[float]], lower: float, upper: float) -> str:
+    """An SVG line of a version test's log-likelihood ratio against sets played, between the
+    two dashed bounds at which the test decides."""
+    if len(series) < 2:
+        return format_html('<p class="muted">{}</p>', "No set played yet.")
+    xs = [float(point[0]) for point in series]
+    values = [float(point[1]) for point in series]
+    low = min(min(values), lower) * 1.1
+    high = max(max(values), upper) * 1.1
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    last = max(xs[-1], 1.0)
+
+    def x(sets: float) -> float:
+        return LEFT + plot_w * sets / last
+
+    def y(v: float) -> float:
+        return TOP + plot_h * (high - v) / (high - low)
+
+    def rule(css: str, level: float, label: str) -> str:
+        return (
+            f'<line class="{css}" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(level):.1f}" '
+            f'y2="{y(level):.1f}"/><text x="{LEFT - 6}" y="{y(level) + 4:.1f}" '
+            f'text-anchor="end">{label}</text>'
+        )
+
+    parts = [
+        rule("bound", upper, f"H1 {upper:.2f}"),
+        rule("axis", 0.0, "0"),
+        rule("bound", lower, f"H0 {lower:.2f}"),
+    ]
+    for sets in sorted({0, round(last / 2), round(last)}):
+        parts.append(f'<text x="{x(sets):.1f}" y="{HEIGHT - 8}" text-anchor="middle">{sets}</text>')
+    points = " ".join(f"{x(s):.1f},{y(v):.1f}" for s, v in zip(xs, values, strict=True))
+    parts.append(f'<polyline class="line" points="{points}"/>')
+    parts.append(f'<circle class="dot" cx="{x(xs[-1]):.1f}" cy="{y(values[-1]):.1f}" r="4"/>')
+    summary = (
+        f"After {xs[-1]:.0f} sets the log-likelihood ratio is {values[-1]:.2f}; the test accepts "
+        f"H1 at {upper:.2f} and H0 at {lower:.2f}."
+    )
+    return mark_safe(
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'aria-labelledby="llr-chart-title llr-chart-desc" data-points="{len(values)}">'
+        f'<title id="llr-chart-title">Log-likelihood ratio after each set</title>'
+        f'<desc id="llr-chart-desc">{escape(summary)}</desc>{"".join(parts)}</svg>'
+    )
+
+
 def chart_points(svg: SafeString | str) -> list[tuple[float, float]]:
     """The polyline's points of a chart, for tests and for anyone checking what was drawn."""
     start = svg.index(' points="') + len(' points="')

@@ -34,7 +34,7 @@ def rename_duplicates(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0004_pair_totals"),
+        ("tournaments", "0006_ladder"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

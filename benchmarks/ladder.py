@@ -1,0 +1,230 @@
+"""The ladder keeps a worker busy, and ranks newcomers within their first minute.
+
+    .venv/bin/python -m benchmarks.ladder                 # the full run: 10 minutes of ladder
+    .venv/bin/python -m benchmarks.ladder --minutes 2     # a shorter try
+
+Twenty bots, each its own ``python -m bots_sdk serve`` process on 127.0.0.1 thinking 50 ms per
+move (the SDK's example strategies, owned by twenty different accounts), a real Redis, a fresh
+SQLite database (or DATABASE_URL), one real Celery worker (``--pool threads --concurrency 16``,
+with as many ladder sets in flight: a set waiting for a thread would only make a newcomer's
+first set wait behind it) and real Celery beat ticking the ladder every ``ESCOBA_LADDER_TICK_S``
+(5 s). Nobody creates a league: sixteen bots are registered at the start, the other four one by
+one during the run, and everything else is the arena's own doing (protocol checks of the
+newcomers, the matchmaker, the sets, the ratings).
+
+Reported:
+
+- **worker busy**: over the measured window (from the first set's start, ``--minutes`` long),
+  the time the worker's threads spent playing ladder sets (each set's begin-to-end interval,
+  clipped to the window) over threads × window; goal ≥ 90 %;
+- **first game**: per bot, from its registration to the start of its first ladder game; goal:
+  every bot within 60 s;
+- sets and games played, rated games, ratings, and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.league import BOTS, DELAY_ENV, cpu_seconds, say, wait_http, worker_command
+
+ROOT = Path(__file__).resolve().parents[1]
+STRATEGIES = list(BOTS)
+
+
+def start_bots(env: dict, count: int, delay_ms: int, processes: list[subprocess.Popen]) -> list:
+    """Start the bots, adding each process to ``processes`` at once (so it is stopped whatever
+    happens next); returns (name, url) per bot once all answer."""
+    from scripts.private_redis import free_port
+
+    bots = []
+    for number in range(count):
+        strategy = STRATEGIES[number % len(STRATEGIES)]
+        name = f"{strategy}-{number:02d}"
+        port = free_port()
+        command = [sys.executable, "-m", "bots_sdk", "serve", f"benchmarks.league:bot_{strategy}"]
+        command += ["--port", str(port), "--name", name, "--log-level", "warning"]
+        processes.append(
+            subprocess.Popen(
+                command, cwd=ROOT, env={**env, DELAY_ENV: str(delay_ms)}, stdin=subprocess.DEVNULL
+            )
+        )
+        bots.append((name, f"http://127.0.0.1:{port}"))
+    for _, url in bots:
+        wait_http(url, timeout=180)  # twenty interpreters starting at once on a busy machine
+    return bots
+
+
+def run(args: argparse.Namespace) -> None:
+    from scripts.private_redis import PrivateRedis
+
+    data_dir = Path(tempfile.mkdtemp(prefix="escoba-ladder-bench-"))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DEBUG": "0",
+        "ESCOBA_DATA_DIR": str(data_dir),
+        "ESCOBA_ALLOW_PRIVATE_BOT_URLS": "1",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+        "ESCOBA_LADDER_POOLS": "classic/2p",
+        "ESCOBA_LADDER_SETS_IN_FLIGHT": str(args.sets_in_flight),
+        "ESCOBA_LADDER_MAX_SETS_PER_BOT": str(args.max_sets_per_bot),
+        "ESCOBA_LADDER_TICK_S": "5",
+        "ESCOBA_SWEEP_INTERVAL_S": "60",
+    }
+    children: list[subprocess.Popen] = []
+    with PrivateRedis() as redis_server:
+        env["REDIS_URL"] = redis_server.url
+        os.environ.update(env)
+        try:
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0", "--skip-checks"],
+                cwd=ROOT, env=env, check=True,
+            )  # fmt: skip
+            bots = start_bots(env, args.bots, args.delay_ms, children)
+            worker = subprocess.Popen(
+                worker_command(0, args.concurrency), cwd=ROOT, env=env, stdin=subprocess.DEVNULL
+            )
+            children.append(worker)
+            beat = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "config.celery_app", "beat",
+                 "--loglevel", "WARNING", "--schedule", str(data_dir / "beat-schedule")],
+                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            children.append(beat)
+            measure(args, bots, worker)
+        finally:
+            for child in reversed(children):
+                child.terminate()
+            for child in children:
+                try:
+                    child.wait(10)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+            shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace, bots: list, worker: subprocess.Popen) -> None:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.db.models import Min
+    from django.utils import timezone
+
+    from config.celery_app import app
+    from tournaments.models import Bot, Game, League, Match, Rating, Seat
+    from tournaments.services.bots import bot_register
+
+    deadline = time.monotonic() + 60
+    while not app.control.ping(destination=["bench0@localhost"], timeout=0.5):
+        if time.monotonic() > deadline or worker.poll() is not None:
+            raise SystemExit("the worker did not start")
+    users = get_user_model()
+    registered: dict[int, datetime.datetime] = {}
+
+    def register(name: str, url: str) -> None:
+        owner = users.objects.create_user(username=f"owner-{name}")
+        bot = bot_register(owner=owner, name=name, url=url)
+        registered[bot.id] = bot.created_at
+
+    first, late = bots[: args.bots - args.late], bots[args.bots - args.late :]
+    load_before = os.getloadavg()
+    cpu_before = cpu_seconds([worker])
+    for name, url in first:
+        register(name, url)
+    say(f"registered {len(first)} bots; {len(late)} more will arrive during the run")
+
+    def league() -> League | None:
+        return League.objects.filter(kind=League.Kind.LADDER).first()
+
+    while league() is None or not Match.objects.filter(started_at__isnull=False).exists():
+        if time.monotonic() > deadline + 120:
+            raise SystemExit("the ladder did not start within two minutes")
+        time.sleep(0.5)
+    window_start = Match.objects.aggregate(t=Min("started_at"))["t"]
+    window = datetime.timedelta(minutes=args.minutes)
+    # Late bots arrive spread over the window, the last one a minute and a quarter before its
+    # end (or half-way through a short window), so each has its first minute inside the run.
+    spread = max(window - datetime.timedelta(seconds=75), window / 2)
+    arrivals = [window_start + spread * (i + 1) / len(late) for i in range(len(late))]
+    say(f"first set began {(window_start - min(registered.values())).total_seconds():.1f} s "
+        f"after the first registration; measuring {args.minutes:g} minutes")  # fmt: skip
+    while timezone.now() < window_start + window:
+        while arrivals and timezone.now() >= arrivals[0]:
+            arrivals.pop(0)
+            register(*late.pop(0))
+        if worker.poll() is not None:
+            raise SystemExit("the worker died")
+        time.sleep(0.5)
+    window_end = window_start + window
+    worker_cpu = cpu_seconds([worker]) - cpu_before
+
+    busy = 0.0
+    ladder = league()
+    for started, finished in ladder.matches.filter(started_at__isnull=False).values_list(
+        "started_at", "finished_at"
+    ):
+        begin = max(started, window_start)
+        end = min(finished or window_end, window_end)
+        busy += max(0.0, (end - begin).total_seconds())
+    busy_share = busy / (args.concurrency * window.total_seconds())
+
+    firsts = dict(
+        Seat.objects.filter(game__league=ladder, game__started_at__isnull=False)
+        .values_list("bot_id")
+        .annotate(t=Min("game__started_at"))
+        .values_list("bot_id", "t")
+    )
+    waits = {
+        Bot.objects.get(pk=bot_id).name: (
+            (firsts[bot_id] - at).total_seconds() if bot_id in firsts else None
+        )
+        for bot_id, at in registered.items()
+    }
+    finished_sets = ladder.matches.filter(status=Match.Status.FINISHED)
+    games = Game.objects.filter(league=ladder, status=Game.Status.FINISHED)
+    say(f"bots: {args.bots} ({args.delay_ms} ms per move), worker: {args.concurrency} threads, "
+        f"sets in flight: {args.sets_in_flight}, at most {args.max_sets_per_bot} "
+        "per bot")  # fmt: skip
+    say(f"worker busy: {busy_share:.1%} of {args.concurrency} threads over "
+        f"{window.total_seconds():.0f} s (goal >= 90 %)")  # fmt: skip
+    worst = max((w for w in waits.values() if w is not None), default=None)
+    never = sorted(name for name, w in waits.items() if w is None)
+    say(f"first game after registration: worst {worst:.1f} s (goal <= 60 s)"
+        + (f"; never: {', '.join(never)}" if never else ""))  # fmt: skip
+    for name, wait in sorted(waits.items(), key=lambda item: item[1] or 1e9):
+        say(f"  {name:<14} {'-' if wait is None else f'{wait:6.1f} s'}")
+    say(f"sets finished: {finished_sets.count()}, games finished: {games.count()}, "
+        f"rated: {games.filter(rated=True).count()}, ratings: "
+        f"{Rating.objects.filter(pool=ladder.pool).count()}")  # fmt: skip
+    say(f"worker CPU: {worker_cpu:.1f} s over the run")
+    say(f"load average: {load_before} at the start, {os.getloadavg()} at the end")
+
+
+def main() -> None:
+    # A plain SIGTERM (``timeout``, a CI limit) would skip the clean-up of the children.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=10.0, help="Length of the window.")
+    parser.add_argument("--bots", type=int, default=20)
+    parser.add_argument("--late", type=int, default=4, help="Bots registered during the run.")
+    parser.add_argument("--delay-ms", type=int, default=50, help="Bot think time per move.")
+    parser.add_argument("--concurrency", type=int, default=16, help="Worker threads.")
+    parser.add_argument("--sets-in-flight", type=int, default=16)
+    parser.add_argument("--max-sets-per-bot", type=int, default=2)
+    run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
