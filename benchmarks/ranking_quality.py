@@ -17,10 +17,10 @@ two games of a set one after the other, as a round robin of duplicate sets plays
 very same games are rated five ways:
 
 - ``online Elo``: today's rating, K = 32, one update per game (the baseline, kept here only);
-- ``fit per game``: the Bradley-Terry fit of ``tournaments.rating_fit``, each game one result;
+- ``fit per game``: the Bradley-Terry fit of ``games.ratings.fit``, each game one result;
 - ``fit per set: games``: the fit, each set one result, its score the share of games won;
 - ``fit per set: games, then points``: the published rating, scored as the arena scores a set
-  (``tournaments.set_scoring``: the share of games won, a split set leaning a quarter to the
+  (``games.ratings.sets``: the share of games won, a split set leaning a quarter to the
   side with more game points);
 - ``fit per set: games, else points``: a split set decided outright by the game points.
 
@@ -53,7 +53,7 @@ from bots_sdk.examples import random as random_bot
 from bots_sdk.local import play_game
 from bots_sdk.state import BotState
 from games.engine import Move
-from tournaments.rating_fit import PairTable, fit_table
+from games.ratings.fit import PairTable, fit_table
 
 # -- methods: eight bots of known order, four ways of rating the same games ----------------------
 
@@ -171,7 +171,7 @@ def game_score(game: dict, seat: int) -> float:
 
 def set_scores(item: dict) -> dict[str, float]:
     """The set's score for its pair's first bot, under each way of scoring a set."""
-    from tournaments.set_scoring import GameFacts, set_pair_scores
+    from games.ratings.sets import GameFacts, set_pair_scores
 
     a, _ = item["pair"]
     won = points = 0.0

@@ -11,7 +11,7 @@ of ``--repeat``:
 
 - ``sum``: summing the sets per pair (what the fit's SQL ``GROUP BY`` does in the service), here
   with numpy from the raw arrays;
-- ``fit``: ``tournaments.rating_fit.fit_table`` (Newton iterations, covariance, components) on
+- ``fit``: ``games.ratings.fit.fit_table`` (Newton iterations, covariance, components) on
   those sums, and ``los``: the likelihood of superiority of every bot over the next one down.
 
 BLAS is held to one thread (``OPENBLAS_NUM_THREADS=1`` and the like, set before numpy loads), so
@@ -41,7 +41,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from tournaments.rating_fit import PairTable, fit_table  # noqa: E402
+from games.ratings.fit import PairTable, fit_table  # noqa: E402
 
 
 def simulate(

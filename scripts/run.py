@@ -411,9 +411,11 @@ def start_example_bots(supervisor: Supervisor) -> None:
 
 
 DEMO_LEAGUE_NAME = "Demo league"
+# League names are unique: later runs' demo leagues are "Demo league (2)", "(3)"... (league_run).
+DEMO_LEAGUE_PATTERN = "^" + DEMO_LEAGUE_NAME + r"( \(\d+\))?$"
 DEMO_LEAGUE_UNFINISHED = (
     "from tournaments.models import League\n"
-    f"print(League.objects.filter(name={DEMO_LEAGUE_NAME!r}, "
+    f"print(League.objects.filter(name__iregex={DEMO_LEAGUE_PATTERN!r}, "
     "status__in=['open', 'running', 'paused']).exists())"
 )
 

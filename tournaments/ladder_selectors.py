@@ -1,8 +1,8 @@
 """Reads of the ladder, challenges and version tests: who plays now, recent sets, set scores.
 
-A set's score is the one the ratings use (``set_scoring.set_pair_scores``: games beaten, a split
-set leaning a quarter to more game points, forfeits first), so a challenge, a version test and
-the published rating count a duplicate set alike.
+A set's score is the one the ratings use (``games.ratings.sets.set_pair_scores``: games beaten,
+a split set leaning a quarter to more game points, forfeits first), so a challenge, a version test
+and the published rating count a duplicate set alike.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from games.engine import Ruleset
+from games.ratings.sets import GameFacts, game_participants, set_pair_scores
 from tournaments.models import Bot, Challenge, Game, League, Match, VersionTest
-from tournaments.set_scoring import GameFacts, game_participants, set_pair_scores
 
 RECENT_SETS = 20
 LISTED = 10

@@ -14,9 +14,10 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Q, QuerySet
+from django.db.models.functions import Lower
 
-from tournaments import rating_selectors
-from tournaments.models import Bot, Game, GameLog, League, Seat
+from tournaments import rating_selectors, selectors
+from tournaments.models import Bot, Game, GameLog, League, Notification, Seat
 
 RECENT_GAMES = 100
 PERCENTILES = (50, 90, 99)
@@ -231,6 +232,19 @@ def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
 def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
     """The owner's bots by name, with their ratings."""
     return Bot.objects.filter(owner=owner).prefetch_related("ratings").order_by("name")
+
+
+def league_bot_choices() -> list[tuple[int, str]]:
+    """(id, "name (owner)") of every bot a new league may enter, by name: the bots a league may
+    schedule (``selectors.bots_schedulable``), as the API accepts them."""
+    bots = selectors.bots_schedulable().select_related("owner").order_by(Lower("name"), "id")
+    return [(bot.id, f"{bot.name} ({bot.owner.username})") for bot in bots]
+
+
+def owner_notifications(*, owner: AbstractBaseUser, limit: int) -> list[Notification]:
+    """What the owner was told, newest first, with the bot each notice is about."""
+    notices = Notification.objects.filter(user=owner).select_related("bot")
+    return list(notices.order_by("-created_at", "-id")[:limit])
 
 
 def game_find(game_id: int) -> Game | None:

@@ -12,37 +12,43 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 
 from games.engine import Ruleset
-from tournaments.models import Game, League
+from games.ratings.sets import GameFacts, crosstable_cells, game_participants, set_outcomes
+from tournaments.models import Bot, Game, League
 from tournaments.rating_selectors import current_ratings
-from tournaments.set_scoring import game_participants, pairwise_score, standing_key
 
 
-@dataclass
-class _GameFacts:
-    match_id: int
-    participants: list[tuple[int, int]]  # (bot id, team)
-    keys: list[tuple]
-    winner: int | None
-    totals: list[int]
+def bots_schedulable() -> QuerySet[Bot]:
+    """Bots a league may schedule: active (not paused by their owner) and not unhealthy.
+
+    A bot whose health is still unknown (registered, never fully checked) is schedulable: its
+    `GET U` answered `escoba/1` at registration.
+    """
+    return Bot.objects.filter(status=Bot.Status.ACTIVE).exclude(health=Bot.Health.UNHEALTHY)
 
 
-def _finished_games(league: League) -> list[_GameFacts]:
+def _finished_games(league: League) -> list[tuple[int, GameFacts]]:
+    """(match id, the game as the set scoring sees it) for every finished game, in id order."""
     team_of = Ruleset.from_dict(league.ruleset).team_of
     facts = []
     games = league.games.filter(status=Game.Status.FINISHED).order_by("id")
     # league_id too: the related manager sets game.league from it, one query per game without it
     fields = ("id", "league_id", "match_id", "seating", "winner", "totals", "forfeit")
     for game in games.only(*fields):
-        participants = game_participants(game.seating, team_of)
         forfeit_team = None if game.forfeit is None else team_of(game.forfeit)
-        keys = [
-            standing_key(won=game.winner == t, forfeited=forfeit_team == t, total=game.totals[t])
-            for _, t in participants
-        ]
-        facts.append(_GameFacts(game.match_id, participants, keys, game.winner, game.totals))
+        facts.append(
+            (
+                game.match_id,
+                GameFacts(
+                    participants=tuple(game_participants(game.seating, team_of)),
+                    winner=game.winner,
+                    totals=tuple(game.totals),
+                    forfeit_team=forfeit_team,
+                ),
+            )
+        )
     return facts
 
 
@@ -70,27 +76,12 @@ class Standing:
         return asdict(self)
 
 
-def _set_results(games: list[_GameFacts]) -> dict[int, dict[int, str]]:
-    """Each duplicate set's outcome per bot: "won", "drawn" or "lost".
-
-    Within a set every bot played the same deals, so the set goes to the bot with most games won,
-    then most game points; bots level at the top share it as a draw.
-    """
-    by_match: dict[int, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    for game in games:
-        for bot_id, team in game.participants:
-            tally = by_match[game.match_id][bot_id]
-            tally[0] += 1 if game.winner == team else 0.5 if game.winner is None else 0
-            tally[1] += game.totals[team]
-    outcomes: dict[int, dict[int, str]] = {}
-    for match_id, tallies in by_match.items():
-        best = max(tuple(t) for t in tallies.values())
-        leaders = [bot for bot, t in tallies.items() if tuple(t) == best]
-        outcomes[match_id] = {
-            bot: ("won" if len(leaders) == 1 else "drawn") if bot in leaders else "lost"
-            for bot in tallies
-        }
-    return outcomes
+def _set_results(games: list[tuple[int, GameFacts]]) -> list[dict[int, str]]:
+    """Each duplicate set's outcome per bot (``games.ratings.sets.set_outcomes``)."""
+    by_match: dict[int, list[GameFacts]] = defaultdict(list)
+    for match_id, game in games:
+        by_match[match_id].append(game)
+    return [set_outcomes(games) for games in by_match.values()]
 
 
 def league_standings(league: League) -> list[dict[str, Any]]:
@@ -103,7 +94,7 @@ def league_standings(league: League) -> list[dict[str, Any]]:
     bots = dict(league.bots.values_list("id", "name"))
     rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots.items()}
     games = _finished_games(league)
-    for game in games:
+    for _, game in games:
         for bot_id, team in game.participants:
             row = rows[bot_id]
             row.games += 1
@@ -117,7 +108,7 @@ def league_standings(league: League) -> list[dict[str, Any]]:
                 row.losses += 1
             row.points_for += game.totals[team]
             row.points_against += sum(game.totals) - game.totals[team]
-    for outcomes in _set_results(games).values():
+    for outcomes in _set_results(games):
         for bot_id, outcome in outcomes.items():
             setattr(rows[bot_id], f"sets_{outcome}", getattr(rows[bot_id], f"sets_{outcome}") + 1)
     faults = (
@@ -139,6 +130,10 @@ def league_standings(league: League) -> list[dict[str, Any]]:
     return [row.as_dict() for row in ordered]
 
 
+def _cell(score: float, games: int) -> dict[str, Any]:
+    return {"score": score, "games": games}
+
+
 def league_crosstable(league: League) -> dict[str, Any]:
     """Pairwise results: ``rows[i]["cells"][j]`` is bot i's score against bot j over its games.
 
@@ -146,23 +141,14 @@ def league_crosstable(league: League) -> dict[str, Any]:
     partnership games the two bots of a table meet as opponents.
     """
     bots = list(league.bots.order_by("name").values_list("id", "name"))
-    cells: dict[int, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
-    for game in _finished_games(league):
-        for (bot_id, _), key in zip(game.participants, game.keys, strict=True):
-            for (other_id, _), other_key in zip(game.participants, game.keys, strict=True):
-                if other_id != bot_id:
-                    cell = cells[bot_id][other_id]
-                    cell[0] += pairwise_score(key, other_key)
-                    cell[1] += 1
+    cells = crosstable_cells(game for _, game in _finished_games(league))
     return {
         "bots": [{"id": bot_id, "name": name} for bot_id, name in bots],
         "rows": [
             {
                 "bot": bot_id,
                 "cells": [
-                    None
-                    if other_id == bot_id
-                    else {"score": cells[bot_id][other_id][0], "games": cells[bot_id][other_id][1]}
+                    None if other_id == bot_id else _cell(*cells.get((bot_id, other_id), (0.0, 0)))
                     for other_id, _ in bots
                 ],
             }

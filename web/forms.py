@@ -12,6 +12,8 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 from django.forms import BoundField
 
+from games.faults import DEFAULT_MAX_FAULTS
+
 PASSWORDS_DIFFER = "The two passwords differ."
 
 
@@ -79,6 +81,66 @@ class BotForm(FocusFirstErrorMixin, forms.Form):
     description = forms.CharField(
         max_length=500, required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
+    secret = forms.CharField(
+        label="Signing secret (optional)",
+        max_length=100,
+        required=False,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+        help_text=(
+            "Your bot's own Standard Webhooks secret (the whsec form), already given to the bot: "
+            "then every call, the first GET included, is signed with it. Leave it empty and we "
+            "make one, shown once; the first GET is then unsigned."
+        ),
+    )
+
+    def clean_secret(self) -> str | None:
+        """Empty means "make one" (the service's None); the service checks the rest."""
+        return self.cleaned_data["secret"].strip() or None
+
+
+class LeagueForm(FocusFirstErrorMixin, forms.Form):
+    """A new league, as ``POST /api/leagues/`` takes it; ``rated`` only for staff.
+
+    The rules (a free name, each bot once, enough bots for a table, the ranges, who may rate)
+    are the service's, shown here field by field.
+    """
+
+    name = forms.CharField(max_length=100, widget=forms.TextInput(attrs={"autofocus": True}))
+    ruleset = forms.ChoiceField(help_text="The rule preset (docs/rules.md).")
+    players = forms.TypedChoiceField(
+        coerce=int,
+        choices=[(2, "2"), (3, "3"), (4, "4 (two partnerships)")],
+        initial=2,
+        help_text="Seats per table.",
+    )
+    games_per_pairing = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=60,
+        help_text="A multiple of 2 (of 3 for 3-player games); empty: one duplicate set.",
+    )
+    move_timeout_ms = forms.IntegerField(label="Move timeout (ms)", initial=1000)
+    max_faults = forms.IntegerField(
+        initial=DEFAULT_MAX_FAULTS, help_text="A seat forfeits on its fault number max_faults + 1."
+    )
+    rated = forms.BooleanField(
+        required=False, help_text="Counts for the pool's ratings (staff only)."
+    )
+    bots = forms.TypedMultipleChoiceField(
+        coerce=int,
+        required=False,  # too few bots is the service's error, in its words
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Active, healthy bots, each once: at least 2 (3 for 3-player games).",
+    )
+
+    def __init__(
+        self, *args, bots: list[tuple[int, str]], rulesets: list[str], staff: bool, **kwargs
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["bots"].choices = bots
+        self.fields["ruleset"].choices = [(name, name) for name in rulesets]
+        if not staff:
+            del self.fields["rated"]
 
 
 class RankingFilterForm(forms.Form):

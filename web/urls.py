@@ -23,7 +23,9 @@ register_converter(RowIdConverter, "row_id")
 urlpatterns = [
     path("", views.rankings, name="rankings"),
     path("leagues/", views.league_list, name="league_list"),
+    path("leagues/new/", views.league_new, name="league_new"),
     path("leagues/<row_id:league_id>/", views.league_detail, name="league_detail"),
+    path("leagues/<row_id:league_id>/start/", views.league_start_page, name="league_start"),
     path("leagues/<row_id:league_id>/live/", views.league_live, name="league_live"),
     path("leagues/<row_id:league_id>/games/", views.league_games, name="league_games"),
     path("bots/<row_id:bot_id>/", views.bot_detail, name="bot_detail"),

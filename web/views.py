@@ -18,13 +18,28 @@ from django.urls import reverse
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
+from games.engine import PRESETS
 from tournaments import ladder_selectors, page_selectors, rating_selectors, selectors
+from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
 from tournaments.services.accounts import account_register
 from tournaments.services.bots import bot_check, bot_register
+from tournaments.services.leagues import (
+    QueueUnavailable,
+    league_create,
+    league_create_errors,
+    league_start,
+)
 from tournaments.services.ratings import noshow_pause_after, provisional_half_width
-from web.forms import BotForm, ChallengeForm, LoginForm, RankingFilterForm, SignupForm
+from web.forms import (
+    BotForm,
+    ChallengeForm,
+    LeagueForm,
+    LoginForm,
+    RankingFilterForm,
+    SignupForm,
+)
 from web.templatetags.cards import french_labels
 
 DEFAULT_POOL = "classic/2p"
@@ -37,6 +52,12 @@ LEAGUES_LISTED = 100
 BOT_REGISTERED = "Bot {name} is registered. Copy its signing secret now: it is shown only once."
 CHECK_PASSED = "The protocol check passed."
 CHECK_FAILED = "The protocol check failed; see the report."
+BOT_REGISTERED_OWN_SECRET = (
+    "Bot {name} is registered; every call to it is signed with the secret you gave."
+)
+LEAGUE_CREATED = "League {name} is created and open: start it when its bots are entered."
+LEAGUE_STARTED = "League {name} has started."
+NOTIFICATIONS_LISTED = 20
 # The site's icon (16, 32 and 48 px, drawn from favicon.svg) at the address browsers and the
 # admin ask for by default.
 FAVICON = Path(__file__).parent / "static" / "web" / "favicon.ico"
@@ -307,16 +328,80 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     form = BotForm(request.POST or None)
     new_bot = None
     if request.method == "POST" and form.is_valid():
+        own_secret = form.cleaned_data["secret"] is not None
         try:
             new_bot = bot_register(owner=request.user, **form.cleaned_data)
         except ValidationError as error:
             _form_errors_from(form, error)
         else:
-            messages.success(request, BOT_REGISTERED.format(name=new_bot.name))
+            done = BOT_REGISTERED_OWN_SECRET if own_secret else BOT_REGISTERED
+            messages.success(request, done.format(name=new_bot.name))
             form = BotForm()
-    bots = page_selectors.bots_of_owner(owner=request.user)
-    context = {"nav": "my_bots", "form": form, "bots": bots, "new_bot": new_bot}
+            if own_secret:
+                new_bot = None  # the owner has the secret already: nothing to show once
+    context = {
+        "nav": "my_bots",
+        "form": form,
+        "bots": page_selectors.bots_of_owner(owner=request.user),
+        "new_bot": new_bot,
+        "notifications": page_selectors.owner_notifications(
+            owner=request.user, limit=NOTIFICATIONS_LISTED
+        ),
+    }
     return render(request, "web/my_bots.html", context)
+
+
+@never_cache
+@login_required
+def league_new(request: HttpRequest) -> HttpResponse:
+    """Create a league: the API's rules (``league_create_errors``, then ``league_create``)."""
+    form = LeagueForm(
+        request.POST or None,
+        bots=page_selectors.league_bot_choices(),
+        rulesets=list(PRESETS),
+        staff=request.user.is_staff,
+    )
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            errors = league_create_errors(
+                name=data["name"], players=data["players"], bot_ids=data["bots"]
+            )
+            if errors:
+                raise ValidationError(errors)
+            league = league_create(
+                creator=request.user,
+                name=data["name"],
+                ruleset_name=data["ruleset"],
+                players=data["players"],
+                games_per_pairing=data["games_per_pairing"],
+                move_timeout_ms=data["move_timeout_ms"],
+                max_faults=data["max_faults"],
+                rated=data.get("rated", False),
+                bot_ids=data["bots"],
+            )
+        except ValidationError as error:
+            _form_errors_from(form, error)
+        else:
+            messages.success(request, LEAGUE_CREATED.format(name=league.name))
+            return redirect("league_detail", league_id=league.pk)
+    return render(request, "web/league_new.html", {"nav": "leagues", "form": form})
+
+
+@login_required
+@require_POST
+def league_start_page(request: HttpRequest, league_id: int) -> HttpResponse:
+    """The creator's start button on the league page (``league_start``, as the API's)."""
+    league = _found(page_selectors.league_find(league_id))
+    try:
+        league = league_start(league_id=league.pk, user=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    except QueueUnavailable:
+        messages.error(request, QUEUE_UNAVAILABLE)
+    else:
+        messages.success(request, LEAGUE_STARTED.format(name=league.name))
+    return redirect("league_detail", league_id=league.pk)
 
 
 @login_required

@@ -15,7 +15,8 @@ def stored_game(
         for name in names
     ]
     league = League.objects.create(
-        name=f"{ruleset['name']} rules",
+        # League names are unique: one league per stored game.
+        name=f"{ruleset['name']} rules, {' v '.join(names)}, seed {seed}",
         creator=owner,
         ruleset=ruleset,
         pool=f"{ruleset['name']}/2p",

@@ -97,6 +97,39 @@ def _public_pages(sweep: Sweep, world, games: dict[str, Game]) -> None:
     sweep.visit("/no/such/page/", "404")
 
 
+POST_WITH_CSRF = """(action) => {
+  const form = document.createElement("form");
+  form.method = "post";
+  form.action = action;
+  const input = document.createElement("input");
+  input.name = "csrfmiddlewaretoken";
+  input.value = (document.cookie.match(/csrftoken=([^;]+)/) || ["", ""])[1];
+  form.append(input);
+  document.body.append(form);
+  form.submit();
+}"""
+
+
+def _league_pages(sweep: Sweep, world, other) -> None:
+    """The new-league form (fresh and refused), an open league with its start button, and the
+    403 of starting someone else's league (issue 14)."""
+    page = sweep.page
+    sweep.visit("/leagues/new/", "new league")
+    page.get_by_role("button", name="Create league").click()
+    expect(page.locator("#id_name_error")).to_be_visible()
+    sweep.check("new league refused")
+    common = {"ruleset": world.league.ruleset, "pool": world.league.pool, "players": 2, "seed": 1}
+    mine = League.objects.create(name="Open and mine", creator=world.owner, **common)
+    LeagueEntry.objects.bulk_create(LeagueEntry(league=mine, bot=bot) for bot in world.bots)
+    sweep.visit(f"/leagues/{mine.pk}/", "an open league of mine")
+    expect(page.get_by_role("button", name="Start league")).to_be_visible()
+    theirs = League.objects.create(name="Open and theirs", creator=other, **common)
+    page.evaluate(POST_WITH_CSRF, f"/leagues/{theirs.pk}/start/")
+    expect(page.get_by_role("heading", name="Not allowed")).to_be_visible()
+    sweep.check("403 (another's league)")
+    sweep.names.add("league_start")
+
+
 def _ladder_pages(sweep: Sweep, world) -> None:
     """The ladder, and the two forms of a signed-in owner (challenge a bot, test a version),
     refused and then accepted; Celery is eager, so the challenge and the test are played in the
@@ -184,6 +217,7 @@ def test_axe_finds_nothing_on_any_page_signed_in_or_out(
     expect(page.get_by_role("heading", name="Not allowed")).to_be_visible()
     sweep.check("403 (another's bot)")
     sweep.names.add("my_bot_check")
+    _league_pages(sweep, world, other)
     _ladder_pages(sweep, world)
     _public_pages(sweep, world, games)
 

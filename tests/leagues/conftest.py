@@ -74,3 +74,25 @@ def make_rated_bot(make_bot) -> Callable[..., object]:
         return make_bot(example, **fields)
 
     return make
+
+
+def migrate(targets):
+    """Migrate the test database to ``targets`` and return the apps as they were then."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+    return executor.loader.project_state(targets).apps
+
+
+@pytest.fixture
+def latest_schema_after():
+    """For migration tests: later tests need every migration applied again."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())

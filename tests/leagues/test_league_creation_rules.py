@@ -5,11 +5,15 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from games.scheduling import ERROR_TOO_FEW_BOTS
 from tournaments import queueing
-from tournaments.api.league_serializers import ERROR_BOTS_REPEATED, ERROR_LEAGUE_NAME_TAKEN
 from tournaments.models import League, LeagueEntry
-from tournaments.scheduling import ERROR_TOO_FEW_BOTS
-from tournaments.services.leagues import ERROR_DELETE_NOT_ALLOWED, ERROR_DELETE_STARTED
+from tournaments.services.leagues import (
+    ERROR_BOTS_REPEATED,
+    ERROR_DELETE_NOT_ALLOWED,
+    ERROR_DELETE_STARTED,
+    ERROR_LEAGUE_NAME_TAKEN,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -126,3 +130,46 @@ def test_a_403_from_a_league_says_permission_denied_as_the_readme_promises(
     league_id = create(user_client, "code", two_bots).json()["id"]
     response = other_user_client.post(f"{LEAGUES}{league_id}/start/")
     assert response.status_code == 403 and response.json()["code"] == "permission_denied"
+
+
+def test_the_database_refuses_a_name_taken_since_the_check(user, two_bots):
+    """No check before the insert here: the constraint itself refuses the second name, and the
+    service says so in the check's own words."""
+    from django.core.exceptions import ValidationError
+
+    from tournaments.services.leagues import league_create
+
+    league_create(creator=user, name="Autumn Cup", bot_ids=two_bots)
+    with pytest.raises(ValidationError) as refused:
+        league_create(creator=user, name="AUTUMN cup", bot_ids=two_bots)
+
+    assert refused.value.message_dict == {"name": [ERROR_LEAGUE_NAME_TAKEN]}
+    assert list(League.objects.values_list("name", flat=True)) == ["Autumn Cup"]
+
+
+def test_a_request_that_loses_the_race_for_a_name_gets_the_400(
+    user_client, other_user_client, two_bots, monkeypatch
+):
+    """Two requests for one name both pass the check before either commits; the second insert
+    is refused by the constraint. The check is made to see no league, as the losing request's
+    check saw none."""
+    from tournaments.api import league_serializers
+
+    assert create(user_client, "Race", two_bots).status_code == 201
+    monkeypatch.setattr(league_serializers, "league_create_errors", lambda **request: {})
+
+    response = create(other_user_client, "race", two_bots)
+
+    assert errors(response) == {"name": [ERROR_LEAGUE_NAME_TAKEN]}
+    assert response.json()["detail"]
+    assert League.objects.count() == 1
+
+
+def test_leagues_the_arena_names_itself_take_the_next_free_name(user, two_bots):
+    from tournaments.services.leagues import league_create, league_name_free
+
+    assert league_name_free("Ladder classic/2p") == "Ladder classic/2p"
+    league_create(creator=user, name="Ladder classic/2p", bot_ids=two_bots)
+    league_create(creator=user, name="ladder classic/2p (2)", bot_ids=two_bots)
+    assert league_name_free("Ladder classic/2p") == "Ladder classic/2p (3)"
+    assert len(league_name_free("x" * 100)) == 100

@@ -4,6 +4,7 @@ Celery runs eagerly here (test settings), so starting a league plays it inside t
 start transaction commits.
 """
 
+import itertools
 from datetime import timedelta
 from decimal import Decimal
 
@@ -37,8 +38,13 @@ from tournaments.services.ratings import ratings_recompute
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+_numbers = itertools.count(1)
+
+
 def _create(user, bots, **options):
-    return league_create(creator=user, name="test league", bot_ids=[b.id for b in bots], **options)
+    """A league with a name of its own (league names are unique)."""
+    name = f"test league {next(_numbers)}"
+    return league_create(creator=user, name=name, bot_ids=[b.id for b in bots], **options)
 
 
 def test_create_validates_every_field(user):
@@ -103,8 +109,9 @@ def test_only_the_creator_starts_and_too_few_bots_cannot_start(user, make_bot):
 
 
 def _rated(staff, bots, **options):
+    name = f"rated league {next(_numbers)}"  # league names are unique
     return league_create(
-        creator=staff, name="rated league", bot_ids=[b.id for b in bots], rated=True, **options
+        creator=staff, name=name, bot_ids=[b.id for b in bots], rated=True, **options
     )
 
 

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from tournaments.scheduling import (
+from games.scheduling import (
     ERROR_DUPLICATE_BOTS,
     build_schedule,
     circle_rounds,

@@ -34,6 +34,7 @@ pytestmark = pytest.mark.django_db
 BOTS = 4
 _pools = itertools.count(1)
 _matches = itertools.count(1)
+_leagues = itertools.count(1)  # league names are unique
 
 # One set: which bots played (2 or 3 of BOTS), its games, and a score in twelfths per pair.
 SET = st.tuples(
@@ -51,8 +52,8 @@ def versions(make_rated_bot) -> list[int]:
 
 def record(staff, pool: str, versions: list[int], sets) -> None:
     league = League.objects.create(
-        name=f"totals {pool}", creator=staff, ruleset={"name": "classic"}, pool=pool,
-        players=2, rated=True, seed=1, status=League.Status.FINISHED,
+        name=f"totals {pool} {next(_leagues)}", creator=staff, ruleset={"name": "classic"},
+        pool=pool, players=2, rated=True, seed=1, status=League.Status.FINISHED,
     )  # fmt: skip
     for players, games, scores in sets:
         number = next(_matches)

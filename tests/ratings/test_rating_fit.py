@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.ranking_quality import online_elo
-from tournaments.rating_fit import MEAN, PRIOR_SD, SCALE, PairTable, fit_ratings, fit_table
+from games.ratings.fit import MEAN, PRIOR_SD, SCALE, PairTable, fit_ratings, fit_table
 
 SCORES = st.sampled_from([0.0, 0.5, 1.0])
 PLAYERS = st.integers(min_value=1, max_value=6)

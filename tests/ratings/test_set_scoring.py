@@ -1,12 +1,16 @@
 """Set scores and no-shows as the ratings count them (no database)."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from games.engine import Ruleset
-from tournaments.set_scoring import (
+from games.ratings.sets import (
     GameFacts,
+    crosstable_cells,
     game_participants,
     no_show_seats,
+    set_outcomes,
     set_pair_scores,
     standing_key,
 )
@@ -108,3 +112,46 @@ def test_a_seat_that_answered_badly_is_not_a_no_show():
 def test_a_seat_never_asked_is_not_a_no_show():
     # seat 0 forfeited on its first fault, before seat 1 was asked anything
     assert no_show_seats(seats=2, plays=[], faults=[fault(0, "connect")]) == {0}
+
+
+# --- set outcomes and the crosstable (shared by the league table and `bots_sdk league`) ---------
+
+_trio_game = st.builds(
+    lambda order, winner, totals: GameFacts(
+        tuple((player, team) for team, player in enumerate(order)), winner, tuple(totals), None
+    ),
+    st.permutations([1, 2, 3]),
+    st.one_of(st.none(), st.integers(0, 2)),
+    st.lists(st.integers(0, 30), min_size=3, max_size=3),
+)
+
+
+@given(st.lists(_trio_game, min_size=1, max_size=6))
+def test_a_set_has_one_winner_or_leaders_sharing_a_draw(games):
+    outcomes = set_outcomes(games)
+    assert set(outcomes) == {1, 2, 3}
+    won = [p for p, o in outcomes.items() if o == "won"]
+    drawn = [p for p, o in outcomes.items() if o == "drawn"]
+    assert (len(won), len(drawn)) == (1, 0) or (not won and len(drawn) >= 2)
+
+
+@given(st.lists(_trio_game, min_size=1, max_size=6))
+def test_crosstable_cells_add_up_for_every_pair(games):
+    cells = crosstable_cells(games)
+    for (a, b), (score, count) in cells.items():
+        other_score, other_count = cells[(b, a)]
+        assert count == other_count == len(games)
+        assert score + other_score == count
+        assert 0 <= score <= count
+
+
+def test_set_outcomes_by_games_won_then_points():
+    assert set_outcomes([duel(1, 2, 0, [21, 10]), duel(2, 1, 1, [9, 21])]) == {
+        1: "won",
+        2: "lost",
+    }
+    # one game each, more points: won; the same points: drawn
+    assert set_outcomes([duel(1, 2, 0, [21, 5]), duel(2, 1, 0, [21, 19])])[1] == "won"
+    assert set(set_outcomes([duel(1, 2, 0, [21, 16]), duel(2, 1, 0, [21, 16])]).values()) == {
+        "drawn"
+    }

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bots_sdk import run_check
+from tests.sdk.conftest import SAMPLE_REQUEST
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "whsec_" + "Y2xpLXRlc3Qtc2VjcmV0LXZhbHVl"
@@ -143,7 +144,7 @@ print(json.dumps({
 def test_pip_install_into_a_fresh_venv(tmp_path):
     """`pip install ./games ./bots_sdk`, as the SDK README says, into a virtualenv of its own
     (no system site-packages, no Django): the SDK imports the installed `games`, and `serve`,
-    `check`, `duel` and the example bots work from there."""
+    `check`, `duel`, `league`, `replay` and the example bots work from there."""
     repo = tmp_path / "repo"
     for package in ("games", "bots_sdk"):
         shutil.copytree(
@@ -203,6 +204,20 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
     )  # fmt: skip
     assert duel.returncode == 0, duel.stderr
     assert "4 games with seats swapped" in duel.stdout
+
+    # league (numpy comes with games, for the rating fit) and replay, installed.
+    league = run(
+        python, "-m", "bots_sdk", "league", "bots_sdk.examples.greedy",
+        "bots_sdk.examples.random", "--sets", "1", "--json", "--quiet",
+    )  # fmt: skip
+    assert league.returncode == 0, league.stderr
+    assert {row["bot"] for row in json.loads(league.stdout)["standings"]} == {"greedy", "random"}
+    (work / "request.json").write_text(json.dumps(SAMPLE_REQUEST))
+    replayed = run(
+        python, "-m", "bots_sdk", "replay", "request.json", "--bot", "bots_sdk.examples.greedy"
+    )  # fmt: skip
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "(legal)" in replayed.stdout
 
     help_text = run(str(bin_dir / "escoba-bot"), "--help", timeout=60)
     assert "serve" in help_text.stdout

@@ -5,11 +5,9 @@ from rest_framework import serializers
 
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Game, League, Match, Rating, RatingPoint, Seat
-from tournaments.scheduling import ERROR_TOO_FEW_BOTS, TABLE_SIZES, minimum_bots
+from tournaments.services.leagues import league_create_errors
 
 ERROR_RULESET_SHAPE = 'Give a preset name, or {"name": preset, "options": {...}}.'
-ERROR_LEAGUE_NAME_TAKEN = "A league with this name already exists; choose another name."
-ERROR_BOTS_REPEATED = "Each bot may be entered once; listed more than once: {ids}."
 
 
 class BotRefSerializer(serializers.Serializer):
@@ -59,25 +57,13 @@ class LeagueCreateSerializer(serializers.Serializer):
         ),
     )
 
-    # Refusing a league that could never start here, rather than at /start/, keeps junk out of
-    # the public list.
-    def validate_name(self, name: str) -> str:
-        if League.objects.filter(name__iexact=name).exists():
-            raise serializers.ValidationError(ERROR_LEAGUE_NAME_TAKEN)
-        return name
-
-    def validate_bots(self, bots: list[int]) -> list[int]:
-        repeated = sorted({bot for bot in bots if bots.count(bot) > 1})
-        if repeated:
-            ids = ", ".join(map(str, repeated))
-            raise serializers.ValidationError(ERROR_BOTS_REPEATED.format(ids=ids))
-        return bots
-
+    # The rules a request must pass are the service's (the browser form checks the same ones).
     def validate(self, attrs: dict) -> dict:
-        players = attrs.get("players", 2)
-        if players in TABLE_SIZES and len(attrs.get("bots", [])) < minimum_bots(players):
-            message = ERROR_TOO_FEW_BOTS.format(minimum=minimum_bots(players), players=players)
-            raise serializers.ValidationError({"bots": [message]})
+        errors = league_create_errors(
+            name=attrs["name"], players=attrs.get("players", 2), bot_ids=attrs.get("bots", [])
+        )
+        if errors:
+            raise serializers.ValidationError(errors)
         return attrs
 
 

@@ -1,21 +1,24 @@
-"""Bot faults and the fault policy, kept in one place so the runner and the docs cannot drift.
+"""Bot faults: their kinds and how users read them. The fault policy (what replaces a faulting
+move, when a seat forfeits) is `games.faults`, shared with the SDK's local league.
 
-A fault is anything a bot does wrong on a call: it never raises, it is recorded. The policy:
-
-- a faulting move is replaced by a fallback legal move: trail the lowest card when trailing is
-  legal, otherwise the first legal capture in the engine's order;
-- a seat with more than `max_faults` faults in one game forfeits that game.
+A fault is anything a bot does wrong on a call: it never raises, it is recorded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from games.engine import Move
+from games.faults import DEFAULT_MAX_FAULTS, fallback_move, forfeits
 
-DEFAULT_MAX_FAULTS = 5
+__all__ = [
+    "DEFAULT_MAX_FAULTS",
+    "FAULT_MESSAGES",
+    "Fault",
+    "FaultKind",
+    "fallback_move",
+    "forfeits",
+]
 
 
 class FaultKind(StrEnum):
@@ -60,22 +63,3 @@ class Fault:
 
     def to_dict(self) -> dict[str, str]:
         return {"kind": str(self.kind), "detail": self.detail}
-
-
-def fallback_move(legal_moves: Sequence[Move]) -> Move:
-    """The move played for a seat whose own move faulted.
-
-    Deterministic and cheap, so a faulting bot gains nothing from it: the lowest card is trailed
-    when any trail is legal, otherwise the first legal capture is taken.
-    """
-    if not legal_moves:
-        raise ValueError("no legal moves: it is not this seat's turn")
-    trails = [move for move in legal_moves if not move.capture]
-    if trails:
-        return min(trails, key=lambda move: move.card)
-    return legal_moves[0]
-
-
-def forfeits(fault_count: int, max_faults: int) -> bool:
-    """A seat forfeits on its fault number `max_faults + 1`."""
-    return fault_count > max_faults

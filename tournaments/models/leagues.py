@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from .bots import Bot
@@ -56,6 +57,9 @@ class League(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status"]), models.Index(fields=["kind", "pool"])]
         constraints = [
+            # Names are told apart without regard to case, as the API and the pages check them
+            # (services.leagues.league_create_errors); this holds when two requests race.
+            models.UniqueConstraint(Lower("name"), name="league_name_unique"),
             # Two fills racing to make a pool's ladder must not make two.
             models.UniqueConstraint(
                 fields=["pool"],

@@ -2,7 +2,7 @@
 
 A rated set is written once, when its match finishes (``RatedSet``, one ``SetScore`` per pair of
 bot versions). Ratings are never accumulated: each fit of a pool recomputes every rating of the
-pool from all of its rated sets (``tournaments.rating_fit``), replaces the published ``Rating``
+pool from all of its rated sets (``games.ratings.fit``), replaces the published ``Rating``
 rows and keeps a ``RatingPoint`` per changed rating as the history charts draw.
 """
 

@@ -5,7 +5,7 @@ A bot is verified when it is registered and whenever its URL changes (`GET U` mu
 check (`games.check`: scripted positions, legality, latency, sent through the same caller) runs
 when the owner or an admin asks, and for every bot `bots_due_for_check` lists when a periodic
 task calls `bot_check`. A bot that fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is
-unhealthy and is not scheduled (`bots_schedulable`) until a check passes again.
+unhealthy and is not scheduled (`selectors.bots_schedulable`) until a check passes again.
 
 A bot's owner may bring its signing secret at registration (then even the first `GET U` is
 signed, so a bot that refuses every unsigned call can register) or let us make one. The owner
@@ -99,15 +99,6 @@ def secret_clean(secret: str) -> str:
     if not low <= len(key) <= high:
         raise ValidationError({"secret": [ERROR_SECRET_LENGTH.format(size=len(key))]})
     return secret
-
-
-def bots_schedulable() -> QuerySet[Bot]:
-    """Bots a league may schedule: active (not paused by their owner) and not unhealthy.
-
-    A bot whose health is still unknown (registered, never fully checked) is schedulable: its
-    `GET U` answered `escoba/1` at registration.
-    """
-    return Bot.objects.filter(status=Bot.Status.ACTIVE).exclude(health=Bot.Health.UNHEALTHY)
 
 
 def bots_due_for_check(*, every_s: float) -> QuerySet[Bot]:

@@ -21,7 +21,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from tournaments.models import Bot, Challenge, League
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.leagues import league_create, league_name_free, league_start
 from tournaments.services.notifications import EVENT_CHALLENGE_RECEIVED, notification_send
 
 ERROR_NOT_YOUR_BOT = "This must be one of your own bots."
@@ -94,7 +94,7 @@ def challenge_create(*, user: Any, bot_id: int, opponent_id: int, sets: int) -> 
     )
     league = league_create(
         creator=user,
-        name=f"Challenge: {bot.name} v {opponent.name}",
+        name=league_name_free(f"Challenge: {bot.name} v {opponent.name}"),  # names are unique
         ruleset_name=RULESET,
         players=PLAYERS,
         games_per_pairing=2 * sets,

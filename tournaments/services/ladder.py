@@ -34,16 +34,24 @@ from collections import defaultdict
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, NotSupportedError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from tournaments import queueing, rating_fit
+from games.ratings import fit as rating_fit
+from games.scheduling import minimum_bots
+from tournaments import queueing
 from tournaments.matchmaking import HISTORY_PER_BOT, Entrant, Matchmaker, Rules
 from tournaments.models import Bot, League, Match
 from tournaments.rating_selectors import pool_standing
-from tournaments.scheduling import minimum_bots
-from tournaments.services.leagues import league_add_sets, league_create, league_open, system_user
+from tournaments.services.leagues import (
+    league_add_sets,
+    league_create,
+    league_name_free,
+    league_open,
+    system_user,
+)
 from tournaments.services.ratings import bots_rated_eligible
 
 logger = logging.getLogger(__name__)
@@ -89,7 +97,8 @@ def ladder_league(pool: str) -> League:
         with transaction.atomic():
             league = league_create(
                 creator=system_user(LADDER_USERNAME),
-                name=f"Ladder {pool}",
+                # a user's league may hold the name already: names are unique
+                name=league_name_free(f"Ladder {pool}"),
                 ruleset_name=ruleset_name,
                 players=players,
                 rated=True,
@@ -98,8 +107,13 @@ def ladder_league(pool: str) -> League:
             if league.pool != pool:  # e.g. a ruleset whose own name differs from the setting's
                 raise ValueError(f"Pool {pool!r} resolves to {league.pool!r}; use that name.")
             return league_open(league=league)
-    except IntegrityError:  # another fill made it first (one ladder per pool)
-        return League.objects.get(kind=League.Kind.LADDER, pool=pool)
+    except (IntegrityError, ValidationError):
+        # Another fill made it first: one ladder per pool, and its name is taken too (then
+        # league_create says so as a ValidationError). Anything else is a real error.
+        made = League.objects.filter(kind=League.Kind.LADDER, pool=pool).first()
+        if made is None:
+            raise
+        return made
 
 
 def ladder_bots() -> list[Bot]:

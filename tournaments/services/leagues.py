@@ -19,15 +19,13 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.engine import Ruleset, RulesetError
-from tournaments import queueing
-from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
-from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
-from tournaments.read_cache import reads_changed
-from tournaments.scheduling import (
+from games.scheduling import (
+    ERROR_TOO_FEW_BOTS,
+    TABLE_SIZES,
     ScheduledMatch,
     build_schedule,
     duplicate_seatings,
@@ -35,8 +33,13 @@ from tournaments.scheduling import (
     minimum_bots,
     schedule_errors,
     set_length,
+    table_options,
 )
-from tournaments.services.bots import bots_schedulable
+from tournaments import queueing
+from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
+from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
+from tournaments.read_cache import reads_changed
+from tournaments.selectors import bots_schedulable
 from tournaments.services.ratings import rated_entry_errors, rated_league_check
 
 ERROR_NOT_CREATOR = "Only the league's creator may do this."
@@ -51,6 +54,8 @@ ERROR_MOVE_TIMEOUT = "move_timeout_ms must be between {low} and {high}."
 ERROR_MAX_FAULTS = "max_faults must be between {low} and {high}."
 ERROR_DELETE_NOT_ALLOWED = "Only the league's creator or staff may delete it."
 ERROR_DELETE_STARTED = "Only a league that never started can be deleted; this one is {status}."
+ERROR_LEAGUE_NAME_TAKEN = "A league with this name already exists; choose another name."
+ERROR_BOTS_REPEATED = "Each bot may be entered once; listed more than once: {ids}."
 
 
 class QueueUnavailable(Exception):
@@ -77,7 +82,7 @@ def _resolve_ruleset(name: str, options: Mapping[str, Any] | None, players: int)
     options = dict(options or {})
     if "players" in options or "teams" in options:
         raise ValidationError({"ruleset": [ERROR_RULESET_PLAYERS]})
-    options.update(players=players, teams=players == 4)
+    options.update(table_options(players))
     try:
         return Ruleset.from_preset(name, options)
     except RulesetError as error:
@@ -100,6 +105,35 @@ def _bots_for_entry(bot_ids: Iterable[int]) -> list[Bot]:
     if paused:
         raise ValidationError({"bots": [ERROR_BOT_NOT_ACTIVE.format(name=n) for n in paused]})
     return [bots[i] for i in ids]
+
+
+def league_create_errors(*, name: str, players: int, bot_ids: list[int]) -> dict[str, list[str]]:
+    """Field → messages for a league a user asks for (API and pages): a name not taken (case
+    aside), each bot once, enough bots for one table. Checked before anything is written, so a
+    league that could never start is refused, not created and left in the public list.
+    """
+    errors: dict[str, list[str]] = {}
+    if League.objects.filter(name__iexact=name).exists():
+        errors["name"] = [ERROR_LEAGUE_NAME_TAKEN]
+    repeated = sorted({bot for bot in bot_ids if bot_ids.count(bot) > 1})
+    if repeated:
+        ids = ", ".join(map(str, repeated))
+        errors["bots"] = [ERROR_BOTS_REPEATED.format(ids=ids)]
+    elif players in TABLE_SIZES and len(bot_ids) < minimum_bots(players):
+        message = ERROR_TOO_FEW_BOTS.format(minimum=minimum_bots(players), players=players)
+        errors["bots"] = [message]
+    return errors
+
+
+def league_name_free(name: str) -> str:
+    """``name``, or the first of "name (2)", "name (3)"... not taken: for leagues the arena
+    names itself (the ladder's, the demo league)."""
+    candidate, number = name, 1
+    while League.objects.filter(name__iexact=candidate).exists():
+        number += 1
+        suffix = f" ({number})"
+        candidate = name[: 100 - len(suffix)] + suffix
+    return candidate
 
 
 @transaction.atomic
@@ -142,19 +176,27 @@ def league_create(
     ruleset = _resolve_ruleset(ruleset_name, ruleset_options, players)
     bots = _bots_for_entry(bot_ids)
     rated_league_check(creator=creator, rated=rated, bot_ids=[bot.id for bot in bots])
-    league = League.objects.create(
-        name=name,
-        creator=creator,
-        ruleset=ruleset.to_dict(),
-        pool=pool_name(ruleset, players),
-        players=players,
-        games_per_pairing=games_per_pairing,
-        move_timeout_ms=move_timeout_ms,
-        max_faults=max_faults,
-        rated=rated,
-        kind=kind,
-        seed=secrets.randbits(63),
-    )
+    try:
+        # A savepoint: the name may have been taken since it was checked (two requests racing);
+        # the constraint refuses it, and the caller gets the same error as the check gives.
+        with transaction.atomic():
+            league = League.objects.create(
+                name=name,
+                creator=creator,
+                ruleset=ruleset.to_dict(),
+                pool=pool_name(ruleset, players),
+                players=players,
+                games_per_pairing=games_per_pairing,
+                move_timeout_ms=move_timeout_ms,
+                max_faults=max_faults,
+                rated=rated,
+                kind=kind,
+                seed=secrets.randbits(63),
+            )
+    except IntegrityError:
+        if League.objects.filter(name__iexact=name).exists():
+            raise ValidationError({"name": [ERROR_LEAGUE_NAME_TAKEN]}) from None
+        raise
     LeagueEntry.objects.bulk_create(LeagueEntry(league=league, bot=bot) for bot in bots)
     return league
 

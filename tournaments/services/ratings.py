@@ -37,6 +37,8 @@ from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from games.engine import Ruleset
+from games.ratings.fit import DEFAULT_PROVISIONAL_HALF_WIDTH, Fit, PairTable, fit_table
+from games.ratings.sets import GameFacts, game_participants, no_show_seats, set_pair_scores
 from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord
 from tournaments.models import (
@@ -53,9 +55,7 @@ from tournaments.models import (
     SetScore,
     VersionTotal,
 )
-from tournaments.rating_fit import Fit, PairTable, fit_table
 from tournaments.read_cache import reads_changed
-from tournaments.set_scoring import GameFacts, game_participants, no_show_seats, set_pair_scores
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,6 @@ ERROR_BOT_NOT_RATED = (
 )
 
 DEFAULT_NOSHOW_PAUSE_AFTER = 3
-DEFAULT_PROVISIONAL_HALF_WIDTH = 100.0
 # A history point is kept when a rating moved at least this much (or its sets changed).
 HISTORY_MIN_CHANGE = Decimal("1.00")
 CENT = Decimal("0.01")
@@ -215,7 +214,7 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
     the transaction that marks the match finished (``services.matches.match_finish`` does). It
     counts when the league is rated, every game of the set finished (none aborted), no bot was
     a no-show and every bot is still in rated play. Its games become ``rated``, each pair of bot
-    versions gets its score (``set_scoring.set_pair_scores``), and the pool is refitted after
+    versions gets its score (``games.ratings.sets.set_pair_scores``), and the pool is refitted after
     the transaction commits. Returns None, writing nothing, when it does not count or was
     already recorded.
     """

@@ -23,7 +23,12 @@ from tournaments import sprt
 from tournaments.ladder_selectors import league_set_scores
 from tournaments.models import League, Match, VersionTest
 from tournaments.services.challenges import PLAYERS, RULESET, bot_for, opponent_check, quota_check
-from tournaments.services.leagues import league_add_sets, league_create, league_open
+from tournaments.services.leagues import (
+    league_add_sets,
+    league_create,
+    league_name_free,
+    league_open,
+)
 from tournaments.services.notifications import EVENT_VERSION_TEST_FINISHED, notification_send
 
 ERROR_ELO_ORDER = "elo1 must be at least {gap:g} Elo above elo0."
@@ -82,7 +87,7 @@ def version_test_create(
     )
     league = league_create(
         creator=user,
-        name=f"Test: {candidate.name} v {baseline.name}",
+        name=league_name_free(f"Test: {candidate.name} v {baseline.name}"),  # names are unique
         ruleset_name=RULESET,
         players=PLAYERS,
         rated=False,

@@ -18,11 +18,11 @@ from rich.table import Table
 
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, League, Match
-from tournaments.selectors import league_progress, league_standings
-from tournaments.services.bots import bots_schedulable
+from tournaments.selectors import bots_schedulable, league_progress, league_standings
 from tournaments.services.leagues import (
     QueueUnavailable,
     league_create,
+    league_name_free,
     league_start,
     system_user,
 )
@@ -38,7 +38,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--name", default="Command-line league")
+        parser.add_argument(
+            "--name",
+            default="Command-line league",
+            help='A taken name gets the first free number: "name (2)", "name (3)"...',
+        )
         parser.add_argument("--bots", help="Comma-separated bot names (default: every fit bot).")
         parser.add_argument("--ruleset", default="classic", help="Preset name.")
         parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
@@ -101,7 +105,7 @@ class Command(BaseCommand):
         try:
             return league_create(
                 creator=system_user(options["creator"]),
-                name=options["name"],
+                name=league_name_free(options["name"]),
                 ruleset_name=options["ruleset"],
                 players=options["players"],
                 games_per_pairing=options["games_per_pairing"],

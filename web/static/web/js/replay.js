@@ -644,8 +644,15 @@ export class ReplayViewer {
       const text = document.createElement("span");
       const tags = document.createElement("span");
       if (step.kind === "deal") text.textContent = "Deal";
-      else if (step.kind === "end") text.textContent = "Score";
-      else {
+      else if (step.kind === "end") {
+        text.textContent = "Score";
+        // The fault that ended the game made no play: its badge is on the round it cut short,
+        // so the badges add up to the seats' fault counts.
+        const result = this.log.result || {};
+        if (!this.log.rounds[step.round].score && result.forfeit_reason === "faults") {
+          tags.append(tag("fault", "Fault"));
+        }
+      } else {
         const move = step.move;
         const card = (c) => this.frenchOrSpanish(c);
         text.textContent = `${step.play}. ${this.seatNames[move.seat]}: ${card(move.card)}` +

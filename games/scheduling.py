@@ -50,6 +50,11 @@ def set_length(players: int) -> int:
     return 3 if players == 3 else 2
 
 
+def table_options(players: int) -> dict[str, int | bool]:
+    """The ruleset options a league's table size sets: four players are two partnerships."""
+    return {"players": players, "teams": players == 4}
+
+
 def minimum_bots(players: int) -> int:
     """Partnership leagues seat two bots (one per team); the others one bot per seat."""
     return 2 if players == 4 else players

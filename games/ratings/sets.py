@@ -138,3 +138,41 @@ def no_show_seats(
         for seat in range(seats)
         if seat in asked and seat not in moved and kinds[seat] <= NO_SHOW_FAULTS
     }
+
+
+def set_outcomes(games: Sequence[GameFacts]) -> dict[int, str]:
+    """One duplicate set's outcome per player: "won", "drawn" or "lost" (the league table's).
+
+    Within a set every player played the same deals, so the set goes to the player with most
+    games won (a drawn game half), then most game points; players level at the top share it as
+    a draw.
+    """
+    tallies: dict[int, list[float]] = {}
+    for game in games:
+        for player, team in game.participants:
+            tally = tallies.setdefault(player, [0, 0])
+            tally[0] += 1 if game.winner == team else 0.5 if game.winner is None else 0
+            tally[1] += game.totals[team]
+    if not tallies:
+        return {}
+    best = max(tuple(tally) for tally in tallies.values())
+    leaders = [player for player, tally in tallies.items() if tuple(tally) == best]
+    return {
+        player: ("won" if len(leaders) == 1 else "drawn") if player in leaders else "lost"
+        for player in tallies
+    }
+
+
+def crosstable_cells(games: Iterable[GameFacts]) -> dict[tuple[int, int], tuple[float, int]]:
+    """(a, b) → (a's score against b, games they met in), over every game given.
+
+    In 3-player games each pair counts as meeting once per game (by standing), and in
+    partnership games the two players of a table meet as opponents.
+    """
+    cells: dict[tuple[int, int], tuple[float, int]] = {}
+    for game in games:
+        keys = game.keys()
+        for a, b in itertools.permutations(keys, 2):
+            score, count = cells.get((a, b), (0.0, 0))
+            cells[(a, b)] = (score + pairwise_score(keys[a], keys[b]), count + 1)
+    return cells

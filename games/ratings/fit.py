@@ -49,6 +49,9 @@ PRIOR_SD = 2 / SCALE
 Z_95 = 1.959963984540054
 TOLERANCE = 1e-8
 MAX_ITERATIONS = 100
+# A rating whose 95 % half-interval is wider than this is provisional (the arena's default,
+# ESCOBA_PROVISIONAL_HALF_WIDTH overrides it there).
+DEFAULT_PROVISIONAL_HALF_WIDTH = 100.0
 
 
 @dataclass(frozen=True)
