@@ -447,7 +447,7 @@ class ReplayViewer {
       link.href = URL.createObjectURL(blob);
       link.download = `game-${this.root.dataset.game}-r${step.round + 1}p${step.play}-request.json`;
       link.click();
-      URL.revokeObjectURL(link.href);
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
     };
   }
 
