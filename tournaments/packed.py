@@ -3,6 +3,12 @@
 ``pack`` writes gzip with no timestamp in its header (the same value packs to the same bytes);
 ``unpack`` reads it back. ``public_meta`` turns a game's stored diagnostics into the per-play
 latency and faults anyone may see, one list per round of the log.
+
+A move request's ``history`` is the plays of its round so far, which the log already holds: it
+is stored once, in the log. ``requests_without_history`` leaves it out of the stored
+diagnostics (``null`` keeps its place) and ``requests_with_history`` puts it back from the log,
+the very plays that were sent (``tests/leagues/test_game_diagnostics.py`` compares them with
+what a bot received).
 """
 
 from __future__ import annotations
@@ -12,13 +18,18 @@ from typing import Any
 
 import orjson
 
-LEVEL = 6  # measured in benchmarks/log_storage.py: level 9 saves little and costs more CPU
+# gzip levels, measured in benchmarks/log_storage.py (docs/benchmarks.md): a log (~17 KB of JSON)
+# is packed once and served many times, so it gets the smallest form; diagnostics (~400 KB with
+# every request body) are packed by the match worker once per game and rarely read, so level 3,
+# a third of level 6's CPU for a third more bytes.
+LEVEL_LOG = 9
+LEVEL_DIAGNOSTICS = 3
 PUBLIC_KEYS = ("seat", "latency_ms", "fault", "detail")
 
 
-def pack(value: Any) -> bytes:
+def pack(value: Any, *, level: int = 6) -> bytes:
     """``value`` as gzip-compressed JSON."""
-    return gzip.compress(orjson.dumps(value), compresslevel=LEVEL, mtime=0)
+    return gzip.compress(orjson.dumps(value), compresslevel=level, mtime=0)
 
 
 def unpack(data: bytes | memoryview) -> Any:
@@ -40,3 +51,26 @@ def public_meta(diagnostics: list[dict[str, Any]], *, rounds: int) -> list[list[
             continue
         meta[row["round"] - 1].append({key: row.get(key) for key in PUBLIC_KEYS})
     return meta
+
+
+def requests_without_history(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The diagnostics as stored: each request's ``history`` left to the log."""
+    return [
+        {**row, "request": {**row["request"], "history": None}} if row.get("request") else row
+        for row in diagnostics
+    ]
+
+
+def requests_with_history(
+    diagnostics: list[dict[str, Any]], document: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The stored diagnostics with each request's ``history`` back from the log's plays."""
+    rounds = document.get("rounds") or []
+    restored = []
+    for row in diagnostics:
+        request = row.get("request")
+        if request and request.get("history") is None and row["round"] <= len(rounds):
+            plays = rounds[row["round"] - 1]["plays"][: row["play"] - 1]
+            row = {**row, "request": {**request, "history": plays}}
+        restored.append(row)
+    return restored

@@ -205,7 +205,7 @@ def game_diagnostics(*, game: Game, viewer: AbstractBaseUser | AnonymousUser) ->
     and the exact ``request`` body sent; for everyone else those are null. None when the game
     has no log yet.
     """
-    log = GameLog.objects.only("game_id", "diagnostics_gzip", "faults").filter(game=game).first()
+    log = GameLog.objects.filter(game=game).first()  # diagnostics need the log's plays
     if log is None:
         return None
     seating = list(game.seating)

@@ -160,7 +160,7 @@ class GameLog(models.Model):
     ``document_gzip`` is the escoba-log/1 document as gzip-compressed JSON, served as it is to
     clients that accept gzip. ``diagnostics_gzip`` holds one row per move request (see
     ``PlayCall.diagnostics``): public latency and fault, and the owner-only debug text and
-    request body. ``faults`` lists every fault with its seat, 1-based round and play number,
+    request body (its ``history`` left to the log, see ``packed``). ``faults`` lists every fault with its seat, 1-based round and play number,
     uncompressed so that lists of games can show it.
     """
 
@@ -185,19 +185,22 @@ class GameLog(models.Model):
 
     @document.setter
     def document(self, value: dict[str, Any]) -> None:
-        self.document_gzip = packed.pack(value)
+        self.document_gzip = packed.pack(value, level=packed.LEVEL_LOG)
         self.__dict__["_document"] = value
 
     @property
     def diagnostics(self) -> list[dict[str, Any]]:
-        """Every move request of the game in order, with what only the bot's owner may see."""
+        """Every move request of the game in order, with what only the bot's owner may see (each
+        request's ``history`` comes back from the log, where it is stored once)."""
         if "_diagnostics" not in self.__dict__:
-            self.__dict__["_diagnostics"] = packed.unpack(self.diagnostics_gzip)
+            stored = packed.unpack(self.diagnostics_gzip)
+            self.__dict__["_diagnostics"] = packed.requests_with_history(stored, self.document)
         return self.__dict__["_diagnostics"]
 
     @diagnostics.setter
     def diagnostics(self, value: list[dict[str, Any]]) -> None:
-        self.diagnostics_gzip = packed.pack(value)
+        stored = packed.requests_without_history(value)
+        self.diagnostics_gzip = packed.pack(stored, level=packed.LEVEL_DIAGNOSTICS)
         self.__dict__["_diagnostics"] = value
 
     @property
