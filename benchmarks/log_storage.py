@@ -11,7 +11,8 @@ runner (`tournaments.bot_calls.runner.play_game`), two-player classic and four-p
 partnerships. For each game the script builds what the log table held before (the
 `escoba-log/1` document and the per-play `meta` as JSON, i.e. `jsonb`) and what it holds now
 (`tournaments.packed.pack` of the document and of the per-request diagnostics, which also keep
-every request body sent, less its history which the log holds, and any debug text, as `bytea`), plus the faults list both keep as JSON.
+every request body sent, less what the log holds, and any debug text, as `bytea`), plus the
+faults list both keep as JSON.
 It also times packing a game's log and diagnostics (once, when the game finishes) and unpacking
 the document (a client that does not accept gzip), per game, on this machine.
 """
@@ -54,9 +55,9 @@ def play(games: int, options: dict[str, Any], seats: int, urls: list[str]) -> li
     return records
 
 
-def diagnostics(record: Any) -> bytes:
-    """The diagnostics as ``GameLog`` stores them: each request's history left to the log."""
-    stored = packed.requests_without_history(record.diagnostics)
+def stored_diagnostics(record: Any) -> bytes:
+    """The diagnostics as ``GameLog`` stores them (``packed.requests_stored``)."""
+    stored = packed.requests_stored(record.diagnostics)
     return packed.pack(stored, level=packed.LEVEL_DIAGNOSTICS)
 
 
@@ -96,7 +97,7 @@ def stored_sizes(url: str, records: list[Any]) -> list[dict[str, int]]:
                     orjson.dumps(record.meta).decode(),
                     orjson.dumps(record.faults).decode(),
                     packed.pack(record.log, level=packed.LEVEL_LOG),
-                    diagnostics(record),
+                    stored_diagnostics(record),
                     packed.pack(without_requests(record), level=packed.LEVEL_DIAGNOSTICS),
                 ],
             )
@@ -126,7 +127,7 @@ def timings(records: list[Any]) -> dict[str, float]:
     for record in records:
         started = time.perf_counter()
         stored = packed.pack(record.log, level=packed.LEVEL_LOG)
-        diagnostics(record)
+        stored_diagnostics(record)
         pack_ms.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         packed.unpack(stored)

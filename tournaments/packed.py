@@ -4,11 +4,12 @@
 ``unpack`` reads it back. ``public_meta`` turns a game's stored diagnostics into the per-play
 latency and faults anyone may see, one list per round of the log.
 
-A move request's ``history`` is the plays of its round so far, which the log already holds: it
-is stored once, in the log. ``requests_without_history`` leaves it out of the stored
-diagnostics (``null`` keeps its place) and ``requests_with_history`` puts it back from the log,
-the very plays that were sent (``tests/leagues/test_game_diagnostics.py`` compares them with
-what a bot received).
+Each request body sent is kept whole for its bot's owner, but stored without what is kept
+elsewhere: its ``history`` is the plays of its round so far, which the log holds, and its
+``game`` block is the same for every call of a game. ``requests_stored`` leaves those out
+(``null`` keeps their place in the body) and ``requests_restored`` puts them back, byte for
+byte the values that were sent (``tests/leagues/test_game_diagnostics.py`` compares every
+request with what the bot received).
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ from typing import Any
 import orjson
 
 # gzip levels, measured in benchmarks/log_storage.py (docs/benchmarks.md): a log (~17 KB of JSON)
-# is packed once and served many times, so it gets the smallest form; diagnostics (~400 KB with
-# every request body) are packed by the match worker once per game and rarely read, so level 3,
-# a third of level 6's CPU for a third more bytes.
+# is packed once and served many times, so it gets the smallest form; diagnostics (~130 KB of
+# JSON for a two-player game) are packed by the match worker once per game, a few ms at level 6.
 LEVEL_LOG = 9
-LEVEL_DIAGNOSTICS = 3
+LEVEL_DIAGNOSTICS = 6
 PUBLIC_KEYS = ("seat", "latency_ms", "fault", "detail")
 
 
@@ -53,24 +53,35 @@ def public_meta(diagnostics: list[dict[str, Any]], *, rounds: int) -> list[list[
     return meta
 
 
-def requests_without_history(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The diagnostics as stored: each request's ``history`` left to the log."""
-    return [
-        {**row, "request": {**row["request"], "history": None}} if row.get("request") else row
-        for row in diagnostics
-    ]
-
-
-def requests_with_history(
-    diagnostics: list[dict[str, Any]], document: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """The stored diagnostics with each request's ``history`` back from the log's plays."""
-    rounds = document.get("rounds") or []
-    restored = []
+def requests_stored(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The diagnostics as stored: each request's ``history`` left to the log, and its ``game``
+    (the same for every call of a game) kept only where it differs from the previous one's."""
+    stored, game = [], None
     for row in diagnostics:
         request = row.get("request")
-        if request and request.get("history") is None and row["round"] <= len(rounds):
-            plays = rounds[row["round"] - 1]["plays"][: row["play"] - 1]
-            row = {**row, "request": {**request, "history": plays}}
+        if request:
+            same = request.get("game") == game
+            game = request.get("game")
+            request = {**request, "history": None, "game": None if same else game}
+            row = {**row, "request": request}
+        stored.append(row)
+    return stored
+
+
+def requests_restored(
+    diagnostics: list[dict[str, Any]], document: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The stored diagnostics with each request whole again: its ``history`` from the log's
+    plays of its round, its ``game`` from the last request that kept one."""
+    rounds = document.get("rounds") or []
+    restored, game = [], None
+    for row in diagnostics:
+        request = row.get("request")
+        if request:
+            game = request["game"] if request.get("game") is not None else game
+            history = request.get("history")
+            if history is None and row["round"] <= len(rounds):
+                history = rounds[row["round"] - 1]["plays"][: row["play"] - 1]
+            row = {**row, "request": {**request, "game": game, "history": history}}
         restored.append(row)
     return restored

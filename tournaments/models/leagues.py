@@ -160,8 +160,8 @@ class GameLog(models.Model):
     ``document_gzip`` is the escoba-log/1 document as gzip-compressed JSON, served as it is to
     clients that accept gzip. ``diagnostics_gzip`` holds one row per move request (see
     ``PlayCall.diagnostics``): public latency and fault, and the owner-only debug text and
-    request body (its ``history`` left to the log, see ``packed``). ``faults`` lists every fault with its seat, 1-based round and play number,
-    uncompressed so that lists of games can show it.
+    request body (less what the log holds, see ``packed``). ``faults`` lists every fault with
+    its seat, 1-based round and play number, uncompressed so that lists of games can show it.
     """
 
     game = models.OneToOneField(
@@ -191,15 +191,15 @@ class GameLog(models.Model):
     @property
     def diagnostics(self) -> list[dict[str, Any]]:
         """Every move request of the game in order, with what only the bot's owner may see (each
-        request's ``history`` comes back from the log, where it is stored once)."""
+        request made whole again: see ``packed.requests_restored``)."""
         if "_diagnostics" not in self.__dict__:
             stored = packed.unpack(self.diagnostics_gzip)
-            self.__dict__["_diagnostics"] = packed.requests_with_history(stored, self.document)
+            self.__dict__["_diagnostics"] = packed.requests_restored(stored, self.document)
         return self.__dict__["_diagnostics"]
 
     @diagnostics.setter
     def diagnostics(self, value: list[dict[str, Any]]) -> None:
-        stored = packed.requests_without_history(value)
+        stored = packed.requests_stored(value)
         self.diagnostics_gzip = packed.pack(stored, level=packed.LEVEL_DIAGNOSTICS)
         self.__dict__["_diagnostics"] = value
 
