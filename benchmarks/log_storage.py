@@ -72,7 +72,7 @@ def encoded_sizes(record: Any) -> dict[str, int]:
         "before_document": len(orjson.dumps(record.log)),
         "before_meta": len(orjson.dumps(record.meta)),
         "after_document": len(packed.pack(record.log, level=packed.LEVEL_LOG)),
-        "after_diagnostics": len(packed.pack(record.diagnostics, level=packed.LEVEL_DIAGNOSTICS)),
+        "after_diagnostics": len(stored_diagnostics(record)),
         "after_slim": len(packed.pack(without_requests(record), level=packed.LEVEL_DIAGNOSTICS)),
         "faults": len(orjson.dumps(record.faults)),
     }
