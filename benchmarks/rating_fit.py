@@ -16,6 +16,17 @@ of ``--repeat``:
 
 BLAS is held to one thread (``OPENBLAS_NUM_THREADS=1`` and the like, set before numpy loads), so
 the figures are for one core. The goal: the whole refit in at most 5 s.
+
+With ``--database`` the same sets are written to the database of ``DATABASE_URL`` (PostgreSQL:
+one finished match, ``RatedSet``, its two players and its ``SetScore`` each, in pool
+``bench-<bots>-<sets>/2p``, kept for the next run) and the service's own refit is timed, best
+of ``--repeat``, reading the pool both ways in the same run: ``from sets`` sums every
+``SetScore`` with a ``GROUP BY`` (how every fit read before the running totals;
+``ratings_recompute`` still does), ``from totals`` reads the ``PairTotal``/``VersionTotal``
+rows (what a fit does now). Both must publish the same figures to the cent. CPU time is this
+process's plus its database backend's (read from ``/proc``: the database must run on this
+machine), with PostgreSQL's parallel workers turned off, so it is one core's work; wall clock
+also counts the waits for a core.
 """
 
 from __future__ import annotations
@@ -72,12 +83,134 @@ def pair_sums(a: np.ndarray, b: np.ndarray, score: np.ndarray, bots: int) -> Pai
     )
 
 
+def database_fill(pool: str, bots: int, a: np.ndarray, b: np.ndarray, score: np.ndarray) -> None:
+    """Write the sets as rated sets of ``pool`` with their running totals (PostgreSQL ``COPY``;
+    a pool already holding them is reused)."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
+
+    from tournaments.models import Bot, BotVersion, League, RatedSet
+    from tournaments.services.ratings import pool_totals_rebuild
+
+    if RatedSet.objects.filter(pool=pool).count() == a.size:
+        print(f"reusing the {a.size} rated sets of {pool}")
+        return
+    owner, _ = get_user_model().objects.get_or_create(username="bench-ratings")
+    with transaction.atomic():
+        league = League.objects.create(
+            name="rating fit benchmark", creator=owner, ruleset={"name": "bench"},
+            pool=pool, players=2, rated=True, seed=1, status=League.Status.FINISHED,
+        )  # fmt: skip
+        made = Bot.objects.bulk_create(
+            Bot(owner=owner, name=f"{pool}-{i}", url="http://127.0.0.1:9/", secret="x")
+            for i in range(bots)
+        )
+        versions = BotVersion.objects.bulk_create(BotVersion(bot=bot) for bot in made)
+        version_id = np.array([v.id for v in versions], dtype=np.int64)
+        first, second = np.minimum(a, b), np.maximum(a, b)
+        # ids ascend with the bot index, so the lower index is the lower version id
+        twelfths = np.rint(12 * np.where(a < b, score, 1 - score)).astype(np.int64)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "CREATE TEMP TABLE bench_sets (number int, player bigint, opponent bigint, "
+                "twelfths int) ON COMMIT DROP"
+            )
+            with cursor.copy("COPY bench_sets FROM STDIN") as copy:
+                for n in range(a.size):
+                    copy.write_row(
+                        (n + 1, version_id[first[n]], version_id[second[n]], twelfths[n])
+                    )
+            cursor.execute(
+                "INSERT INTO tournaments_match (league_id, number, round, seed, status, attempts,"
+                " worker, claim) SELECT %s, number, 1, number, 'finished', 0, '', '' "
+                "FROM bench_sets ORDER BY number",
+                [league.id],
+            )
+            cursor.execute(
+                "INSERT INTO tournaments_ratedset (match_id, pool, games, created_at) "
+                "SELECT id, %s, 2, now() FROM tournaments_match WHERE league_id = %s "
+                "ORDER BY number",
+                [pool, league.id],
+            )
+            joined = (
+                "FROM bench_sets s JOIN tournaments_match m ON m.league_id = %s AND "
+                "m.number = s.number JOIN tournaments_ratedset r ON r.match_id = m.id"
+            )
+            cursor.execute(
+                "INSERT INTO tournaments_setscore (rated_set_id, pool, player_id, opponent_id, "
+                f"twelfths) SELECT r.id, %s, s.player, s.opponent, s.twelfths {joined}",
+                [pool, league.id],
+            )
+            for side in ("player", "opponent"):
+                cursor.execute(
+                    "INSERT INTO tournaments_ratedset_players (ratedset_id, botversion_id) "
+                    f"SELECT r.id, s.{side} {joined}",
+                    [league.id],
+                )
+        pool_totals_rebuild(pool=pool)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+
+
+def database_timings(pool: str, repeat: int) -> None:
+    """Time the service's refit of ``pool`` reading the sets and reading the totals."""
+    from django.db import connection
+
+    from tournaments.services.ratings import (
+        pool_fit_compute,
+        pool_fit_publish,
+        pool_totals,
+        pool_totals_from_sets,
+    )
+
+    with connection.cursor() as cursor:
+        # one core: no parallel workers for the database's part either
+        cursor.execute("SET max_parallel_workers_per_gather = 0")
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+
+    def cpu() -> float:
+        """CPU seconds of this process and of its database backend (same machine, /proc)."""
+        with open(f"/proc/{backend}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return time.process_time() + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    timings: dict[str, list[float]] = {}
+    cpus: dict[str, list[float]] = {}
+
+    def timed(name: str, work):
+        start, used = time.perf_counter(), cpu()
+        result = work()
+        timings.setdefault(name, []).append(time.perf_counter() - start)
+        cpus.setdefault(name, []).append(cpu() - used)
+        return result
+
+    for _ in range(repeat):  # interleaved, so both see the same load
+        timed("read from sets", lambda: pool_totals_from_sets(pool=pool))
+        timed("read from totals", lambda: pool_totals(pool=pool))
+        old = timed("refit from sets", lambda: pool_fit_compute(pool=pool, from_sets=True))
+        new = timed("refit from totals", lambda: pool_fit_compute(pool=pool))
+        same = [e.published() for e in old.entries] == [e.published() for e in new.entries]
+        assert same, "the two reads gave different fits"
+    timed("publish", lambda: pool_fit_publish(result=new))
+    pairs, _ = pool_totals(pool=pool)
+    print(f"database: {new.sets} rated sets, {len(pairs)} pair totals; same fit to the cent")
+    print(f"best of {repeat}, database included:  CPU time (one core)   wall clock (all runs)")
+    for name, values in timings.items():
+        runs = ", ".join(f"{v:.2f}" for v in values)
+        print(f"  {name:18} {min(cpus[name]):6.2f} s   {min(values):6.2f} s ({runs})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--sets", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--database", action="store_true", help="Also time the service's refit on DATABASE_URL."
+    )
     args = parser.parse_args()
+    print(f"uptime: {os.popen('uptime').read().strip()}")
 
     truth, a, b, score = simulate(args.bots, args.sets, seed=2026)
     print(f"{args.bots} bots, {a.size} sets; numpy {np.__version__}, one BLAS thread")
@@ -117,6 +250,15 @@ def main() -> None:
         f"refit: {cpu['total']:.2f} s of one core ({best['total']:.2f} s wall clock here): "
         f"{verdict} the 5 s goal"
     )
+    if args.database:
+        import django
+
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+        django.setup()
+        pool = f"bench-{args.bots}-{a.size}/2p"
+        database_fill(pool, args.bots, a, b, score)
+        database_timings(pool, args.repeat)
+        print(f"uptime: {os.popen('uptime').read().strip()}")
 
 
 if __name__ == "__main__":

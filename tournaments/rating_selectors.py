@@ -138,8 +138,9 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     """The ranking of ``pool`` with everything a page shows per bot.
 
     Beside the published figures (``rating_row``): ``owner``, ``bot_id``, ``interval`` (half the
-    95 % interval), ``set_score`` (the mean score per pair in its rated sets, in %) and ``trend``
-    (the change over its last ``TREND_POINTS`` history points).
+    95 % interval), ``set_score`` (the mean score per pair in its rated sets, in %), ``trend``
+    (the change over its last ``TREND_POINTS`` history points), and the bot's no-shows:
+    ``no_shows`` (all), ``no_shows_in_row`` and ``rated_paused`` (out of rated play for them).
     """
     ratings = list(ranking(pool))
     version_ids = [rating.version_id for rating in ratings]
@@ -154,6 +155,9 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
             interval=(row["rating_high"] - row["rating_low"]) / 2,
             set_score=100 * scores[rating.version_id] if rating.version_id in scores else None,
             trend=trends.get(rating.version_id, 0.0),
+            no_shows=rating.bot.no_shows,
+            no_shows_in_row=rating.bot.no_shows_in_row,
+            rated_paused=rating.bot.rated_paused_at is not None,
         )
         rows.append(row)
     return rows

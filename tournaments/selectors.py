@@ -63,6 +63,8 @@ class Standing:
     sets_drawn: int = 0
     sets_lost: int = 0
     rating: float | None = None
+    rating_low: float | None = None
+    rating_high: float | None = None
     provisional: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -96,7 +98,8 @@ def league_standings(league: League) -> list[dict[str, Any]]:
     """One row per entered bot, best first: points (1 a win, ½ a draw), then game points.
 
     ``rating`` is the bot's published rating in the league's pool (its current version's; None
-    without one), the same figure as the rankings show; the league itself has no second Elo.
+    without one) with its 95 % interval (``rating_low``, ``rating_high``) and ``provisional``,
+    the same figures as the rankings show; the league itself has no second Elo.
     """
     bots = dict(league.bots.values_list("id", "name"))
     rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots.items()}
@@ -127,8 +130,9 @@ def league_standings(league: League) -> list[dict[str, Any]]:
         if item["seats__bot_id"] in rows:
             rows[item["seats__bot_id"]].faults = item["total"] or 0
     for rating in current_ratings(pool=league.pool, bot_ids=list(rows)):
-        rows[rating.bot_id].rating = float(rating.rating)
-        rows[rating.bot_id].provisional = rating.provisional
+        row = rows[rating.bot_id]
+        row.rating, row.provisional = float(rating.rating), rating.provisional
+        row.rating_low, row.rating_high = float(rating.rating_low), float(rating.rating_high)
     ordered = sorted(
         rows.values(),
         key=lambda r: (-r.points, -(r.points_for - r.points_against), -r.points_for, r.bot),

@@ -22,6 +22,7 @@ from tournaments import page_selectors, rating_selectors, selectors
 from tournaments.models import Game, League
 from tournaments.services.accounts import account_register
 from tournaments.services.bots import bot_check, bot_register
+from tournaments.services.ratings import noshow_pause_after, provisional_half_width
 from web.forms import BotForm, LoginForm, RankingFilterForm, SignupForm
 from web.templatetags.cards import french_labels
 
@@ -73,6 +74,8 @@ def rankings(request: HttpRequest) -> HttpResponse:
         "pools": pools,
         "rows": rows,
         "query": query,
+        "provisional_half_width": provisional_half_width(),
+        "noshow_pause_after": noshow_pause_after(),
     }
     return render(request, "web/rankings.html", context)
 
@@ -156,17 +159,18 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     pools = rating_selectors.bot_pools(bot)
     pool = request.GET.get("pool") if request.GET.get("pool") in pools else None
     pool = pool or (pools[0] if pools else DEFAULT_POOL)
-    history = [
-        point
-        for point in rating_selectors.bot_rating_history(bot, pool)
-        if point.version.version == bot.protocol_version
-    ]
+    series = rating_selectors.bot_rating_series(bot, pool)
+    # The chart draws the current version: a new version starts a new, provisional series.
+    current = next((entry for entry in series if entry["current"]), None)
     context = {
         "bot": bot,
         "pool": pool,
         "pools": pools,
         "ratings": rating_selectors.bot_current_ratings(bot),
-        "chart_ratings": [point.rating for point in history],
+        "chart_ratings": [point["rating"] for point in current["points"]] if current else [],
+        "versions": rating_selectors.bot_versions(bot),
+        "provisional_half_width": provisional_half_width(),
+        "noshow_pause_after": noshow_pause_after(),
         "latency": page_selectors.bot_latency_percentiles(bot=bot),
         "faults": page_selectors.bot_fault_counts(bot=bot),
         "head_to_head": page_selectors.bot_head_to_head(bot=bot),

@@ -2,8 +2,9 @@
 
 Playing real games is the league tests' business (and slow); here a set is its recorded outcome:
 ``record_sets(pool, [(bot_a, bot_b, a's score), ...])`` writes one finished match of a rated
-league and its ``RatedSet`` per result, exactly the rows ``services.ratings.rated_set_record``
-writes, without the games, then fits the pool as the task would (``fit=False``: not yet).
+league and its ``RatedSet`` per result through ``services.ratings.rated_set_store``, as
+``rated_set_record`` does, without the games, then fits the pool as the task would
+(``fit=False``: not yet).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ _numbers = itertools.count(1)
 
 @pytest.fixture
 def record_sets(staff) -> Callable[..., list]:  # noqa: F811
-    from tournaments.models import League, Match, RatedSet, SetScore
-    from tournaments.services.ratings import bot_version_current, ratings_fit
+    from tournaments.models import League, Match
+    from tournaments.services.ratings import bot_version_current, rated_set_store, ratings_fit
 
     leagues: dict[str, League] = {}
 
@@ -46,12 +47,14 @@ def record_sets(staff) -> Callable[..., list]:  # noqa: F811
             )
             match.bots.set([a, b])
             va, vb = bot_version_current(bot=a), bot_version_current(bot=b)
-            rated = RatedSet.objects.create(match=match, pool=pool, games=2)
-            rated.players.set([va, vb])
             if va.id > vb.id:
                 va, vb, score = vb, va, 1 - score
-            SetScore.objects.create(
-                rated_set=rated, pool=pool, player=va, opponent=vb, twelfths=round(12 * score)
+            rated = rated_set_store(
+                match=match,
+                pool=pool,
+                games=2,
+                version_ids=[va.id, vb.id],
+                pair_twelfths=[(va.id, vb.id, round(12 * score))],
             )
             made.append(rated)
         if fit:

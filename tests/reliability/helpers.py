@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections import Counter
@@ -100,6 +101,18 @@ class NoticedBot:
 
     def serve(self, port: int = 0) -> ServerHandle:
         return serve_in_thread(self.bot, port=port)
+
+
+def vanish_all(servers: list[ServerHandle]) -> None:
+    """Take every server off the network in the same instant, as an outage between us and them
+    would: each listening socket refuses new connections and each open one is cut before any
+    server is waited for (stopping them one by one lets the first bot forfeit while the last one
+    still answers, which is a bot down, not a table vanished). Then stop them."""
+    for handle in servers:
+        handle.server.socket.shutdown(socket.SHUT_RDWR)  # a listening socket: connects refused
+        handle.server.close_connections()
+    for handle in servers:
+        handle.stop()
 
 
 def moves_of(bots: list[NoticedBot]) -> int:

@@ -24,6 +24,7 @@ from tests.reliability.helpers import (
     assert_played_and_rated_exactly_once,
     league_status,
     moves_of,
+    vanish_all,
     wait_for,
 )
 from tournaments.bot_calls.faults import Fault, FaultKind
@@ -133,8 +134,7 @@ def test_bots_vanishing_all_at_once_mid_game_are_not_charged(celery_worker_facto
         league_start(league_id=league.id, user=user)
         wait_for(lambda: moves_of(bots) > 100, 60, "games in flight")
         assert league_progress(league)["done"] < league.games.count()
-        for server in servers:
-            server.stop()
+        vanish_all(servers)
         wait_for(
             lambda: not league.matches.filter(status=Match.Status.RUNNING).exists(),
             60,

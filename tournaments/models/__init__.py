@@ -1,7 +1,15 @@
 from .bots import Bot, BotCheck, BotVersion
 from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
 from .notifications import Notification, NotificationSettings
-from .ratings import RatedSet, Rating, RatingFit, RatingPoint, SetScore
+from .ratings import (
+    PairTotal,
+    RatedSet,
+    Rating,
+    RatingFit,
+    RatingPoint,
+    SetScore,
+    VersionTotal,
+)
 
 __all__ = [
     "Bot",
@@ -14,10 +22,12 @@ __all__ = [
     "Match",
     "Notification",
     "NotificationSettings",
+    "PairTotal",
     "RatedSet",
     "Rating",
     "RatingFit",
     "RatingPoint",
     "Seat",
     "SetScore",
+    "VersionTotal",
 ]

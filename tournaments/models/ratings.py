@@ -143,3 +143,53 @@ class RatingPoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version} {self.rating} at {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class PairTotal(models.Model):
+    """Running totals of one pair of bot versions' rated sets in a pool: what a fit reads.
+
+    Kept in the transaction that records each rated set (``services.ratings.rated_set_store``),
+    so a fit reads one row per pair met instead of every ``SetScore`` of the pool; it always
+    equals the ``SetScore`` rows summed per pair (``ratings_recompute`` checks, and rebuilds).
+    """
+
+    pool = models.CharField(max_length=50)
+    player = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    opponent = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    sets = models.PositiveIntegerField(default=0, help_text="Rated sets the pair played.")
+    twelfths = models.PositiveBigIntegerField(
+        default=0, help_text="The player's total score in twelfths of a set."
+    )
+
+    class Meta:
+        ordering = ["pool", "player", "opponent"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pool", "player", "opponent"], name="pair_total_once_per_pair"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(player__lt=models.F("opponent")), name="pair_total_ordered"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} against {self.opponent}: {self.sets} sets in {self.pool}"
+
+
+class VersionTotal(models.Model):
+    """Running totals of one bot version's rated sets in a pool (its published sets and games),
+    kept with ``PairTotal``: a set of three players is three pairs but one set for each."""
+
+    pool = models.CharField(max_length=50)
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    sets = models.PositiveIntegerField(default=0)
+    games = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["pool", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "version"], name="version_total_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version}: {self.sets} sets in {self.pool}"

@@ -32,7 +32,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum
 from django.utils import timezone
 
@@ -44,12 +44,14 @@ from tournaments.models import (
     BotVersion,
     Game,
     Match,
+    PairTotal,
     RatedSet,
     Rating,
     RatingFit,
     RatingPoint,
     Seat,
     SetScore,
+    VersionTotal,
 )
 from tournaments.rating_fit import Fit, PairTable, fit_table
 from tournaments.set_scoring import GameFacts, game_participants, no_show_seats, set_pair_scores
@@ -240,20 +242,58 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
                 forfeit_team=None if game.forfeit is None else team_of(game.forfeit),
             )
         )
-    rated_set = RatedSet.objects.create(match=match, pool=league.pool, games=len(games))
-    rated_set.players.set(sorted(versions.values()))
-    SetScore.objects.bulk_create(
-        SetScore(
-            rated_set=rated_set,
-            pool=league.pool,
-            player_id=a,
-            opponent_id=b,
-            twelfths=round(12 * s),
-        )
-        for a, b, s in set_pair_scores(facts)
+    rated_set = rated_set_store(
+        match=match,
+        pool=league.pool,
+        games=len(games),
+        version_ids=list(versions.values()),
+        pair_twelfths=[(a, b, round(12 * s)) for a, b, s in set_pair_scores(facts)],
     )
     Game.objects.filter(match=match).update(rated=True)
     ratings_fit_request(pool=league.pool)
+    return rated_set
+
+
+def rated_set_store(
+    *,
+    match: Match,
+    pool: str,
+    games: int,
+    version_ids: list[int],
+    pair_twelfths: list[tuple[int, int, int]],
+) -> RatedSet:
+    """Write one rated set: its row, its players, each pair's score (``(player, opponent,
+    twelfths)``, player < opponent) and the pool's running totals, which a fit reads.
+
+    Call inside the transaction that records the set, so the totals never disagree with the
+    ``SetScore`` rows. Rows are locked in one order (pairs, then versions, each ascending), so
+    sets of shared bots recorded at once wait for each other instead of deadlocking.
+    """
+    rated_set = RatedSet.objects.create(match=match, pool=pool, games=games)
+    rated_set.players.set(sorted(version_ids))
+    pairs = sorted(pair_twelfths)
+    SetScore.objects.bulk_create(
+        SetScore(rated_set=rated_set, pool=pool, player_id=a, opponent_id=b, twelfths=t)
+        for a, b, t in pairs
+    )
+    # Make each row first (a row another transaction is making is waited for, then skipped),
+    # then add to it: an UPDATE adds to the committed figure under the row's lock.
+    PairTotal.objects.bulk_create(
+        [PairTotal(pool=pool, player_id=a, opponent_id=b) for a, b, _ in pairs],
+        ignore_conflicts=True,
+    )
+    for a, b, t in pairs:
+        PairTotal.objects.filter(pool=pool, player_id=a, opponent_id=b).update(
+            sets=F("sets") + 1, twelfths=F("twelfths") + t
+        )
+    VersionTotal.objects.bulk_create(
+        [VersionTotal(pool=pool, version_id=v) for v in sorted(version_ids)],
+        ignore_conflicts=True,
+    )
+    for version_id in sorted(version_ids):
+        VersionTotal.objects.filter(pool=pool, version_id=version_id).update(
+            sets=F("sets") + 1, games=F("games") + games
+        )
     return rated_set
 
 
@@ -359,6 +399,65 @@ class Entry:
         )  # fmt: skip
 
 
+PairSums = list[tuple[int, int, int, int]]
+VersionSums = dict[int, dict[str, int]]
+
+
+def pool_totals(*, pool: str) -> tuple[PairSums, VersionSums]:
+    """The pool's running totals: ``(player, opponent, sets, twelfths)`` per pair met, sorted,
+    and version id -> ``{"sets", "games"}``. One row per pair and per version, whatever the
+    number of sets: this is what a fit reads."""
+    pairs = list(
+        PairTotal.objects.filter(pool=pool, sets__gt=0)
+        .order_by("player_id", "opponent_id")
+        .values_list("player_id", "opponent_id", "sets", "twelfths")
+    )
+    rows = VersionTotal.objects.filter(pool=pool, sets__gt=0).values_list(
+        "version_id", "sets", "games"
+    )
+    versions = {version_id: {"sets": sets, "games": games} for version_id, sets, games in rows}
+    return pairs, versions
+
+
+def pool_totals_from_sets(*, pool: str) -> tuple[PairSums, VersionSums]:
+    """The same figures as ``pool_totals``, summed afresh from every rated set of the pool (a
+    read of every ``SetScore``: for checking and rebuilding the totals, not for fits)."""
+    pairs = list(
+        SetScore.objects.filter(pool=pool)
+        .values("player_id", "opponent_id")
+        .annotate(sets=Count("id"), twelfths=Sum("twelfths"))
+        .order_by("player_id", "opponent_id")
+        .values_list("player_id", "opponent_id", "sets", "twelfths")
+    )
+    played = (
+        BotVersion.objects.filter(rated_sets__pool=pool)
+        .annotate(sets=Count("rated_sets"), games=Sum("rated_sets__games"))
+        .values_list("id", "sets", "games")
+    )
+    versions = {version_id: {"sets": sets, "games": games} for version_id, sets, games in played}
+    return pairs, versions
+
+
+@transaction.atomic
+def pool_totals_rebuild(*, pool: str) -> None:
+    """Replace the pool's running totals with sums of its rated sets (after rows were deleted
+    by hand; ``ratings_recompute --write``)."""
+    pairs, versions = pool_totals_from_sets(pool=pool)
+    PairTotal.objects.filter(pool=pool).delete()
+    VersionTotal.objects.filter(pool=pool).delete()
+    PairTotal.objects.bulk_create(
+        (
+            PairTotal(pool=pool, player_id=a, opponent_id=b, sets=n, twelfths=t)
+            for a, b, n, t in pairs
+        ),
+        batch_size=2000,
+    )
+    VersionTotal.objects.bulk_create(
+        (VersionTotal(pool=pool, version_id=v, **sums) for v, sums in sorted(versions.items())),
+        batch_size=2000,
+    )
+
+
 @dataclass(frozen=True)
 class PoolFit:
     pool: str
@@ -369,27 +468,25 @@ class PoolFit:
     seconds: float
 
 
-def pool_fit_compute(*, pool: str) -> PoolFit:
+def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
     """Fit ``pool`` from all its rated sets and rank the result, writing nothing.
 
-    The published ranking holds each bot's current version that has a rated set: established
-    ratings first, provisional ones after them, each group best first.
+    The fit reads the pool's running totals (``pool_totals``); ``from_sets`` sums every rated
+    set afresh instead (``ratings_recompute``), which gives the same fit when the totals are
+    right. The published ranking holds each bot's current version that has a rated set:
+    established ratings first, provisional ones after them, each group best first.
     """
+    # The highest set id first: the totals read after it hold at least every set up to it (a
+    # set committed in between is in them too, and its own fit request follows).
     last_set_id = RatedSet.objects.filter(pool=pool).aggregate(last=Max("id"))["last"] or 0
-    sums = (
-        SetScore.objects.filter(pool=pool, rated_set_id__lte=last_set_id)
-        .values("player_id", "opponent_id")
-        .annotate(results=Count("id"), twelfths=Sum("twelfths"))
-        .order_by()
-        .values_list("player_id", "opponent_id", "results", "twelfths")
+    sets = RatedSet.objects.filter(pool=pool, id__lte=last_set_id).count()
+    read = pool_totals_from_sets if from_sets else pool_totals
+    pairs, version_sums = read(pool=pool)
+    rows = [(a, b, results, twelfths / 12) for a, b, results, twelfths in pairs]
+    played = BotVersion.objects.filter(id__in=version_sums).values(
+        "id", "bot_id", "version", "bot__protocol_version", "bot__name"
     )
-    rows = [(a, b, results, twelfths / 12) for a, b, results, twelfths in sums]
-    played = (
-        BotVersion.objects.filter(rated_sets__pool=pool, rated_sets__id__lte=last_set_id)
-        .annotate(sets=Count("rated_sets"), games=Sum("rated_sets__games"))
-        .values("id", "bot_id", "version", "bot__protocol_version", "bot__name", "sets", "games")
-    )
-    versions = {row["id"]: row for row in played}
+    versions = {row["id"]: {**row, **version_sums[row["id"]]} for row in played}
     started = time.perf_counter()
     fit = fit_table(PairTable.from_sums(rows, players=versions))
     seconds = time.perf_counter() - started
@@ -425,7 +522,6 @@ def pool_fit_compute(*, pool: str) -> PoolFit:
             rank=rank,
             los_next=None if below is None else fit.los(version_id, below),
         )
-    sets = RatedSet.objects.filter(pool=pool, id__lte=last_set_id).count()
     return PoolFit(pool, sets, last_set_id, fit, [entries[v] for v in sorted(entries)], seconds)
 
 
@@ -491,11 +587,58 @@ def pool_fit_publish(*, result: PoolFit) -> RatingFit:
                 )
             )  # fmt: skip
     Rating.objects.bulk_create(created)
-    Rating.objects.bulk_update(changed, [*fields, "fit", "updated_at"], batch_size=500)
+    _ratings_update(changed, fields=fields, fit=rating_fit)
     if stored:  # versions whose sets are gone (deleted by hand): nothing left to rate them on
         Rating.objects.filter(pk__in=[r.pk for r in stored.values()]).delete()
     RatingPoint.objects.bulk_create(points, batch_size=1000)
     return rating_fit
+
+
+# Column types of ``_ratings_update``'s values, so PostgreSQL need not guess them from the first
+# row (a NULL ``rank`` there would make the column text).
+_RATING_COLUMN_TYPES = {
+    "rating": "numeric", "rating_low": "numeric", "rating_high": "numeric",
+    "provisional": "boolean", "sets": "integer", "games": "integer", "rank": "integer",
+    "los_next": "double precision",
+}  # fmt: skip
+_UPDATE_BATCH = 100
+
+
+def _ratings_update(ratings: list[Rating], *, fields: list[str], fit: RatingFit) -> None:
+    """Write ``fields`` of every rating, and its fit, with one ``UPDATE … FROM (VALUES …)`` per
+    batch of rows.
+
+    Django's ``bulk_update`` builds a ``CASE WHEN id = … THEN …`` per field per row, which costs
+    about 5 s of one core for a pool of a thousand bots, more than the fit itself
+    (docs/benchmarks.md); this statement, understood by PostgreSQL and SQLite alike, costs a
+    few milliseconds. The rows were locked by the caller (``select_for_update``).
+    """
+    table = connection.ops.quote_name(Rating._meta.db_table)
+    model_fields = [Rating._meta.get_field(name) for name in fields]
+    columns = [field.column for field in model_fields]
+    sets = ", ".join(
+        f"{connection.ops.quote_name(column)} = v.column{i + 2}" for i, column in enumerate(columns)
+    )
+    row = ", ".join(
+        ["CAST(%s AS bigint)", *(f"CAST(%s AS {_RATING_COLUMN_TYPES[n]})" for n in fields)]
+    )
+    now = Rating._meta.get_field("updated_at").get_db_prep_save(timezone.now(), connection)
+    with connection.cursor() as cursor:
+        for start in range(0, len(ratings), _UPDATE_BATCH):
+            batch = ratings[start : start + _UPDATE_BATCH]
+            values = ", ".join(f"({row})" for _ in batch)
+            params: list[Any] = [fit.pk, now]
+            for rating in batch:
+                params.append(rating.pk)
+                params += [
+                    field.get_db_prep_save(getattr(rating, field.attname), connection)
+                    for field in model_fields
+                ]
+            cursor.execute(
+                f"UPDATE {table} SET fit_id = %s, updated_at = %s, {sets} "
+                f"FROM (VALUES {values}) AS v WHERE {table}.id = v.column1",
+                params,
+            )
 
 
 def ratings_fit(*, pool: str) -> RatingFit:
@@ -518,16 +661,25 @@ class RecomputeReport:
 
 
 def ratings_recompute(*, write: bool = False, pool: str | None = None) -> RecomputeReport:
-    """Fit every pool (or ``pool``) afresh, as the fit task does, and compare with what is
-    published: rating, interval, provisional, sets, games, rank and LOS to the cent.
+    """Fit every pool (or ``pool``) afresh from all its rated sets, as the fit task does from
+    the running totals, and compare with what is published: rating, interval, provisional,
+    sets, games, rank and LOS to the cent; and the running totals with the sets' sums.
 
-    With ``write`` the fits are published (a new fit in each pool's history); without it nothing
-    changes. The fit depends only on the rated sets, so the comparison is exact.
+    With ``write`` the totals are rebuilt where they differ and the fits are published (a new
+    fit in each pool's history); without it nothing changes. The fit depends only on the rated
+    sets, so the comparison is exact.
     """
     report = RecomputeReport()
-    pools = [pool] if pool else sorted(set(RatedSet.objects.values_list("pool", flat=True)))
-    for name in pools:
-        result = pool_fit_compute(pool=name)
+    pools = sorted(
+        {*RatedSet.objects.order_by().values_list("pool", flat=True).distinct()}
+        | {*PairTotal.objects.order_by().values_list("pool", flat=True).distinct()}
+    )
+    for name in [pool] if pool else pools:
+        if pool_totals(pool=name) != pool_totals_from_sets(pool=name):
+            report.mismatches.append(f"{name}: running totals differ from its rated sets")
+            if write:
+                pool_totals_rebuild(pool=name)
+        result = pool_fit_compute(pool=name, from_sets=True)
         report.pools += 1
         report.sets += result.sets
         stored = {r.version_id: r for r in Rating.objects.filter(pool=name).select_related("bot")}

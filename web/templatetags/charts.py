@@ -24,9 +24,15 @@ def _nice_step(span: float) -> int:
 
 
 @register.simple_tag
-def rating_chart(ratings: Sequence[float], title: str = "Elo rating after each rated game") -> str:
-    """An SVG line of ``ratings`` (the first is the rating before any game) against game number."""
+def rating_chart(
+    ratings: Sequence[float], title: str = "Elo rating after each rated game", per_fit: bool = False
+) -> str:
+    """An SVG line of ``ratings`` against game number (the first is the rating before any
+    game), or with ``per_fit`` against fit number (one point per fit of the pool, from 1: the
+    published rating is fitted, not accumulated game by game)."""
     if len(ratings) < 2:
+        if per_fit and ratings:
+            return format_html('<p class="muted">{}</p>', "One fit so far: no history to draw.")
         return format_html('<p class="muted">{}</p>', "No rated games yet.")
     values = [float(r) for r in ratings]
     low, high = min(values), max(values)
@@ -55,13 +61,17 @@ def rating_chart(ratings: Sequence[float], title: str = "Elo rating after each r
         f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{TOP + plot_h}" '
         f'y2="{TOP + plot_h}"/>'
     )
+    first = 1 if per_fit else 0
     for i in sorted({0, last // 2, last}):
-        parts.append(f'<text x="{x(i):.1f}" y="{HEIGHT - 8}" text-anchor="middle">{i}</text>')
+        parts.append(
+            f'<text x="{x(i):.1f}" y="{HEIGHT - 8}" text-anchor="middle">{i + first}</text>'
+        )
     points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
     parts.append(f'<polyline class="line" points="{points}"/>')
     parts.append(f'<circle class="dot" cx="{x(last):.1f}" cy="{y(values[-1]):.1f}" r="4"/>')
+    counted = f"{len(values)} fits" if per_fit else f"{last} rated games"
     summary = (
-        f"{last} rated games; from {values[0]:.0f} to {values[-1]:.0f}, "
+        f"{counted}; from {values[0]:.0f} to {values[-1]:.0f}, "
         f"lowest {min(values):.0f}, highest {max(values):.0f}."
     )
     return mark_safe(
