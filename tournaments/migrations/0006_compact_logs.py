@@ -126,7 +126,7 @@ def expand_logs(apps, schema_editor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0003_ratings"),
+        ("tournaments", "0004_pair_totals"),
     ]
 
     operations = [
