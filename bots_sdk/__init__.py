@@ -8,7 +8,7 @@ the referee means by them (they are the very same classes).
 from games.engine import ALL_CARDS, Card, Move
 from games.wire import PROTOCOL, ProtocolError
 
-from .bot import Bot, BotError, bot
+from .bot import Bot, BotError, Reply, bot
 from .check import CheckReport, CheckResult, run_check
 from .server import ServerHandle, make_server, serve, serve_in_thread
 from .state import BotState
@@ -24,6 +24,7 @@ __all__ = [
     "CheckResult",
     "Move",
     "ProtocolError",
+    "Reply",
     "ServerHandle",
     "bot",
     "make_server",

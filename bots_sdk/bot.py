@@ -1,8 +1,9 @@
 """A bot is one function `choose(state) -> move`; `Bot` adds its name and the protocol glue.
 
-`choose` may return an engine `Move` or its text form ("7o:3c+5e", "4b" for a trail). The answer
-is checked against the legal moves before it leaves, so an author sees their mistake as a clear
-error here instead of a silent fault recorded by the referee.
+`choose` may return an engine `Move` or its text form ("7o:3c+5e", "4b" for a trail), or a
+`Reply` that adds a private `debug` text (seen only by the bot's owner, in the replay and the
+diagnostics API). The answer is checked against the legal moves before it leaves, so an author
+sees their mistake as a clear error here instead of a silent fault recorded by the referee.
 """
 
 from __future__ import annotations
@@ -17,7 +18,20 @@ from games.wire import ProtocolError, info_reply
 
 from .state import BotState
 
-Choose = Callable[[BotState], Move | str]
+
+@dataclass(frozen=True)
+class Reply:
+    """A move with a private debug text: `Reply("7o:3c+5e", debug="took 3c+5e: worth 2")`.
+
+    The arena keeps at most `DEBUG_MAX_BYTES` (2048) bytes of UTF-8 of `debug` and cuts the
+    rest (the move still counts); only the bot's owner ever sees it.
+    """
+
+    move: Move | str
+    debug: str | None = None
+
+
+Choose = Callable[[BotState], Move | str | Reply]
 Notify = Callable[[Mapping[str, Any]], None]
 
 
@@ -69,10 +83,18 @@ class Bot:
             answer = self.choose(state)
         except Exception as exc:
             raise BotError(f"choose raised {type(exc).__name__}: {exc}") from exc
+        debug = None
+        if isinstance(answer, Reply):
+            answer, debug = answer.move, answer.debug
+            if debug is not None and not isinstance(debug, str):
+                raise BotError(f"Reply.debug must be a string, got {type(debug).__name__}")
         move = to_move(answer)
         if move not in state.legal_moves:
             raise BotError(f"choose returned {move.to_str()}, which is not a legal move")
-        return move.to_wire()
+        wire = move.to_wire()
+        if debug is not None:
+            wire["debug"] = debug
+        return wire
 
     def notify(self, kind: str, body: Any) -> None:
         """Pass a `/start` or `/end` notification to its hook; hook errors become `BotError`."""

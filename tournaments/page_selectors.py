@@ -2,9 +2,9 @@
 replay, and the rows each page shows. The pages read through these and never query the ORM.
 
 The league selectors (``tournaments.selectors``) give standings, ratings and histories; these add
-the figures around them. Latencies and faults come from the match runner's per-play facts kept
-with each game's log, so only a bot's most recent games are read: a profile shows how it behaves
-now. Logs live in their own table (``GameLog``): only the replay reads one.
+the figures around them. A bot's latencies and faults come from the figures each seat stored
+when its game finished (``Seat``), over its most recent games: a profile shows how it behaves
+now and never reads a log. Logs live in their own table (``GameLog``): only the replay reads one.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Lower
 
 from tournaments import rating_selectors, selectors
+from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, GameLog, League, Notification, Seat
 
 RECENT_GAMES = 100
-PERCENTILES = (50, 90, 99)
 
 
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
@@ -50,12 +50,6 @@ def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
     return progress
 
 
-def nearest_rank_percentile(sorted_values: list[float], percent: int) -> float:
-    """The nearest-rank percentile: always one of the measured values, never an interpolation."""
-    rank = max(1, -(-percent * len(sorted_values) // 100))
-    return sorted_values[rank - 1]
-
-
 def _recent_seats(bot: Bot) -> QuerySet[Seat]:
     """The bot's seats in its recent finished games, newest first."""
     return Seat.objects.filter(bot=bot, game__status=Game.Status.FINISHED).order_by(
@@ -63,44 +57,37 @@ def _recent_seats(bot: Bot) -> QuerySet[Seat]:
     )
 
 
-def _plays_of(log: GameLog, seat: int) -> list[dict[str, Any]]:
-    """The runner's meta rows of ``seat``'s plays in the game of ``log`` (latency, fault)."""
-    meta = log.meta or []
-    rounds = log.document.get("rounds") or []
-    rows = []
-    for round_log, round_meta in zip(rounds, meta, strict=False):
-        for play, row in zip(round_log.get("plays", []), round_meta, strict=False):
-            if play.get("seat") == seat and row:
-                rows.append(row)
-    return rows
-
-
 def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
-    """Move latency percentiles over the bot's recent games: ``[{"label", "ms"}]``, [] if none."""
-    latencies = sorted(
-        float(row["latency_ms"])
-        for seat in _recent_seats(bot).select_related("game__log")[:RECENT_GAMES]
-        if hasattr(seat.game, "log")
-        for row in _plays_of(seat.game.log, seat.seat)
-        if row.get("latency_ms") is not None
-    )
-    if not latencies:
+    """Move latency over the bot's recent games, from each seat's stored figures (never a log):
+    ``[{"label", "ms"}]``, [] if none.
+
+    ``p50`` and ``p95`` are the median over those games of each game's own percentile (a
+    typical game), ``max`` the slowest move of all and ``mean`` the mean over every move.
+    """
+    rows = list(
+        _recent_seats(bot)
+        .filter(moves__gt=0, latency_p50_ms__isnull=False)
+        .values_list("moves", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms",
+                     "latency_max_ms")[:RECENT_GAMES]
+    )  # fmt: skip
+    if not rows:
         return []
-    rows = [{"label": f"p{p}", "ms": nearest_rank_percentile(latencies, p)} for p in PERCENTILES]
-    rows.append({"label": "max", "ms": latencies[-1]})
-    return rows
+    moves = sum(row[0] for row in rows)
+    median = [sorted(row[column] for row in rows) for column in (2, 3)]
+    return [
+        {"label": "p50", "ms": nearest_rank_percentile(median[0], 50)},
+        {"label": "p95", "ms": nearest_rank_percentile(median[1], 50)},
+        {"label": "max", "ms": max(row[4] for row in rows)},
+        {"label": "mean", "ms": sum(row[0] * row[1] for row in rows) / moves},
+    ]
 
 
 def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
-    """Faults by kind over the bot's recent games, most frequent first: ``[{"kind", "count"}]``."""
+    """Faults by kind over the bot's recent games, most frequent first: ``[{"kind", "count"}]``,
+    summed from each seat's stored ``fault_kinds``."""
     counts: Counter[str] = Counter()
-    seats = _recent_seats(bot).annotate(game_faults=F("game__log__faults"))[:RECENT_GAMES]
-    for seat in seats:
-        if not seat.faults:
-            continue
-        for fault in seat.game_faults or []:
-            if fault.get("seat") == seat.seat:
-                counts[str(fault.get("kind", "unknown"))] += 1
+    for kinds in _recent_seats(bot).values_list("fault_kinds", flat=True)[:RECENT_GAMES]:
+        counts.update(kinds or {})
     return [{"kind": kind, "count": count} for kind, count in counts.most_common()]
 
 
@@ -275,13 +262,28 @@ def game_seats(*, game: Game) -> list[Seat]:
 
 
 def game_log_document(*, game: Game) -> dict[str, Any] | None:
-    """The log as the game log API serves it: the engine's document plus the runner's per-play
-    latency and faults (``meta[round][play]``) and the list of faults; None before it is played
-    (a game without a ``GameLog`` row)."""
+    """The log as the replay shows it: the engine's document plus the runner's public per-play
+    latency and faults (``meta[round][play]``, as in the diagnostics API) and the list of faults;
+    None before it is played (a game without a ``GameLog`` row)."""
     log: GameLog | None = getattr(game, "log", None)
     if log is None:
         return None
     return {**log.document, "meta": log.meta, "faults": log.faults}
+
+
+def game_own_plays(*, game: Game, viewer: AbstractBaseUser | AnonymousUser) -> list[dict[str, Any]]:
+    """The plays of ``viewer``'s own bots in ``game`` with their private ``debug`` text and
+    ``request`` body (``selectors.game_diagnostics``); [] for anyone owning none of its bots."""
+    owners = {seat.bot.owner_id for seat in game.seats.all()}
+    if not viewer.is_authenticated or viewer.pk not in owners:
+        return []
+    diagnostics = selectors.game_diagnostics(game=game, viewer=viewer) or {"plays": []}
+    keys = ("round", "play", "debug", "debug_truncated", "request")
+    return [
+        {key: play[key] for key in keys}
+        for play in diagnostics["plays"]
+        if play["mine"] and play["move"] is not None
+    ]
 
 
 def match_other_game_ids(*, game: Game) -> list[int]:

@@ -12,11 +12,12 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Q, QuerySet, Sum
 
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, crosstable_cells, game_participants, set_outcomes
-from tournaments.models import Bot, Game, League
+from tournaments.models import Bot, Game, GameLog, League
 from tournaments.rating_selectors import current_ratings
 
 
@@ -171,3 +172,56 @@ def league_progress(league: League) -> dict[str, int]:
         "aborted": counts["aborted"],
         "faults": counts["faults"] or 0,
     }
+
+
+def game_log_gzip(*, game_id: int) -> tuple[bool, bytes | None]:
+    """Whether the game exists, and its stored escoba-log/1 document as gzip bytes (None before
+    it finished), in one query that reads only that column of the log table.
+
+    The log endpoint serves these bytes as they are to clients that accept gzip.
+    """
+    rows = Game.objects.filter(pk=game_id).values_list("log__document_gzip", flat=True)
+    for stored in rows:
+        return True, None if stored is None else bytes(stored)
+    return False, None
+
+
+def game_diagnostics(*, game: Game, viewer: AbstractBaseUser | AnonymousUser) -> dict | None:
+    """What the runner recorded of each move request of ``game``, as ``viewer`` may see it.
+
+    Every play (the call on which a seat forfeited too) has its round and play (1-based), seat,
+    bot, the move played (null: the seat forfeited instead), ``latency_ms`` and ``fault`` with
+    its ``detail``. Only plays of the viewer's own bots (``mine``) carry their ``debug`` text
+    and the exact ``request`` body sent; for everyone else those are null. None when the game
+    has no log yet.
+    """
+    log = GameLog.objects.filter(game=game).first()  # diagnostics need the log's plays
+    if log is None:
+        return None
+    seating = list(game.seating)
+    own: set[int] = set()
+    if viewer.is_authenticated:
+        own = set(
+            Bot.objects.filter(owner_id=viewer.pk, pk__in=seating).values_list("pk", flat=True)
+        )
+    plays = []
+    for row in log.diagnostics:
+        bot = seating[row["seat"]] if row["seat"] < len(seating) else None
+        mine = bot in own
+        plays.append(
+            {
+                "round": row["round"],
+                "play": row["play"],
+                "seat": row["seat"],
+                "bot": bot,
+                "move": row["move"],
+                "latency_ms": row["latency_ms"],
+                "fault": row["fault"],
+                "detail": row["detail"],
+                "mine": mine,
+                "debug": row.get("debug") if mine else None,
+                "debug_truncated": bool(row.get("debug_truncated")) if mine else False,
+                "request": row.get("request") if mine else None,
+            }
+        )
+    return {"game": game.pk, "faults": log.faults, "plays": plays}

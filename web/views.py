@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
@@ -278,9 +279,14 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "seat_names": seat_names,
         "french_labels": french_labels(),
         "log_url": reverse("api:game-log", args=[game.pk]),
+        "diagnostics_url": reverse("api:game-diagnostics", args=[game.pk]),
+        "own_plays": page_selectors.game_own_plays(game=game, viewer=request.user) if log else [],
         "same_deals": page_selectors.match_other_game_ids(game=game),
     }
-    return render(request, "web/game_replay.html", context)
+    response = render(request, "web/game_replay.html", context)
+    if context["own_plays"]:
+        add_never_cache_headers(response)  # the owner's debug output: never kept by a cache
+    return response
 
 
 def _outcome(game: Game, team_names: list[str]) -> str:

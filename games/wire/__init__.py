@@ -11,9 +11,12 @@ import the very same module:
 """
 
 from .replies import (
+    DEBUG_MAX_BYTES,
     BotInfo,
+    Debug,
     MoveRequest,
     SeatInfo,
+    move_reply_debug,
     parse_info_reply,
     parse_move_reply,
     parse_move_request,
@@ -42,6 +45,7 @@ from .schemas import (
 )
 
 __all__ = [
+    "DEBUG_MAX_BYTES",
     "END_NOTICE_SCHEMA",
     "INFO_REPLY_SCHEMA",
     "MAX_TEXT",
@@ -51,6 +55,7 @@ __all__ = [
     "SCHEMAS",
     "START_NOTICE_SCHEMA",
     "BotInfo",
+    "Debug",
     "MoveRequest",
     "ProtocolError",
     "SeatInfo",
@@ -59,6 +64,7 @@ __all__ = [
     "check",
     "end_notice",
     "info_reply",
+    "move_reply_debug",
     "move_request",
     "parse_info_reply",
     "parse_move_reply",

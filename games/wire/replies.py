@@ -46,6 +46,33 @@ def parse_info_reply(obj: Any) -> BotInfo:
     return BotInfo(name=obj["name"], author=obj["author"], version=obj["version"])
 
 
+DEBUG_MAX_BYTES = 2048
+
+
+@dataclass(frozen=True)
+class Debug:
+    """A move reply's private `debug` text, cut to `DEBUG_MAX_BYTES` of UTF-8 when longer."""
+
+    text: str
+    truncated: bool = False
+
+
+def move_reply_debug(obj: Any) -> Debug | None:
+    """The `debug` string of a move reply, if it has one, whatever became of its move.
+
+    A debug text never costs the bot its move: one longer than `DEBUG_MAX_BYTES` is cut on a
+    character boundary and marked `truncated`. Anything but a string is left out here (the
+    schema check of `parse_move_reply` says what is wrong with it).
+    """
+    text = obj.get("debug") if isinstance(obj, dict) else None
+    if not isinstance(text, str):
+        return None
+    encoded = text.encode("utf-8", "replace")  # a lone surrogate becomes "?"
+    if len(encoded) <= DEBUG_MAX_BYTES:
+        return Debug(encoded.decode("utf-8"))
+    return Debug(encoded[:DEBUG_MAX_BYTES].decode("utf-8", "ignore"), truncated=True)
+
+
 def parse_move_reply(obj: Any) -> Move:
     """Turn a `POST U/move` reply into a `Move`; legality is the engine's business, not ours."""
     try:

@@ -49,7 +49,12 @@ _MOVE = {
 _MOVE_REPLY = {
     "type": "object",
     "required": ["card"],
-    "properties": {"card": _CARD, "capture": {**_CARDS, "type": ["array", "null"]}},
+    "properties": {
+        "card": _CARD,
+        "capture": {**_CARDS, "type": ["array", "null"]},
+        # Private to the bot's owner; longer than DEBUG_MAX_BYTES is cut, never a fault.
+        "debug": {"type": ["string", "null"]},
+    },
 }
 _RULESET = {
     "type": "object",

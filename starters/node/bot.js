@@ -154,7 +154,9 @@ function createBot({ secret = null, choose = chooseMove, info = INFO } = {}) {
         return reply(response, 400, { error: "legal_moves: expected a non-empty array" });
       }
       const move = choose(data);
-      return reply(response, 200, { card: move.card, capture: move.capture });
+      const answer = { card: move.card, capture: move.capture };
+      if (typeof move.debug === "string") answer.debug = move.debug; // seen by the owner only
+      return reply(response, 200, answer);
     });
   });
   // Moves are small and latency counts: answer at once, keep connections alive.

@@ -150,10 +150,13 @@ def test_matches_games_and_logs(played_league, api_client):
     assert [seat["seat"] for seat in game["seats"]] == [0, 1]
     assert all(seat["latency_mean_ms"] is not None for seat in game["seats"])
     assert game["result"]["reason"] and game["duplicate"]["of"] == 2
-    log = api_client.get(f"/api/games/{game_id}/log/").json()
-    assert log["log"]["format"] == "escoba-log/1"
-    assert len(log["meta"]) == len(log["log"]["rounds"])
-    assert log["duplicate"]["games"] == [g["id"] for g in matches["results"][0]["games"]]
+    log = api_client.get(f"/api/games/{game_id}/log/").json()  # exactly the document
+    assert log["format"] == "escoba-log/1"
+    diagnostics = api_client.get(f"/api/games/{game_id}/diagnostics/").json()
+    plays = [p for p in diagnostics["plays"] if p["move"] is not None]
+    assert len(plays) == sum(len(r["plays"]) for r in log["rounds"])
+    assert {p["round"] for p in plays} == set(range(1, len(log["rounds"]) + 1))
+    assert diagnostics["duplicate"]["games"] == [g["id"] for g in matches["results"][0]["games"]]
     assert api_client.get("/api/matches/?league=abc").status_code == 400
     assert api_client.get("/api/games/99999999999999999999999/").status_code == 404
     assert api_client.get("/api/games/?league=-1").status_code == 400
@@ -232,7 +235,7 @@ def test_reads_cost_the_same_queries_however_many_games_and_load_no_logs(
         for column in ("log", "record"):  # read whole; one key of it (JSON_EXTRACT) is fine
             whole = re.compile(rf'"tournaments_game"\."{column}"(?!, \')')
             assert not [q for q in big[name] if whole.search(q)], (name, column)
-        for column in ("document", "meta"):  # the log table: only its faults may be listed
+        for column in ("document_gzip", "diagnostics_gzip"):  # only the log table's faults
             log_column = re.compile(rf'"tournaments_gamelog"\."{column}"')
             assert not [q for q in big[name] if log_column.search(q)], (name, column)
 

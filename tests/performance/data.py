@@ -102,11 +102,23 @@ def _finish_league(league: League, logs: list[dict], rng: random.Random) -> int:
             GameLog(
                 game=game,
                 document=log,
-                meta=[
-                    [{"latency_ms": round(rng.uniform(0.2, 3.0), 2)} for _ in round_log["plays"]]
-                    for round_log in log["rounds"]
+                diagnostics=[
+                    {
+                        "round": r + 1,
+                        "play": p + 1,
+                        "move": play["card"],
+                        "seat": play["seat"],
+                        "latency_ms": round(rng.uniform(0.2, 3.0), 2),
+                        "fault": None,
+                        "detail": None,
+                        "debug": None,
+                        "debug_truncated": False,
+                        "request": None,
+                    }
+                    for r, round_log in enumerate(log["rounds"])
+                    for p, play in enumerate(round_log["plays"])
                 ],
-            )
+            )  # fmt: skip
         )
     Game.objects.bulk_update(
         games,
@@ -119,8 +131,11 @@ def _finish_league(league: League, logs: list[dict], rng: random.Random) -> int:
     for seat in seats:
         seat.moves = 20
         seat.latency_mean_ms = round(rng.uniform(0.5, 2.0), 2)
+        seat.latency_p50_ms = round(seat.latency_mean_ms * 0.9, 2)
+        seat.latency_p95_ms = round(seat.latency_mean_ms * 2, 2)
         seat.latency_max_ms = round(seat.latency_mean_ms * 3, 2)
-    Seat.objects.bulk_update(seats, ["moves", "latency_mean_ms", "latency_max_ms"], batch_size=500)
+    figures = ["moves", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_max_ms"]
+    Seat.objects.bulk_update(seats, figures, batch_size=500)
     Match.objects.filter(league=league).update(status=Match.Status.FINISHED, finished_at=now)
     for match in Match.objects.filter(league=league).select_related("league"):
         rated_set_record(match=match)

@@ -30,6 +30,7 @@ ENDPOINTS = {
     "games": "/api/games/?league={league}",
     "game": "/api/games/{game}/",
     "game log": "/api/games/{game}/log/",
+    "game diagnostics": "/api/games/{game}/diagnostics/",
     "bots": "/api/bots/",
     "bot": "/api/bots/{bot}/",
     "rankings page": "/?pool=classic/2p",
@@ -41,9 +42,10 @@ ENDPOINTS = {
 }
 
 
-# These read game logs on purpose: one game's, or a bot's recent plays for its latencies.
-LOG_READERS = {"game log", "game page", "bot page"}
-LOG_CONTENT = re.compile(r'"tournaments_gamelog"\."(document|meta)"')
+# These read one game's log or diagnostics on purpose. A bot page draws its latencies and faults
+# from the figures each seat stored when its game finished, never from logs.
+LOG_READERS = {"game log", "game diagnostics", "game page"}
+LOG_CONTENT = re.compile(r'"tournaments_gamelog"\."(document_gzip|diagnostics_gzip)"')
 
 
 def queries_per_endpoint(league: League) -> dict[str, list[str]]:

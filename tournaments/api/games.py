@@ -1,10 +1,17 @@
-"""`/api/games/`: each game's seats, result, faults and latencies, and its full log.
+"""`/api/games/`: each game's seats, result, faults and latencies, its log and diagnostics.
 
-The log answer is the engine's `escoba-log/1` document as stored, beside the runner's per-play
-latency and faults and the game's duplicate set (the games dealt the same cards).
+`log/` answers exactly the engine's `escoba-log/1` document (what `python -m games validate`
+reads). It is stored gzip-compressed and sent as stored, with `Content-Encoding: gzip`, to a
+client whose `Accept-Encoding` allows it; others get it decompressed. `diagnostics/` answers what
+the runner recorded of each move request (latency, fault) and, for the caller's own bots only,
+the private `debug` text and the exact request body.
 """
 
+import gzip
+
 from django.db.models import F, Prefetch
+from django.http import HttpResponse
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import permissions, viewsets
 from rest_framework.decorators import action
@@ -16,11 +23,37 @@ from rest_framework.routers import SimpleRouter
 from tournaments.api.caching import api_read, id_param
 from tournaments.api.errors import ERRORS
 from tournaments.api.filters import GameFilter, ListFilterBackend
-from tournaments.api.league_serializers import GameLogSerializer, GameSerializer, duplicate_info
+from tournaments.api.league_serializers import (
+    GameDiagnosticsSerializer,
+    GameSerializer,
+    duplicate_info,
+)
 from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import Game
+from tournaments.selectors import game_diagnostics, game_log_gzip
 
 ERROR_NO_LOG = "This game has no log: it has not finished."
+LOG_CONTENT_TYPE = "application/json"
+
+
+def accepts_gzip(header: str) -> bool:
+    """Whether an `Accept-Encoding` header allows gzip (RFC 9110: `gzip` or `*` with q > 0,
+    and gzip not refused by its own `q=0`)."""
+    weights: dict[str, float] = {}
+    for item in header.split(","):
+        name, _, params = item.strip().partition(";")
+        weight = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        weights[name.strip().lower()] = weight
+    if "gzip" in weights:
+        return weights["gzip"] > 0
+    return weights.get("*", 0.0) > 0
 
 
 @extend_schema_view(
@@ -66,26 +99,53 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
         )
 
     @extend_schema(
-        summary="The game's escoba-log/1 document with per-play latency and faults",
-        responses={200: GameLogSerializer, **ERRORS},
+        summary="The game's escoba-log/1 document, exactly (gzip when accepted)",
+        description=(
+            "The engine's log of the game, the document `python -m games validate` checks and "
+            "docs/game-log.schema.json describes. Sent with `Content-Encoding: gzip` when the "
+            "request's `Accept-Encoding` allows it (`Vary: Accept-Encoding`). Latency, faults "
+            "and debug output are under `diagnostics/`."
+        ),
+        responses={(200, LOG_CONTENT_TYPE): dict, **ERRORS},
     )
     @action(detail=True, methods=["get"])
-    def log(self, request: Request, pk: str) -> Response:
-        game = Game.objects.select_related("match", "log").filter(pk=pk).first()
+    def log(self, request: Request, pk: str) -> HttpResponse:
+        found, stored = game_log_gzip(game_id=int(pk))
+        if not found:
+            raise NotFound()
+        if stored is None:
+            raise NotFound(ERROR_NO_LOG)
+        if accepts_gzip(request.headers.get("Accept-Encoding", "")):
+            response = HttpResponse(stored, content_type=LOG_CONTENT_TYPE)
+            response["Content-Encoding"] = "gzip"
+        else:
+            response = HttpResponse(gzip.decompress(stored), content_type=LOG_CONTENT_TYPE)
+        patch_vary_headers(response, ["Accept-Encoding"])
+        return response
+
+    @extend_schema(
+        summary="Per play: seat, bot, latency, fault; debug and request for your own bots",
+        responses={200: GameDiagnosticsSerializer, **ERRORS},
+    )
+    @action(detail=True, methods=["get"])
+    def diagnostics(self, request: Request, pk: str) -> Response:
+        siblings = Game.objects.only("id", "match_id", "number")
+        game = (
+            Game.objects.select_related("match")
+            .prefetch_related(Prefetch("match__games", queryset=siblings))
+            .filter(pk=pk)
+            .first()
+        )
         if game is None:
             raise NotFound()
-        log = getattr(game, "log", None)
-        if log is None:
+        answer = game_diagnostics(game=game, viewer=request.user)
+        if answer is None:
             raise NotFound(ERROR_NO_LOG)
-        return Response(
-            {
-                "game": game.id,
-                "duplicate": duplicate_info(game),
-                "log": log.document,
-                "meta": log.meta,
-                "faults": log.faults,
-            }
-        )
+        body = {"duplicate": duplicate_info(game), **answer}
+        response = Response(GameDiagnosticsSerializer(body).data)
+        # The answer differs by viewer (their own bots' plays): no shared cache may keep it.
+        response["Cache-Control"] = "private, no-store"
+        return response
 
 
 router = SimpleRouter()

@@ -208,8 +208,8 @@ class SeatSerializer(serializers.ModelSerializer):
     class Meta:
         model = Seat
         fields = [
-            "seat", "team", "bot", "moves", "faults", "no_show", "latency_mean_ms",
-            "latency_max_ms",
+            "seat", "team", "bot", "moves", "faults", "fault_kinds", "no_show",
+            "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_max_ms",
         ]  # fmt: skip
 
 
@@ -290,15 +290,34 @@ def duplicate_info(game: Game) -> dict:
     }
 
 
-class GameLogSerializer(serializers.Serializer):
+class PlayDiagnosticsSerializer(serializers.Serializer):
+    round = serializers.IntegerField(help_text="1-based round.")
+    play = serializers.IntegerField(help_text="1-based play of the round (log.rounds[r].plays).")
+    seat = serializers.IntegerField()
+    bot = serializers.IntegerField(allow_null=True, help_text="The bot at that seat.")
+    move = serializers.CharField(
+        allow_null=True, help_text='The move played ("7o:3c+5e"); null: the seat forfeited here.'
+    )
+    latency_ms = serializers.FloatField(help_text="Time to the reply; 0 when none was sent.")
+    fault = serializers.CharField(allow_null=True, help_text="Fault kind; null: no fault.")
+    detail = serializers.CharField(allow_null=True, help_text="What was wrong, in our words.")
+    mine = serializers.BooleanField(help_text="The bot is yours: debug and request are shown.")
+    debug = serializers.CharField(
+        allow_null=True, help_text="The reply's debug text (owner only; at most 2048 bytes)."
+    )
+    debug_truncated = serializers.BooleanField(help_text="The debug text was cut to 2048 bytes.")
+    request = serializers.DictField(
+        allow_null=True, help_text="The exact escoba/1 request body sent (owner only)."
+    )
+
+
+class GameDiagnosticsSerializer(serializers.Serializer):
     game = serializers.IntegerField()
     duplicate = DuplicateSerializer()
-    log = serializers.DictField(help_text="The engine's escoba-log/1 document.")
-    meta = serializers.ListField(
-        child=serializers.ListField(child=serializers.DictField()),
-        help_text="meta[r][p] belongs to log.rounds[r].plays[p]: latency_ms, fault, detail.",
+    faults = serializers.ListField(
+        child=serializers.DictField(), help_text="Every fault: seat, round, play, kind, detail."
     )
-    faults = serializers.ListField(child=serializers.DictField())
+    plays = PlayDiagnosticsSerializer(many=True, help_text="Every move request, in order.")
 
 
 class RankingSerializer(serializers.ModelSerializer):

@@ -42,8 +42,10 @@ from games.engine import Move
 from games.signing import Signer
 from games.wire import (
     BotInfo,
+    Debug,
     ProtocolError,
     WrongProtocolError,
+    move_reply_debug,
     parse_info_reply,
     parse_move_reply,
 )
@@ -71,11 +73,13 @@ class Reply:
 
 @dataclass(frozen=True)
 class MoveReply:
-    """A `POST U/move`: the bot's move (not yet checked for legality), or the fault."""
+    """A `POST U/move`: the bot's move (not yet checked for legality), or the fault, and the
+    reply's private `debug` text when it had one (kept even when the move was unusable)."""
 
     move: Move | None
     fault: Fault | None
     latency_ms: float
+    debug: Debug | None = None
 
 
 @dataclass(frozen=True)
@@ -233,11 +237,13 @@ class BotClient:
         reply = await self.post("move", body, timeout_ms)
         if reply.fault is not None:
             return MoveReply(None, reply.fault, reply.latency_ms)
+        debug = move_reply_debug(reply.data)
         try:
             move = parse_move_reply(reply.data)
         except ProtocolError as error:
-            return MoveReply(None, Fault(FaultKind.BAD_SCHEMA, str(error)), reply.latency_ms)
-        return MoveReply(move, None, reply.latency_ms)
+            fault = Fault(FaultKind.BAD_SCHEMA, str(error))
+            return MoveReply(None, fault, reply.latency_ms, debug)
+        return MoveReply(move, None, reply.latency_ms, debug)
 
     async def exchange(self, method: str, name: str | None, body: bytes, timeout_ms: int) -> Reply:
         """One request under one total deadline; every failure becomes a `Fault`."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.engine import Game, IllegalMoveError, Move, Ruleset
-from games.wire import WireHistory, end_notice, move_request, start_notice
+from games.wire import Debug, WireHistory, end_notice, move_request, start_notice
 
 from .caller import Caller, run_sync
 from .faults import DEFAULT_MAX_FAULTS, Fault, FaultKind, fallback_move, forfeits
@@ -39,7 +39,8 @@ class PlayCall:
     `move` is the play the engine recorded for this call, `log["rounds"][round - 1]["plays"]
     [play - 1]` (round and play are 1-based): the bot's own move, or the fallback move when
     `fault` is set. It is None on the call that made the seat forfeit: no play was made.
-    `latency_ms` is 0 when no request could be sent (as for a refused address).
+    `latency_ms` is 0 when no request could be sent (as for a refused address). `request` is
+    the body sent and `debug` the reply's private debug text: only the bot's owner sees them.
     """
 
     seat: int
@@ -48,14 +49,30 @@ class PlayCall:
     move: Move | None
     latency_ms: float
     fault: Fault | None = None
+    debug: Debug | None = None
+    request: dict[str, Any] | None = None
 
     def meta(self) -> dict[str, Any]:
-        """The per-play facts as a game's stored record keeps them."""
+        """The per-play facts anyone may see: seat, latency, fault."""
         return {
             "seat": self.seat,
             "latency_ms": self.latency_ms,
             "fault": None if self.fault is None else str(self.fault.kind),
             "detail": None if self.fault is None else self.fault.detail,
+        }
+
+    def diagnostics(self) -> dict[str, Any]:
+        """The call as a game's diagnostics keep it: where it was (1-based round and play), the
+        move played (null on the call that forfeited), the public facts of `meta`, and the
+        owner's own: `debug`, `debug_truncated` and the `request` body."""
+        return {
+            "round": self.round,
+            "play": self.play,
+            "move": None if self.move is None else self.move.to_str(),
+            **self.meta(),
+            "debug": None if self.debug is None else self.debug.text,
+            "debug_truncated": self.debug is not None and self.debug.truncated,
+            "request": self.request,
         }
 
 
@@ -97,6 +114,11 @@ class GameRecord:
             for call in self.calls
             if call.fault is not None
         ]
+
+    @property
+    def diagnostics(self) -> list[dict[str, Any]]:
+        """Every move request in order (the one that forfeited too), see `PlayCall.diagnostics`."""
+        return [call.diagnostics() for call in self.calls]
 
     def to_dict(self) -> dict[str, Any]:
         return {"log": self.log, "meta": self.meta, "faults": self.faults}
@@ -159,7 +181,8 @@ async def play_game(
             else:
                 move = fallback_move(view.legal_moves)
                 game.apply(move)
-        call = PlayCall(seat, view.round, len(view.history) + 1, move, reply.latency_ms, fault)
+        call = PlayCall(seat, view.round, len(view.history) + 1, move, reply.latency_ms, fault,
+                        reply.debug, body)  # fmt: skip
         calls.append(call)
         if on_play is not None:
             on_play(call)

@@ -1,9 +1,13 @@
 """Leagues, their entries, matches (duplicate sets), games and the seats bots took in them."""
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
+
+from tournaments import packed
 
 from .bots import Bot
 
@@ -181,28 +185,70 @@ class Game(models.Model):
 
 
 class GameLog(models.Model):
-    """What a finished game leaves behind, tens of KB, in its own table (one row per game).
+    """What a finished game leaves behind, in its own table (one row per game), compressed.
 
     Kept apart from ``Game`` so that no list of games can load a log by accident: a query reads
     it only by naming it (``select_related("log")``, ``game.log``, ``F("log__faults")``).
-    ``meta[r][p]`` belongs to ``document["rounds"][r]["plays"][p]``: that call's ``latency_ms``,
-    and ``fault``/``detail`` when the runner played the fallback move. ``faults`` lists every
-    fault with its seat, 1-based round and play number.
+    ``document_gzip`` is the escoba-log/1 document as gzip-compressed JSON, served as it is to
+    clients that accept gzip. ``diagnostics_gzip`` holds one row per move request (see
+    ``PlayCall.diagnostics``): public latency and fault, and the owner-only debug text and
+    request body (less what the log holds, see ``packed``). ``faults`` lists every fault with
+    its seat, 1-based round and play number, uncompressed so that lists of games can show it.
     """
 
     game = models.OneToOneField(
         Game, on_delete=models.CASCADE, primary_key=True, related_name="log"
     )
-    document = models.JSONField(help_text="The escoba-log/1 document.")
-    meta = models.JSONField(default=list, help_text="Per-play latency and faults, from the runner.")
+    document_gzip = models.BinaryField(help_text="The escoba-log/1 document, gzip JSON.")
+    diagnostics_gzip = models.BinaryField(
+        default=packed.EMPTY_LIST, help_text="Per move request: latency, fault, debug, request."
+    )
     faults = models.JSONField(default=list, help_text="Every fault: seat, round, play, kind.")
 
     def __str__(self) -> str:
         return f"log of game {self.game_id}"
 
+    @property
+    def document(self) -> dict[str, Any]:
+        """The escoba-log/1 document, decompressed once per instance."""
+        if "_document" not in self.__dict__:
+            self.__dict__["_document"] = packed.unpack(self.document_gzip)
+        return self.__dict__["_document"]
+
+    @document.setter
+    def document(self, value: dict[str, Any]) -> None:
+        self.document_gzip = packed.pack(value, level=packed.LEVEL_LOG)
+        self.__dict__["_document"] = value
+
+    @property
+    def diagnostics(self) -> list[dict[str, Any]]:
+        """Every move request of the game in order, with what only the bot's owner may see (each
+        request made whole again: see ``packed.requests_restored``)."""
+        if "_diagnostics" not in self.__dict__:
+            stored = packed.unpack(self.diagnostics_gzip)
+            self.__dict__["_diagnostics"] = packed.requests_restored(stored, self.document)
+        return self.__dict__["_diagnostics"]
+
+    @diagnostics.setter
+    def diagnostics(self, value: list[dict[str, Any]]) -> None:
+        stored = packed.requests_stored(value)
+        self.diagnostics_gzip = packed.pack(stored, level=packed.LEVEL_DIAGNOSTICS)
+        self.__dict__["_diagnostics"] = value
+
+    @property
+    def meta(self) -> list[list[dict[str, Any]]]:
+        """``meta[r][p]`` belongs to ``document["rounds"][r]["plays"][p]``: that play's seat,
+        ``latency_ms``, and ``fault``/``detail`` when the runner played the fallback move."""
+        return packed.public_meta(self.diagnostics, rounds=len(self.document["rounds"]))
+
 
 class Seat(models.Model):
-    """A bot's place in one game, with how it behaved there."""
+    """A bot's place in one game, with how it behaved there.
+
+    The figures are stored when the game finishes (``game_finish``), so that a bot's profile is
+    drawn from these rows and never from logs: latency over the seat's plays (nearest-rank
+    percentiles, always a measured value) and its faults by kind.
+    """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField()
@@ -211,7 +257,10 @@ class Seat(models.Model):
     moves = models.PositiveIntegerField(default=0)
     faults = models.PositiveIntegerField(default=0)
     latency_mean_ms = models.FloatField(null=True, blank=True)
+    latency_p50_ms = models.FloatField(null=True, blank=True)
+    latency_p95_ms = models.FloatField(null=True, blank=True)
     latency_max_ms = models.FloatField(null=True, blank=True)
+    fault_kinds = models.JSONField(default=dict, help_text="Faults by kind: {kind: count}.")
     no_show = models.BooleanField(
         default=False, help_text="Made no valid move: unreachable or silent (not rated)."
     )

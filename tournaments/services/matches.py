@@ -62,6 +62,7 @@ from tournaments import queueing
 from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
+from tournaments.latency import nearest_rank_percentile
 from tournaments.live import LiveFeeds
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.read_cache import game_scopes, reads_changed
@@ -319,24 +320,47 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     )
 
 
+SEAT_FIGURES = (
+    "moves",
+    "faults",
+    "fault_kinds",
+    "latency_mean_ms",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "latency_max_ms",
+)
+
+
 def _seat_stats(record: GameRecord) -> dict[int, dict[str, Any]]:
-    """Moves, faults and latency per seat, from the runner's calls."""
+    """Moves, faults by kind and latency figures per seat, from the runner's calls: what a bot's
+    profile shows, stored once so that no page reads a log to draw it."""
     latencies: dict[int, list[float]] = defaultdict(list)
     moves: Counter[int] = Counter()
     for call in record.plays:
         moves[call.seat] += 1
         latencies[call.seat].append(call.latency_ms)
-    faults = Counter(call.seat for call in record.calls if call.fault is not None)
+    kinds: dict[int, Counter[str]] = defaultdict(Counter)
+    for call in record.calls:
+        if call.fault is not None:
+            kinds[call.seat][str(call.fault.kind)] += 1
     stats = {}
-    for seat in set(moves) | set(faults):
-        seat_latencies = latencies.get(seat, [])
+    for seat in set(moves) | set(kinds):
+        seat_latencies = sorted(latencies.get(seat, []))
+        figures: dict[str, float | None] = dict.fromkeys(
+            ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_max_ms")
+        )
+        if seat_latencies:
+            figures = {
+                "latency_mean_ms": sum(seat_latencies) / len(seat_latencies),
+                "latency_p50_ms": nearest_rank_percentile(seat_latencies, 50),
+                "latency_p95_ms": nearest_rank_percentile(seat_latencies, 95),
+                "latency_max_ms": seat_latencies[-1],
+            }
         stats[seat] = {
             "moves": moves[seat],
-            "faults": faults[seat],
-            "latency_mean_ms": sum(seat_latencies) / len(seat_latencies)
-            if seat_latencies
-            else None,
-            "latency_max_ms": max(seat_latencies) if seat_latencies else None,
+            "faults": kinds[seat].total(),
+            "fault_kinds": dict(kinds[seat].most_common()),
+            **figures,
         }
     return stats
 
@@ -362,16 +386,16 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     game.faults = len(faults)
     game.finished_at = timezone.now()
     game.save()
-    GameLog.objects.create(game=game, document=record.log, meta=record.meta, faults=faults)
+    GameLog.objects.create(
+        game=game, document=record.log, diagnostics=record.diagnostics, faults=faults
+    )
     stats = _seat_stats(record)
     seats = list(game.seats.all())
     for seat in seats:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
     game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
-    Seat.objects.bulk_update(
-        seats, ["moves", "faults", "latency_mean_ms", "latency_max_ms", "no_show"]
-    )
+    Seat.objects.bulk_update(seats, [*SEAT_FIGURES, "no_show"])
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     return True
 

@@ -94,8 +94,8 @@ function snapshot(state) {
 }
 
 /**
- * The viewer takes a bare escoba-log/1 document, or the game log API's answer
- * (`{game, duplicate, log, meta, faults}`), whose per-play meta it then shows.
+ * The viewer takes an escoba-log/1 document, with the page's per-play `meta` (latency, fault)
+ * beside it, or an older `{log, meta, faults}` wrapper.
  */
 export function unwrapLog(doc) {
   if (doc.format) return doc;
@@ -299,6 +299,7 @@ export class ReplayViewer {
     this.renderSeats(step);
     this.renderEvent(step);
     this.renderScore(step);
+    this.renderOwnPlay(step);
     this.markPlayList();
     this.setEnds();
   }
@@ -469,6 +470,34 @@ export class ReplayViewer {
           "fault";
       }
     }
+  }
+
+  /**
+   * The owner's view of their own bot's play: its debug text and the request body to download
+   * (for `python -m bots_sdk replay`). The button stays in place, so focus never moves.
+   */
+  renderOwnPlay(step) {
+    const panel = this.el("own-play");
+    if (!panel) return;
+    const own = step.kind === "play" ? OWN_PLAYS.get(`${step.round + 1}-${step.play}`) : null;
+    const where = `round ${step.round + 1}, play ${step.play}`;
+    const debug = this.el("own-play-debug");
+    this.el("own-play-where").textContent = own
+      ? `Your bot's play, ${where}.` : "Step to a play of your bot to see its debug output.";
+    debug.hidden = !own || own.debug === null;
+    debug.textContent = own && own.debug !== null
+      ? own.debug + (own.debug_truncated ? "\n[cut to 2048 bytes]" : "") : "";
+    const button = this.el("own-play-download");
+    button.setAttribute("aria-disabled", String(!(own && own.request)));
+    button.onclick = () => {
+      if (!own || !own.request) return;
+      const blob = new Blob([JSON.stringify(own.request, null, 2)], { type: "application/json" });
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = `game-${this.root.dataset.game}-r${step.round + 1}p${step.play}-request.json`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    };
   }
 
   renderScore(step) {
@@ -756,6 +785,16 @@ function labelFor(key) {
 
 function readJson(id) {
   return JSON.parse(document.getElementById(id).textContent);
+}
+
+// The viewer's own bots' plays ("round-play" → debug, request), on the page for their owner only.
+const OWN_PLAYS = new Map();
+const ownPlaysScript = typeof document === "undefined" ? null
+  : document.getElementById("replay-own-plays");
+if (ownPlaysScript) {
+  for (const own of JSON.parse(ownPlaysScript.textContent)) {
+    OWN_PLAYS.set(`${own.round}-${own.play}`, own);
+  }
 }
 
 const root = typeof document === "undefined" ? null : document.querySelector("[data-replay]");

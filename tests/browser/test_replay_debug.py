@@ -1,0 +1,93 @@
+"""The replay shows a bot's owner its debug output and lets them download each play's request;
+nobody else sees either (issue 14, items 6 and 7)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from bots_sdk import Reply, serve_in_thread
+from bots_sdk.examples.greedy import choose as greedy
+from tests.browser.a11y import axe_violations
+from tests.browser.conftest import OWNER_PASSWORD, PHONE
+from tournaments.models import Bot, Game
+from tournaments.selectors import game_diagnostics
+from tournaments.services.bots import bot_register
+from tournaments.services.leagues import league_create, league_start
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+
+
+def talker(state):
+    return Reply(state.legal_moves[0], debug=f"{len(state.legal_moves)} legal, took the first")
+
+
+@pytest.fixture
+def debug_game(transactional_db, django_user_model):
+    """A finished game between the owner's talking bot and another user's greedy bot."""
+    owner = django_user_model.objects.create_user(username="ana", password=OWNER_PASSWORD)
+    rival = django_user_model.objects.create_user(username="rui", password=OWNER_PASSWORD)
+    servers = [serve_in_thread(talker, name="talker"), serve_in_thread(greedy, name="greedy")]
+    mine = bot_register(owner=owner, name="talker", url=servers[0].url)
+    theirs = bot_register(owner=rival, name="greedy", url=servers[1].url)
+    Bot.objects.update(health=Bot.Health.HEALTHY)
+    league = league_create(creator=owner, name="talk", bot_ids=[mine.pk])
+    league.entries.create(bot=theirs)
+    league_start(league_id=league.pk, user=owner)  # eager Celery: played on commit
+    game = Game.objects.filter(league=league).order_by("pk").first()
+    yield game, owner, mine
+    for server in servers:
+        server.stop()
+
+
+def _log_in(page, base_url: str, username: str) -> None:
+    page.goto(f"{base_url}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(OWNER_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(re.compile(r"/my/bots/$"))
+
+
+def test_owner_reads_debug_and_downloads_the_request_others_see_neither(
+    debug_game, live_server, page, tmp_path
+):
+    game, owner, mine = debug_game
+    plays = game_diagnostics(game=game, viewer=owner)["plays"]
+    first = next(p for p in plays if p["bot"] == mine.pk and p["move"] is not None)
+    url = f"{live_server.url}/games/{game.pk}/#r{first['round']}p{first['play']}"
+
+    page.goto(url)
+    expect(page.get_by_role("heading", name="Plays")).to_be_visible()
+    expect(page.get_by_text("legal, took the first")).to_have_count(0)
+    expect(page.get_by_role("button", name="Download request (JSON)")).to_have_count(0)
+
+    _log_in(page, live_server.url, "rui")  # the opponent's owner: their own plays only
+    page.goto(url)
+    expect(page.get_by_text("legal, took the first")).to_have_count(0)
+
+    _log_in(page, live_server.url, owner.username)
+    page.goto(url)
+    panel = page.get_by_role("region", name="Your bot's debug output")
+    expect(panel.locator("pre")).to_have_text(first["debug"])
+    button = panel.get_by_role("button", name="Download request (JSON)")
+    expect(button).to_have_attribute("aria-disabled", "false")
+    button.focus()
+    with page.expect_download() as download:
+        page.keyboard.press("Enter")
+    saved = tmp_path / "request.json"
+    download.value.save_as(saved)
+    assert json.loads(saved.read_text()) == first["request"]
+    assert download.value.suggested_filename == (
+        f"game-{game.pk}-r{first['round']}p{first['play']}-request.json"
+    )
+    assert axe_violations(page) == []
+    page.set_viewport_size(PHONE)
+    assert axe_violations(page) == []
+    # stepping on keeps focus on the button; an opponent's play has nothing to download
+    page.keyboard.press("ArrowRight")
+    expect(button).to_be_focused()
+    expect(button).to_have_attribute("aria-disabled", "true")
+    expect(panel.locator("pre")).to_be_hidden()
