@@ -17,7 +17,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, crosstable_cells, game_participants, set_outcomes
-from tournaments.models import Bot, Game, GameLog, League
+from tournaments.models import Bot, Game, GameLog, League, Match
 from tournaments.rating_selectors import current_ratings
 
 
@@ -174,16 +174,18 @@ def league_progress(league: League) -> dict[str, int]:
     }
 
 
-def game_log_gzip(*, game_id: int) -> tuple[bool, bytes | None]:
-    """Whether the game exists, and its stored escoba-log/1 document as gzip bytes (None before
+def game_log_gzip(*, game_id: int) -> tuple[bool, bool, bytes | None]:
+    """Whether the game exists, whether its duplicate set is still sealed (``Match.sealed``: then
+    the log must not be shown), and its stored escoba-log/1 document as gzip bytes (None before
     it finished), in one query that reads only that column of the log table.
 
     The log endpoint serves these bytes as they are to clients that accept gzip.
     """
-    rows = Game.objects.filter(pk=game_id).values_list("log__document_gzip", flat=True)
-    for stored in rows:
-        return True, None if stored is None else bytes(stored)
-    return False, None
+    rows = Game.objects.filter(pk=game_id).values_list("log__document_gzip", "match__status")
+    for stored, status in rows:
+        sealed = Match(status=status).sealed
+        return True, sealed, None if stored is None else bytes(stored)
+    return False, False, None
 
 
 def game_diagnostics(*, game: Game, viewer: AbstractBaseUser | AnonymousUser) -> dict | None:

@@ -236,13 +236,14 @@ def _challenge_form(request: HttpRequest, bot: Bot) -> ChallengeForm | None:
     return ChallengeForm(bots=mine) if mine else None
 
 
-
 @cached_page(lambda game_id: [f"game:{game_id}"])
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _found(page_selectors.game_find(game_id))
     seats = page_selectors.game_seats(game=game)
     names = {seat.seat: seat.bot.name for seat in seats}
-    log = page_selectors.game_log_document(game=game)
+    # The set's other games are dealt the same cards: no hand is shown before the set is over.
+    sealed = game.match.sealed
+    log = None if sealed else page_selectors.game_log_document(game=game)
     seat_count = len(log["seats"]) if log else len(seats)
     seat_names = [names.get(seat, f"seat {seat}") for seat in range(seat_count)]
     # A bot fields both seats of its partnership: a team is named by its distinct bots.
@@ -273,6 +274,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "outcome": _outcome(game, team_names),
         "ruleset_id": f"{game.league.ruleset.get('name')}@{game.league.ruleset.get('version')}",
         "log": log,
+        "sealed": sealed and game.status == Game.Status.FINISHED,
         # Not stored yet: the viewer follows the game as it is played (web/live.py).
         "live": log is None and game.status == Game.Status.PENDING,
         "first_table": first_table,

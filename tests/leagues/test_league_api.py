@@ -3,11 +3,12 @@
 import re
 
 import pytest
+from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tournaments import queueing
-from tournaments.models import Game, GameLog, League
+from tournaments.models import Game, GameLog, League, Match
 from tournaments.services.leagues import ERROR_NOT_BOT_OWNER, ERROR_NOT_CREATOR
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -251,3 +252,31 @@ def test_game_list_and_detail_show_the_same_faults(played_league, api_client):
     assert detail["faults"] == [fault]
     assert {g["id"]: g["faults"] for g in listed}[game.id] == [fault]
     assert all(g["faults"] == [] for g in listed if g["id"] != game.id)
+
+
+def test_a_set_in_play_keeps_its_deals_secret(played_league, api_client, client):
+    """The games of a duplicate set are dealt the same cards and played at the same time: while
+    the set is in play its seed, its finished games' logs and diagnostics and their replays
+    would show a bot its opponent's hand, so none is published until the whole set is over."""
+    match = played_league.matches.order_by("number").first()
+    game = match.games.order_by("number").first()
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    cache.clear()  # the cached reads were built when the set was over
+
+    assert api_client.get(f"/api/matches/{match.id}/").json()["seed"] is None
+    assert api_client.get(f"/api/games/{game.id}/").json()["duplicate"]["seed"] is None
+    for part in ("log", "diagnostics"):
+        answer = api_client.get(f"/api/games/{game.id}/{part}/")
+        assert answer.status_code == 409, part
+        body = answer.json()
+        assert body["code"] == "set_in_play" and "duplicate set ends" in body["detail"]
+    page = client.get(f"/games/{game.id}/").content.decode()
+    assert 'data-testid="set-in-play"' in page and "replay-log" not in page
+
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+    cache.clear()
+    assert api_client.get(f"/api/matches/{match.id}/").json()["seed"] == match.seed
+    assert api_client.get(f"/api/games/{game.id}/").json()["duplicate"]["seed"] == game.seed
+    assert api_client.get(f"/api/games/{game.id}/log/").json()["format"] == "escoba-log/1"
+    assert api_client.get(f"/api/games/{game.id}/diagnostics/").status_code == 200
+    assert "replay-log" in client.get(f"/games/{game.id}/").content.decode()

@@ -45,12 +45,25 @@ class ErrorSerializer(serializers.Serializer):
 ERRORS = {status: ErrorSerializer for status in (400, 401, 403, 404, 413, 415, 429)}
 # What an endpoint that sends matches to the queue may answer on top (Redis unreachable).
 QUEUE_ERRORS = {503: ErrorSerializer}
+# What a game's log and diagnostics may answer on top (the set is still in play).
+SEALED_ERRORS = {409: ErrorSerializer}
 RETRY_AFTER_S = 30
 
 
 class RequestTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "too_large"
+
+
+class SetInPlay(exceptions.APIException):
+    """A game's log or diagnostics asked for while its duplicate set is still being played."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "set_in_play"
+    default_detail = (
+        "The log of this game is published when its duplicate set ends: the set's other games "
+        "are dealt the same cards and are still being played."
+    )
 
 
 class ServiceUnavailable(exceptions.APIException):

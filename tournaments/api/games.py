@@ -1,5 +1,7 @@
 """`/api/games/`: each game's seats, result, faults and latencies, its log and diagnostics.
 
+Both are published once the game's duplicate set is over (`Match.sealed`: its other games are
+dealt the same cards and played at the same time); until then they answer 409 `set_in_play`.
 `log/` answers exactly the engine's `escoba-log/1` document (what `python -m games validate`
 reads). It is stored gzip-compressed and sent as stored, with `Content-Encoding: gzip`, to a
 client whose `Accept-Encoding` allows it; others get it decompressed. `diagnostics/` answers what
@@ -21,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from tournaments.api.caching import api_read, id_param
-from tournaments.api.errors import ERRORS
+from tournaments.api.errors import ERRORS, SEALED_ERRORS, SetInPlay
 from tournaments.api.filters import GameFilter, ListFilterBackend
 from tournaments.api.league_serializers import (
     GameDiagnosticsSerializer,
@@ -106,15 +108,17 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
             "request's `Accept-Encoding` allows it (`Vary: Accept-Encoding`). Latency, faults "
             "and debug output are under `diagnostics/`."
         ),
-        responses={(200, LOG_CONTENT_TYPE): dict, **ERRORS},
+        responses={(200, LOG_CONTENT_TYPE): dict, **ERRORS, **SEALED_ERRORS},
     )
     @action(detail=True, methods=["get"])
     def log(self, request: Request, pk: str) -> HttpResponse:
-        found, stored = game_log_gzip(game_id=int(pk))
+        found, sealed, stored = game_log_gzip(game_id=int(pk))
         if not found:
             raise NotFound()
         if stored is None:
             raise NotFound(ERROR_NO_LOG)
+        if sealed:
+            raise SetInPlay()
         if accepts_gzip(request.headers.get("Accept-Encoding", "")):
             response = HttpResponse(stored, content_type=LOG_CONTENT_TYPE)
             response["Content-Encoding"] = "gzip"
@@ -125,7 +129,7 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         summary="Per play: seat, bot, latency, fault; debug and request for your own bots",
-        responses={200: GameDiagnosticsSerializer, **ERRORS},
+        responses={200: GameDiagnosticsSerializer, **ERRORS, **SEALED_ERRORS},
     )
     @action(detail=True, methods=["get"])
     def diagnostics(self, request: Request, pk: str) -> Response:
@@ -141,6 +145,8 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
         answer = game_diagnostics(game=game, viewer=request.user)
         if answer is None:
             raise NotFound(ERROR_NO_LOG)
+        if game.match.sealed:
+            raise SetInPlay()
         body = {"duplicate": duplicate_info(game), **answer}
         response = Response(GameDiagnosticsSerializer(body).data)
         # The answer differs by viewer (their own bots' plays): no shared cache may keep it.

@@ -184,6 +184,9 @@ class GameBriefSerializer(serializers.ModelSerializer):
 class MatchSerializer(serializers.ModelSerializer):
     bots = BotRefSerializer(many=True, read_only=True)
     games = GameBriefSerializer(many=True, read_only=True)
+    seed = serializers.SerializerMethodField(
+        help_text="The set's deals; null while the set is pending or being played."
+    )
 
     class Meta:
         model = Match
@@ -200,6 +203,10 @@ class MatchSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, match: Match) -> int | None:
+        return None if match.sealed else match.seed
 
 
 class SeatSerializer(serializers.ModelSerializer):
@@ -224,7 +231,9 @@ class DuplicateSerializer(serializers.Serializer):
     match = serializers.IntegerField(help_text="The duplicate set: games dealt the same cards.")
     number = serializers.IntegerField(help_text="This game's place in the set.")
     of = serializers.IntegerField(help_text="Games in the set.")
-    seed = serializers.IntegerField()
+    seed = serializers.IntegerField(
+        allow_null=True, help_text="The set's deals; null while the set is being played."
+    )
     games = serializers.ListField(child=serializers.IntegerField(), help_text="Ids of the set.")
 
 
@@ -285,7 +294,7 @@ def duplicate_info(game: Game) -> dict:
         "match": game.match_id,
         "number": game.number,
         "of": len(siblings),
-        "seed": game.seed,
+        "seed": None if game.match.sealed else game.seed,
         "games": [g.id for g in siblings],
     }
 

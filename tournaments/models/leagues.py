@@ -137,6 +137,13 @@ class Match(models.Model):
     def __str__(self) -> str:
         return f"{self.league} match {self.number}"
 
+    @property
+    def sealed(self) -> bool:
+        """Whether the set's deals are still secret: its games share the seed's deals and are
+        played at the same time, so until the whole set is over its seed, logs and diagnostics
+        would show a bot its opponent's hand and the cards still to come."""
+        return self.status in (self.Status.PENDING, self.Status.RUNNING)
+
 
 class Game(models.Model):
     """One game of a match and its result; its full log is a ``GameLog`` row (``game.log``).

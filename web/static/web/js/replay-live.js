@@ -13,6 +13,9 @@
 
 import { ReplayViewer, cardName } from "./replay.js";
 
+// How often a finished game's log is asked for again while its set is still in play.
+const SEALED_RETRY_MS = 2000;
+
 const ANNOUNCE_EVERY_MS = 5000;
 // Plays are added to the log as they come, and the viewer redrawn at most this often: a burst of
 // plays (a reconnect, a slow device) costs one redraw, not one each.
@@ -187,7 +190,18 @@ class LiveGame {
       this.announcer.say(text, { now: true });
       return;
     }
-    const response = await fetch(data.log_url, { headers: { Accept: "application/json" } });
+    // The log is published when the game's duplicate set ends (409 until then: the set's other
+    // games are dealt the same cards); the game is over, so say so and ask again until it is.
+    let response = await fetch(data.log_url, { headers: { Accept: "application/json" } });
+    if (response.status === 409) {
+      const text = "The game is over. Its replay opens when the other games of its set end.";
+      this.say(text);
+      this.announcer.say(text, { now: true });
+    }
+    while (response.status === 409) {
+      await new Promise((resolve) => setTimeout(resolve, SEALED_RETRY_MS));
+      response = await fetch(data.log_url, { headers: { Accept: "application/json" } });
+    }
     const stored = await response.json();
     this.show(stored);
     const totals = (this.viewer.log.result || {}).totals || [];
