@@ -54,6 +54,7 @@ def fill_database(*, games: int, bots: int = 20, bots_per_league: int = BOTS_PER
         username="load-owner", defaults={"is_staff": True}
     )
     start = Bot.objects.count()
+    first_league = League.objects.count()  # league names are unique: number on from the last
     new_bots = Bot.objects.bulk_create(
         Bot(
             owner=owner,
@@ -74,7 +75,7 @@ def fill_database(*, games: int, bots: int = 20, bots_per_league: int = BOTS_PER
         entered = rng.sample(bot_ids, min(bots_per_league, len(bot_ids)))
         with transaction.atomic():
             league = league_create(
-                creator=owner, name=f"load {number}", bot_ids=entered, rated=True
+                creator=owner, name=f"load {first_league + number}", bot_ids=entered, rated=True
             )
             league_start(league_id=league.id, enqueue=False)
             if logs is None:
