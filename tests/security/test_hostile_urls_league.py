@@ -12,6 +12,7 @@ import socket
 import pytest
 
 from tests.bots.test_addresses import HOSTILE_URLS
+from tournaments.live import LiveFeeds
 from tournaments.models import Game, Seat
 from tournaments.services import matches
 from tournaments.services.leagues import league_create, league_start
@@ -21,6 +22,14 @@ pytestmark = pytest.mark.django_db
 LEAGUE_SIZE = 10
 
 
+class FeedsKeptOffTheNetwork(LiveFeeds):
+    """The live feeds with nothing sent: their Redis connection is the service's own, not a
+    call to a bot, and this module counts every connection attempted (none may be)."""
+
+    def _send(self, command: tuple) -> None:
+        pass
+
+
 @pytest.fixture(scope="module")
 def own_game_loop():
     """A game loop for this module: its caller is made at the first game, under the policy
@@ -28,6 +37,7 @@ def own_game_loop():
     Like the usual one, it closes its connections when the process exits."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(matches, "_games_loop", matches._GameLoop())
+        patch.setattr(matches, "LiveFeeds", FeedsKeptOffTheNetwork)
         yield
 
 
