@@ -69,7 +69,14 @@ def test_a_game_is_watched_live_to_its_end(asgi_server, league_world, page):
     follow.focus()
 
     # Moves arrive one by one while the game is played; the hands stay face down.
-    page.wait_for_function("() => window.escobaLiveGame.events >= 5", timeout=90_000, polling=50)
+    # (Read while a hand holds cards: after a deal's last play both hands are empty until the
+    # next play deals again.)
+    page.wait_for_function(
+        "() => window.escobaLiveGame.events >= 5"
+        " && document.querySelector('[data-seat] [data-part=hand] .card')",
+        timeout=90_000,
+        polling=50,
+    )
     seen = page.evaluate(LIVE_STATE)
     assert seen["state"] == "live", seen
     assert seen["backs"] > 0 and seen["faces"] == 0, seen

@@ -194,9 +194,8 @@ class LiveGame {
     // games are dealt the same cards); the game is over, so say so and ask again until it is.
     let response = await fetch(data.log_url, { headers: { Accept: "application/json" } });
     if (response.status === 409) {
-      const text = "The game is over. Its replay opens when the other games of its set end.";
-      this.say(text);
-      this.announcer.say(text, { now: true });
+      // Shown, not announced: the final score is announced once it is known.
+      this.say("The game is over. Its replay opens when the other games of its set end.");
     }
     while (response.status === 409) {
       await new Promise((resolve) => setTimeout(resolve, SEALED_RETRY_MS));
