@@ -30,6 +30,10 @@ WHITENOISE_USE_FINDERS = True
 
 # Throttle counters live in this process only; tests/conftest.py clears them before each test.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Cached reads are off: this cache is per process, so a page served by a test's web server would
+# never see the versions a real worker process bumps (in production both share Redis). The
+# read-cache tests turn it on (tests/performance/test_read_cache.py).
+ESCOBA_READ_CACHE_S = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 

@@ -14,6 +14,12 @@ from tournaments.models import Game, League
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def read_cache_on(settings):
+    """The test settings turn cached reads off (their cache is per process); here they are on."""
+    settings.ESCOBA_READ_CACHE_S = 300
+
+
 @pytest.fixture
 def played(django_capture_on_commit_callbacks) -> League:
     """A finished rated league of 4 bots, played through the services, its pool fitted."""
