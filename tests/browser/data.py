@@ -25,7 +25,10 @@ def stored_game(
         status=League.Status.FINISHED,
         rated=False,
     )
-    match = Match.objects.create(league=league, number=1, round=1, seed=seed)
+    # A set that is over: a set still in play publishes no log (Match.sealed).
+    match = Match.objects.create(
+        league=league, number=1, round=1, seed=seed, status=Match.Status.FINISHED
+    )
     game = Game.objects.create(
         league=league, match=match, number=1, seed=seed, seating=[bot.pk for bot in bots]
     )
