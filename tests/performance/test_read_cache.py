@@ -4,6 +4,7 @@ import random
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
@@ -16,8 +17,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def read_cache_on(settings):
-    """The test settings turn cached reads off (their cache is per process); here they are on."""
+    """The test settings turn cached reads off (their cache is per process); here they are on,
+    from an empty cache (row ids start again in every test's database)."""
     settings.ESCOBA_READ_CACHE_S = 300
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture
