@@ -141,7 +141,8 @@ def test_compose_environment_names_are_ones_the_settings_read():
 def test_gitignore_covers_local_state():
     ignored = (ROOT / ".gitignore").read_text().splitlines()
 
-    for entry in (".venv/", "data/", "__pycache__/", ".pytest_cache/", ".ruff_cache/"):
+    # ".venv" without the slash: a worktree's .venv may be a link, which "/" would not match.
+    for entry in (".venv", "data/", "__pycache__/", ".pytest_cache/", ".ruff_cache/"):
         assert entry in ignored, entry
 
 
