@@ -19,13 +19,19 @@ from tournaments.selectors import league_progress
 from tournaments.services.ratings import ratings_recompute, ratings_sweep
 
 
-def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+def _wait_quietly(condition: Callable[[], bool], timeout: float) -> bool:
+    """Whether ``condition`` became true within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
-            return
+            return True
         time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+    return False
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    if not _wait_quietly(condition, timeout):
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 def league_status(league_id: int) -> str:
@@ -48,15 +54,6 @@ class SlowGreedy:
         with self._lock:
             self.moves += 1
         return greedy.choose(state)
-
-
-def _wait_quietly(condition: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def assert_played_and_rated_exactly_once(league: League, players_per_game: int = 2) -> None:
