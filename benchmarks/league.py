@@ -242,6 +242,7 @@ def measure(
     cpu_before = cpu_seconds(workers)
     bots_cpu_before = cpu_seconds(bot_processes)
     started = time.perf_counter()
+    started_at = time.time()
     league_start(league_id=league.id)
     while League.objects.get(pk=league.id).status != League.Status.FINISHED:
         if time.perf_counter() - started > args.timeout:
@@ -260,6 +261,10 @@ def measure(
         for g in games.only("moves", "started_at", "finished_at")
     )
     durations = sorted((g.finished_at - g.started_at).total_seconds() for g in games)
+    # Where the wall time went: until every match had begun, until the first game ended, the
+    # last game's end (the rest is marking the league finished and this script noticing).
+    begun = [g.started_at.timestamp() - started_at for g in games]
+    ended = sorted(g.finished_at.timestamp() - started_at for g in games)
     # The bots' round trip as the caller timed it, against the time a game spent per move.
     seats = Seat.objects.filter(game__league=league, latency_mean_ms__isnull=False)
     round_trip = seats.aggregate(t=Sum(F("latency_mean_ms") * F("moves")))["t"] / moves
@@ -277,6 +282,9 @@ def measure(
     say(f"  {in_flight:.0f} moves/s while every game was in flight")
     say(f"  game durations: min {durations[0]:.2f} s, median {durations[len(durations) // 2]:.2f}"
         f" s, max {durations[-1]:.2f} s")  # fmt: skip
+    say(f"  timeline: every match begun at {max(begun):.2f} s (first {min(begun):.2f} s), "
+        f"first game stored at {ended[0]:.2f} s, half at {ended[len(ended) // 2]:.2f} s, "
+        f"the last at {ended[-1]:.2f} s; league finished at {wall:.2f} s")  # fmt: skip
     say(f"  per move: {per_move:.1f} ms of game time, of which the bot round trip "
         f"{round_trip:.1f} ms (caller's timing)")  # fmt: skip
     say(f"  worker CPU: {worker_cpu:.2f} s ({worker_cpu / moves * 1000:.2f} ms per move)")

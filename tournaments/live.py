@@ -22,7 +22,8 @@ web/live.py) carries a bare "changed" message; the page's stream tells its brows
 changed part again.
 
 Publishing never blocks a game and never fails one: entries are handed to a flusher on the
-worker's event loop, which sends whatever is waiting in one pipelined round trip. While Redis is
+worker's event loop, which sends whatever is waiting as one Lua script call (one command and
+one reply for the whole batch, however many plays are in it). While Redis is
 unreachable entries are dropped (logged once per outage): the stored log stays the truth, and a
 viewer sees the game whole when it ends.
 """
@@ -37,11 +38,37 @@ from typing import Any
 import orjson
 import redis.asyncio
 from django.conf import settings
+from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
 
 KEY_PREFIX = "escoba:live"
+
+# One batch of entries in one command (`EVALSHA`), in the order they were handed over: KEYS are
+# the lists and channels, ARGV the TTL and then, per key, what to do and the payload. As three
+# commands per play (RPUSH, EXPIRE, PUBLISH) in a pipeline, packing the commands and parsing
+# their replies in redis-py cost the worker more CPU than the rest of a move but the HTTP call.
+_FLUSH_SCRIPT = """
+local ttl = ARGV[1]
+local appended = {}
+for i, key in ipairs(KEYS) do
+  local what, payload = ARGV[2 * i], ARGV[2 * i + 1]
+  if what == "delete" then
+    redis.call("DEL", key)
+  elseif what == "append" then
+    redis.call("RPUSH", key, payload)
+    redis.call("PUBLISH", key, payload)
+    appended[key] = true
+  else
+    redis.call("PUBLISH", key, payload)
+  end
+end
+for key in pairs(appended) do
+  redis.call("EXPIRE", key, ttl)
+end
+return #KEYS
+"""
 
 
 def live_game_key(game_id: int) -> str:
@@ -80,6 +107,7 @@ class LiveFeeds:
         self._runs: dict[int, tuple[str, int]] = {}  # game id -> (run token, last n)
         self._client: redis.asyncio.Redis | None = None
         self._flusher: asyncio.Task | None = None
+        self._script: AsyncScript | None = None
         self._failing = False
 
     # -- what the service calls -----------------------------------------------------------
@@ -148,19 +176,15 @@ class LiveFeeds:
             batch, self._waiting = self._waiting, []
             if self._client is None:
                 self._client = live_redis()
-            pipe = self._client.pipeline(transaction=False)
+                self._script = self._client.register_script(_FLUSH_SCRIPT)
+            keys: list[str] = []
+            args: list[Any] = [ttl]
             for command in batch:
-                if command[0] == "delete":
-                    pipe.delete(command[1])
-                elif command[0] == "append":
-                    _, key, payload = command
-                    pipe.rpush(key, payload)
-                    pipe.expire(key, ttl)
-                    pipe.publish(key, payload)
-                else:
-                    pipe.publish(command[1], command[2])
+                keys.append(command[1])
+                args.append(command[0])
+                args.append(command[2] if len(command) > 2 else b"")
             try:
-                await pipe.execute()
+                await self._script(keys=keys, args=args)
             except (RedisError, OSError) as error:
                 if not self._failing:
                     logger.warning("live entries dropped: Redis is unreachable (%s)", error)
