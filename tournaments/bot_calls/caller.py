@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 import socket
 import time
@@ -64,7 +65,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Reply:
-    """One HTTP exchange: the decoded JSON body, or the fault that stopped it."""
+    """One HTTP exchange: the body (decoded JSON from `exchange`, bytes from `fetch`), or the
+    fault that stopped it."""
 
     data: Any = None
     fault: Fault | None = None
@@ -217,11 +219,11 @@ class BotClient:
 
     async def post(self, name: str, body: dict[str, Any], timeout_ms: int) -> Reply:
         """`POST U/name` with a JSON body; the reply's JSON or a fault, never an exception."""
-        return await self.exchange("POST", name, orjson.dumps(body), timeout_ms)
+        return _decoded(await self.fetch("POST", name, orjson.dumps(body), timeout_ms))
 
     async def get_info(self, timeout_ms: int = DEFAULT_INFO_TIMEOUT_MS) -> InfoResult:
         """`GET U`, checked against the info reply schema."""
-        reply = await self.exchange("GET", None, b"", timeout_ms)
+        reply = _decoded(await self.fetch("GET", None, b"", timeout_ms))
         if reply.fault is not None:
             return InfoResult(None, reply.fault, reply.latency_ms)
         try:
@@ -234,19 +236,23 @@ class BotClient:
 
     async def move(self, body: dict[str, Any], timeout_ms: int) -> MoveReply:
         """`POST U/move`: a well-formed move, or a fault. Legality is for the engine to judge."""
-        reply = await self.post("move", body, timeout_ms)
+        reply = await self.fetch("POST", "move", orjson.dumps(body), timeout_ms)
         if reply.fault is not None:
             return MoveReply(None, reply.fault, reply.latency_ms)
-        debug = move_reply_debug(reply.data)
-        try:
-            move = parse_move_reply(reply.data)
-        except ProtocolError as error:
-            fault = Fault(FaultKind.BAD_SCHEMA, str(error))
-            return MoveReply(None, fault, reply.latency_ms, debug)
-        return MoveReply(move, None, reply.latency_ms, debug)
+        raw = reply.data
+        move, fault, debug = (
+            _move_outcome(raw) if len(raw) <= CACHED_REPLY_BYTES else _move_outcome.__wrapped__(raw)
+        )
+        return MoveReply(move, fault, reply.latency_ms, debug)
 
     async def exchange(self, method: str, name: str | None, body: bytes, timeout_ms: int) -> Reply:
-        """One request under one total deadline; every failure becomes a `Fault`."""
+        """One request under one total deadline, its reply's JSON decoded; every failure
+        becomes a `Fault`."""
+        return _decoded(await self.fetch(method, name, body, timeout_ms))
+
+    async def fetch(self, method: str, name: str | None, body: bytes, timeout_ms: int) -> Reply:
+        """One request under one total deadline: the reply's body as bytes (`Reply.data`), or
+        the fault that stopped it. The latency is the bot's: decoding is not in it."""
         if self.url_fault is not None:
             return Reply(fault=self.url_fault)
         url = self._url(name)
@@ -293,10 +299,7 @@ class BotClient:
             else:
                 # Unread bytes are still coming: this connection cannot be reused.
                 response.close()
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError as error:
-            raise _FaultError(FaultKind.BAD_JSON, f"invalid JSON: {error}") from None
+        return raw
 
     async def _read_capped(self, response: aiohttp.ClientResponse) -> bytes:
         declared = response.content_length
@@ -368,6 +371,38 @@ class BotClient:
             else:
                 response.close()
         return response.status, payload
+
+
+def _decoded(reply: Reply) -> Reply:
+    """A fetched reply with its body decoded as JSON, or the `bad_json` fault."""
+    if reply.fault is not None:
+        return reply
+    try:
+        return Reply(data=orjson.loads(reply.data), latency_ms=reply.latency_ms)
+    except orjson.JSONDecodeError as error:
+        fault = Fault(FaultKind.BAD_JSON, f"invalid JSON: {error}")
+        return Reply(fault=fault, latency_ms=reply.latency_ms)
+
+
+# Move replies up to this size are parsed once per distinct body: bots send the same few dozen
+# bodies (a card and its capture) again and again, and the outcome depends on the bytes alone.
+CACHED_REPLY_BYTES = 512
+
+
+@functools.lru_cache(maxsize=8192)
+def _move_outcome(raw: bytes) -> tuple[Move | None, Fault | None, Debug | None]:
+    """A move reply's body as the runner takes it: the move, or the `bad_json` or `bad_schema`
+    fault, and the private debug text (kept whatever became of the move). Values only (frozen
+    and interned), so a cached outcome can be handed to any number of games."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        return None, Fault(FaultKind.BAD_JSON, f"invalid JSON: {error}"), None
+    debug = move_reply_debug(data)
+    try:
+        return parse_move_reply(data), None, debug
+    except ProtocolError as error:
+        return None, Fault(FaultKind.BAD_SCHEMA, str(error)), debug
 
 
 def _since(started: float) -> float:
