@@ -4,14 +4,19 @@ For every sampled deal of the unseen cards (``games.engine.Determinizer``: the o
 the deck drawn uniformly from what this seat has not seen) it tries each legal move and plays on
 with a quick greedy policy for every seat. Before the round's last deal a rollout stops one play
 into the next deal (that play is the next player's shot at the table this deal leaves) and is
-valued by what each side captured meanwhile, by the expert's weights: a card, an oro, a seven,
-the seven of oros, an escoba. That is far less noisy than a whole round's points and costs a few
-plays, so many more deals fit in the time. In the last deal it plays the round out and scores
-it: the round's points, and the game when the round decides it. The move with the best average
-wins. Trying every move on the same deals (common random numbers) makes the comparison between
-moves much sharper than the number of deals alone would. The expert example's one-ply score of
-each move counts as a few deals' worth of prior, so with little time (a busy machine) it plays
-like expert and with more time like the rollouts.
+valued by what the round is then worth (``RoundValue``): for two sides, each category's chance
+of going either way from the cards, oros, sevens and sixes each side has taken so far (a side
+with 15 cards of 40 taken and its rival with 10 is likelier to end with the most), plus the
+seven of oros and the escobas. A capture is worth more when the category is still open and
+nothing once it is decided, which fixed per-card weights cannot say. That costs a few plays, so
+many deals fit in the time. In the last deal, with six cards or fewer left in the hands, each
+sample is solved exactly (minimax with alpha-beta over the round's points, and the game when
+the round decides it); with two players the other hand is then every unseen card, so one exact
+solve is the whole answer. The move with the best average wins. Trying every move on the same
+deals (common random numbers) makes the comparison between moves much sharper than the number
+of deals alone would. The expert example's one-ply score of each move counts as a few deals'
+worth of prior, so with little time (a busy machine) it plays like expert and with more time
+like the rollouts.
 
 The time it takes comes from the request: a share of ``time_bank_ms`` (the time this call may
 take), so it answers well inside the arena's deadline whatever the time control; a bank too
@@ -52,8 +57,6 @@ LOOKAHEAD = 1
 # In the last deal, the samples are solved exactly (minimax) once the hands hold this many cards
 # or fewer in all; the expert's score then only breaks ties, at this weight.
 SOLVE_CARDS = 6
-# With this many cards or fewer left in the deck, rollouts play the round out rather than stop.
-ROUND_OUT_DECK = 0
 PRIOR_TIE = 1e-6
 
 
@@ -409,7 +412,7 @@ def search(
     # Before the last deal, each rollout stops LOOKAHEAD plays into the next deal and the round
     # is valued from the captures; in the last deal it plays the round out and scores it.
     plays = -1
-    if state.deck_remaining > ROUND_OUT_DECK:
+    if state.deck_remaining > 0:
         plays = sum(info.hand_size for info in state.seats) - 1 + LOOKAHEAD
     # In the last deal with few cards left in the hands, each sample is solved exactly; when the
     # only hidden cards are one other hand's, every sample is the same deal, so one is enough.
