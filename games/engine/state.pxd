@@ -29,7 +29,7 @@ cdef class Game:
     cdef public object ruleset
     cdef public object seed
     cdef public int _players
-    cdef public list _teams
+    cdef public int _teams[4]
     cdef public int _num_teams
     cdef public bint _optional
     cdef public list _totals
@@ -40,13 +40,13 @@ cdef class Game:
     cdef public int _dealer
     cdef public list _deck
     cdef public int _deck_position
-    cdef public list _hands
+    cdef public unsigned long long _hands[4]
     cdef public list _table
     cdef public long long _table_key
     cdef public unsigned long long _table_mask
-    cdef public list _captured
-    cdef public list _seat_captured
-    cdef public list _escobas
+    cdef public unsigned long long _captured[4]
+    cdef public int _seat_captured[4]
+    cdef public int _escobas[4]
     cdef public int _last_capturer
     cdef public _Round _record
     cdef public list _plays
@@ -55,27 +55,31 @@ cdef class Game:
     @cython.locals(
         seat=int, card=int, taken=int, position=int, key=cython.longlong,
         mask=cython.ulonglong, one=cython.ulonglong, optional=bint,
-        table=list, hand=list, by_key=dict, by_card=tuple, combos=tuple, positions=tuple,
+        table=list, hand=tuple, by_key=dict, by_card=tuple, combos=tuple, positions=tuple,
         moves=dict, trails=tuple, legal=list,
     )
     cpdef list legal_moves(self)
 
     @cython.locals(
         seat=int, card=int, team=int, key=cython.longlong, mask=cython.ulonglong, escoba=bint,
-        fields=_MoveFields, hand=list, table=list, by_key=dict, by_card=tuple,
+        fields=_MoveFields, hand=cython.ulonglong, hands=cython.p_ulonglong,
+        captured=cython.p_ulonglong, counts=cython.p_int, table=list, by_key=dict, by_card=tuple,
     )
     cpdef apply(self, move)
 
-    @cython.locals(other=Game, record=_Round, rounds=list, hand=list)
+    @cython.locals(other=Game, record=_Round, rounds=list, slots=cython.p_ulonglong,
+                   counts=cython.p_int)
     cpdef Game clone(self)
 
     @cython.locals(players=int, position=int, worth=int, sweeps=int, c=int, table=list)
     cpdef _start_round(self, int number, int dealer)
 
-    @cython.locals(deck=list, position=int, players=int, hands=list, seat=int, step=int)
+    @cython.locals(deck=list, position=int, players=int, hands=cython.p_ulonglong, seat=int,
+                   step=int, bits=tuple)
     cpdef _deal_hands(self)
 
-    @cython.locals(record=_Round, taker=int, seat=int, count=int, escobas=list, totals=list)
+    @cython.locals(record=_Round, taker=int, seat=int, team=int, escobas=list, totals=list,
+                   captured=list)
     cpdef _end_round(self)
 
     cpdef _finish(self, result)
@@ -90,6 +94,9 @@ cpdef tuple decode_play(long long code)
 
 @cython.locals(first=int, second=int, third=int)
 cpdef list _hand(list deck, int position)
+
+@cython.locals(cards=tuple, found=list, card=int)
+cpdef tuple cards_in(unsigned long long mask)
 
 @cython.locals(mask=cython.ulonglong, card=int)
 cpdef _mask(list cards)

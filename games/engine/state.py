@@ -1,13 +1,16 @@
 """The game state: deals, turns, captures, round scoring and the end of the game.
 
-Internally cards are small ints (``Card.index``), the table is a sorted list plus a bit mask and
-each side's captured cards are one bit mask, so a play costs a few list and int operations. The
-full log is kept as compact records and only turned into JSON types by ``log()``.
+Internally cards are small ints (``Card.index``, whose order is the canonical one), and a hand,
+a side's captured pile and the table are each one bit mask (the table also as a sorted list,
+which the capture memo's positions index); per-seat and per-team counts live in four slots
+whatever the table size. So a play costs a few int operations. The full log is kept as compact
+records and only turned into JSON types by ``log()``.
 
 This source is also compiled: ``state.pxd`` gives the fields and the hot locals C types (see
-``_build.py``). So that one source serves both builds, the code sticks to what compiles to plain
-C there and stays cheap for the interpreter: ints for seats with -1 for "nobody" rather than
-None, typed local aliases of module caches, explicit field copies in ``clone``.
+``_build.py``); there the masks are ``unsigned long long`` and the per-seat slots C arrays. So
+that one source serves both builds, the code sticks to what compiles to plain C there and stays
+cheap for the interpreter: ints for seats with -1 for "nobody" rather than None, typed local
+aliases of module caches and of the per-seat arrays, explicit field copies in ``clone``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,29 @@ except ImportError:  # the pure-Python build where Cython is not installed
 _TRAILS = tuple(_interned(card, 0) for card in range(40))
 HAND_SIZE = 3
 TABLE_SIZE = 4
+# Every per-seat and per-team field has this many slots (the most seats a game has), so the
+# compiled build keeps them in fixed C arrays; slots past the game's seats stay 0.
+SLOTS = 4
+
+# The cards of a hand mask, in canonical order: a hand holds at most three of the 40 cards, so
+# this memo stops at the 10,700 hands there are (and is emptied past _CARDS_LIMIT otherwise).
+_CARDS_OF: dict[int, tuple[int, ...]] = {}
+_CARDS_LIMIT = 20_000
+
+
+def cards_in(mask: int) -> tuple[int, ...]:
+    """The card indices of ``mask`` in canonical order (memoised: hands repeat)."""
+    cards = _CARDS_OF.get(mask)
+    if cards is None:
+        found = []
+        for card in range(40):
+            if mask >> card & 1:
+                found.append(card)
+        cards = tuple(found)
+        if len(_CARDS_OF) >= _CARDS_LIMIT:
+            _CARDS_OF.clear()
+        _CARDS_OF[mask] = cards
+    return cards
 
 
 def round_deck(seed: int, round_number: int) -> list[int]:
@@ -187,10 +213,15 @@ class Game:
         game.ruleset = ruleset
         game.seed = seed
         game._players = options["players"]
-        game._teams = [ruleset.team_of(seat) for seat in range(game._players)]
+        game._teams = [ruleset.team_of(seat) if seat < game._players else 0
+                       for seat in range(SLOTS)]  # fmt: skip
         game._num_teams = ruleset.num_teams
         game._optional = options["capture"] == "optional"
         game._totals = [0] * game._num_teams
+        game._hands = [0, 0, 0, 0]
+        game._captured = [0, 0, 0, 0]
+        game._seat_captured = [0, 0, 0, 0]
+        game._escobas = [0, 0, 0, 0]
         game._rounds = []
         game._result = None
         game._forfeit_reason = None
@@ -229,7 +260,7 @@ class Game:
         return [ALL_CARDS[c] for c in self._table]
 
     def hand(self, seat: int) -> list[Card]:
-        return [ALL_CARDS[c] for c in sorted(self._hands[seat])]
+        return [ALL_CARDS[c] for c in cards_in(self._hands[seat])]
 
     def legal_moves(self) -> list[Move]:
         """The legal moves of the seat to play: by hand card in canonical order, each card's
@@ -250,7 +281,7 @@ class Game:
         # No local aliases for legal.append or moves.get: CPython 3.11 specialises the plain
         # method calls, which beats creating a bound method on every call.
         legal: list[Move] = []
-        hand = self._hands[seat]
+        hand = cards_in(self._hands[seat])
         for card in hand:
             combos = by_card[card]
             for positions in combos:
@@ -281,25 +312,29 @@ class Game:
         fields = move  # the compiled build reads the move's C fields through this typed name
         card = fields.card_index
         mask = fields.mask
-        hand = self._hands[seat]
-        if card not in hand:
+        hands = self._hands
+        hand = hands[seat]
+        if not hand & fields.bit:
             raise self._why_illegal(move)
         table = self._table
         if mask:
             if (mask & self._table_mask) != mask or fields.total != 15:
                 raise self._why_illegal(move)
-            hand.remove(card)
+            hands[seat] = hand ^ fields.bit
             for taken in fields.taken:
                 table.remove(taken)
             self._table_key -= fields.taken_key
             self._table_mask ^= mask
+            captured = self._captured
             team = self._teams[seat]
-            self._captured[team] |= fields.won
-            self._seat_captured[seat] += fields.size
+            captured[team] = captured[team] | fields.won
+            counts = self._seat_captured
+            counts[seat] = counts[seat] + fields.size
             self._last_capturer = seat
-            escoba = not table
+            escoba = not self._table_mask
             if escoba:
-                self._escobas[seat] += 1
+                counts = self._escobas
+                counts[seat] = counts[seat] + 1
         else:
             key = self._table_key
             if not self._optional:
@@ -309,7 +344,7 @@ class Game:
                     by_card = captures_by_card(key, table)
                 if by_card[card]:
                     raise self._why_illegal(move)
-            hand.remove(card)
+            hands[seat] = hand ^ fields.bit
             insort(table, card)
             self._table_key = key + VALUE_KEYS[card]
             self._table_mask |= fields.bit
@@ -318,7 +353,7 @@ class Game:
         seat += 1
         if seat == self._players:
             seat = 0
-        if self._hands[seat]:
+        if hands[seat]:
             self._turn = seat
         elif self._deck_position < 40:
             self._deal_hands()
@@ -363,13 +398,18 @@ class Game:
         other._dealer = self._dealer
         other._deck = self._deck
         other._deck_position = self._deck_position
-        other._hands = [list(hand) for hand in self._hands]
+        # Four slots each, copied one by one: C arrays in the compiled build, fresh lists here.
+        slots = self._hands
+        other._hands = [slots[0], slots[1], slots[2], slots[3]]
+        slots = self._captured
+        other._captured = [slots[0], slots[1], slots[2], slots[3]]
+        counts = self._seat_captured
+        other._seat_captured = [counts[0], counts[1], counts[2], counts[3]]
+        counts = self._escobas
+        other._escobas = [counts[0], counts[1], counts[2], counts[3]]
         other._table = list(self._table)
         other._table_key = self._table_key
         other._table_mask = self._table_mask
-        other._captured = list(self._captured)
-        other._seat_captured = list(self._seat_captured)
-        other._escobas = list(self._escobas)
         other._last_capturer = self._last_capturer
         other._turn = self._turn
         rounds = list(self._rounds)
@@ -390,7 +430,11 @@ class Game:
             raise EscobaError(f"no seat {seat!r} in a {self._players}-player game")
         seats = [
             SeatPublic(
-                s, self._teams[s], len(self._hands[s]), self._seat_captured[s], self._escobas[s]
+                s,
+                self._teams[s],
+                len(cards_in(self._hands[s])),
+                self._seat_captured[s],
+                self._escobas[s],
             )
             for s in range(self._players)
         ]
@@ -427,7 +471,7 @@ class Game:
             "format": "escoba-log/1",
             "ruleset": self.ruleset.to_dict(),
             "seed": self.seed,
-            "seats": [{"seat": s, "team": t} for s, t in enumerate(self._teams)],
+            "seats": [{"seat": s, "team": self._teams[s]} for s in range(self._players)],
             "rounds": [_round_log(record, self._players) for record in self._rounds],
             "result": result,
         }
@@ -439,10 +483,10 @@ class Game:
         self._round_number = number
         self._dealer = dealer
         self._deck = round_deck(self.seed, number)
-        self._hands = [[] for _ in range(players)]
-        self._captured = [0] * self._num_teams
-        self._seat_captured = [0] * players
-        self._escobas = [0] * players
+        self._hands = [0, 0, 0, 0]
+        self._captured = [0, 0, 0, 0]
+        self._seat_captured = [0, 0, 0, 0]
+        self._escobas = [0, 0, 0, 0]
         self._last_capturer = -1
         self._record = _Round(dealer, [])
         self._record.deck = self._deck
@@ -461,9 +505,9 @@ class Game:
         if worth == 15 or worth == 30:
             sweeps = worth // 15
             self._record.lucky = (dealer, table, sweeps)
-            self._captured[self._teams[dealer]] |= self._table_mask
-            self._seat_captured[dealer] += len(table)
-            self._escobas[dealer] += sweeps
+            self._captured[self._teams[dealer]] = self._table_mask
+            self._seat_captured[dealer] = len(table)
+            self._escobas[dealer] = sweeps
             self._last_capturer = dealer
             self._table = []
             self._table_key = 0
@@ -472,10 +516,11 @@ class Game:
     def _deal_hands(self) -> None:
         """Three cards to each seat, starting after the dealer; the next seat starts playing."""
         deck, position, players, hands = self._deck, self._deck_position, self._players, self._hands
+        bits = BITS
         seat = self._dealer
         for _ in range(players):
             seat = seat + 1 if seat + 1 < players else 0
-            hands[seat] = _hand(deck, position)
+            hands[seat] = bits[deck[position]] | bits[deck[position + 1]] | bits[deck[position + 2]]
             position += HAND_SIZE
         self._deck_position = position
         self._record.deals += 1
@@ -486,16 +531,18 @@ class Game:
         taker = self._last_capturer if self._last_capturer >= 0 else self._dealer
         if self._table:
             record.leftover = (taker, list(self._table))
-        self._captured[self._teams[taker]] |= self._table_mask
-        self._seat_captured[taker] += len(self._table)
+        team = self._teams[taker]
+        self._captured[team] = self._captured[team] | self._table_mask
+        self._seat_captured[taker] = self._seat_captured[taker] + len(self._table)
         self._table = []
         self._table_key = 0
         self._table_mask = 0
         escobas = [0] * self._num_teams
-        for seat, count in enumerate(self._escobas):
-            escobas[self._teams[seat]] += count
-        record.score = score_round(self.ruleset.options, self._captured, escobas)
-        add_score_breakdown(self.ruleset.options, self._captured, record.score)
+        for seat in range(self._players):
+            escobas[self._teams[seat]] += self._escobas[seat]
+        captured = [self._captured[team] for team in range(self._num_teams)]
+        record.score = score_round(self.ruleset.options, captured, escobas)
+        add_score_breakdown(self.ruleset.options, captured, record.score)
         totals = [
             total + side["total"] for total, side in zip(self._totals, record.score, strict=True)
         ]
@@ -515,7 +562,7 @@ class Game:
             return IllegalMoveError("not_a_move", f"{move!r} is not a Move")
         if self._turn < 0:
             return IllegalMoveError("game_over", "the game is over")
-        if move.card_index not in self._hands[self._turn]:
+        if not self._hands[self._turn] >> move.card_index & 1:
             return IllegalMoveError(
                 "card_not_in_hand", f"{move.card} is not in seat {self._turn}'s hand"
             )
