@@ -186,4 +186,8 @@ def _interned(card_index: int, mask: int) -> Move:
             PyObject_GC_UnTrack(move)  # noqa: F821 (declared in moves.pxd)
             PyObject_GC_UnTrack(capture)  # noqa: F821
         _CACHE[key] = move
+        if cython.compiled:
+            # Storing a move makes CPython track the cache again; untracked, the collector does
+            # not walk its entries on every full collection. It holds only moves: no cycle.
+            PyObject_GC_UnTrack(_CACHE)  # noqa: F821
     return move

@@ -54,7 +54,7 @@ cdef class Game:
 
     @cython.locals(
         seat=int, card=int, taken=int, position=int, key=cython.longlong,
-        mask=cython.ulonglong, one=cython.ulonglong, optional=bint,
+        mask=cython.ulonglong, one=cython.ulonglong, held=cython.ulonglong, optional=bint,
         table=list, hand=tuple, by_key=dict, by_card=tuple, combos=tuple, positions=tuple,
         moves=dict, trails=tuple, legal=list,
     )
@@ -75,7 +75,7 @@ cdef class Game:
     cpdef _start_round(self, int number, int dealer)
 
     @cython.locals(deck=list, position=int, players=int, hands=cython.p_ulonglong, seat=int,
-                   step=int, bits=tuple)
+                   step=int, one=cython.ulonglong, first=int, second=int, third=int)
     cpdef _deal_hands(self)
 
     @cython.locals(record=_Round, taker=int, seat=int, team=int, escobas=list, totals=list,

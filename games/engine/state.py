@@ -281,7 +281,8 @@ class Game:
         # No local aliases for legal.append or moves.get: CPython 3.11 specialises the plain
         # method calls, which beats creating a bound method on every call.
         legal: list[Move] = []
-        hand = cards_in(self._hands[seat])
+        held = self._hands[seat]
+        hand = _CARDS_OF.get(held) or cards_in(held)
         for card in hand:
             combos = by_card[card]
             for positions in combos:
@@ -516,11 +517,12 @@ class Game:
     def _deal_hands(self) -> None:
         """Three cards to each seat, starting after the dealer; the next seat starts playing."""
         deck, position, players, hands = self._deck, self._deck_position, self._players, self._hands
-        bits = BITS
+        one = 1
         seat = self._dealer
         for _ in range(players):
             seat = seat + 1 if seat + 1 < players else 0
-            hands[seat] = bits[deck[position]] | bits[deck[position + 1]] | bits[deck[position + 2]]
+            first, second, third = deck[position], deck[position + 1], deck[position + 2]
+            hands[seat] = one << first | one << second | one << third
             position += HAND_SIZE
         self._deck_position = position
         self._record.deals += 1
