@@ -61,12 +61,14 @@ class Determinizer:
             for card in lucky_cards:
                 captured[teams[lucky.seat]] |= 1 << card
         plays = []
+        moves = []
         trailed = set()
         taken_from_table = set()
         last_capturer = lucky.seat if lucky is not None else -1
         for play in view.history:
             move = Move(play.card, play.capture)
             plays.append(move.code | play.seat << 1 | bool(play.escoba))
+            moves.append(move)
             seen.add(move.card_index)
             seen.update(move.taken)
             if move.mask:
@@ -135,9 +137,11 @@ class Determinizer:
             record.lucky = (lucky.seat, lucky_cards, lucky.escobas)
         record.deals = deals
         record.plays = plays
+        record.moves = moves
         game._rounds = [record]
         game._record = record
         game._plays = record.plays
+        game._moves = record.moves
         self.seat = seat
         self.unseen = tuple(unseen)
         self.hidden = tuple(hidden)

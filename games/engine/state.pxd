@@ -16,6 +16,7 @@ cdef class _Round:
     cdef public list table
     cdef public object lucky
     cdef public list plays
+    cdef public list moves
     cdef public object leftover
     cdef public object score
     cdef public object totals
@@ -50,6 +51,7 @@ cdef class Game:
     cdef public int _last_capturer
     cdef public _Round _record
     cdef public list _plays
+    cdef public list _moves
     cdef public int _turn
 
     @cython.locals(
@@ -108,7 +110,7 @@ cpdef list _names(list cards)
                step=int, first=int, second=int, third=int, deal=list)
 cpdef list _deals_log(_Round record, int players)
 
-@cython.locals(moves=dict, logged=list, code=cython.longlong, move=_MoveFields)
-cpdef list _plays_log(list plays)
+@cython.locals(logged=list, code=cython.longlong, move=_MoveFields)
+cpdef list _plays_log(list plays, list moves)
 
 cpdef dict _round_log(_Round record, int players)

@@ -161,7 +161,8 @@ class _Round:
     """The log of one round, in card indices; completed rounds are never modified again."""
 
     __slots__ = (
-        "dealer", "deck", "deals", "table", "lucky", "plays", "leftover", "score", "totals",
+        "dealer", "deck", "deals", "table", "lucky", "plays", "moves", "leftover", "score",
+        "totals",
     )  # fmt: skip
 
     def __init__(self, dealer: int, table: list[int]) -> None:
@@ -171,6 +172,8 @@ class _Round:
         self.deck: list[int] = []
         self.deals = 0  # how many deals were made: the cards are read back from the deck
         self.plays: list[int] = []  # see decode_play
+        # The same plays' moves, so that the log reads them without a lookup in the move cache.
+        self.moves: list[Move] = []
         self.leftover: tuple[int, list[int]] | None = None
         self.score: list[dict[str, Any]] | None = None
         self.totals: list[int] | None = None
@@ -178,7 +181,7 @@ class _Round:
     def copy(self) -> _Round:
         other = _Round(self.dealer, self.table)
         other.deck, other.deals = self.deck, self.deals
-        other.lucky, other.plays = self.lucky, list(self.plays)
+        other.lucky, other.plays, other.moves = self.lucky, list(self.plays), list(self.moves)
         other.leftover, other.score, other.totals = self.leftover, self.score, self.totals
         return other
 
@@ -194,7 +197,7 @@ class Game:
         "ruleset", "seed", "_players", "_teams", "_num_teams", "_optional",
         "_totals", "_rounds", "_result", "_forfeit_reason", "_round_number", "_dealer", "_deck",
         "_deck_position", "_hands", "_table", "_table_key", "_table_mask", "_captured",
-        "_seat_captured", "_escobas", "_last_capturer", "_record", "_plays", "_turn",
+        "_seat_captured", "_escobas", "_last_capturer", "_record", "_plays", "_moves", "_turn",
     )  # fmt: skip
 
     ruleset: Ruleset
@@ -351,6 +354,7 @@ class Game:
             self._table_mask |= fields.bit
             escoba = False
         self._plays.append(fields.code | seat << 1 | escoba)
+        self._moves.append(move)
         seat += 1
         if seat == self._players:
             seat = 0
@@ -421,6 +425,7 @@ class Game:
         other._rounds = rounds
         other._record = record
         other._plays = record.plays
+        other._moves = record.moves
         return other
 
     # -- what a seat may see -------------------------------------------------------------
@@ -492,6 +497,7 @@ class Game:
         self._record = _Round(dealer, [])
         self._record.deck = self._deck
         self._plays = self._record.plays
+        self._moves = self._record.moves
         self._rounds.append(self._record)
         self._deck_position = 0
         self._deal_hands()
@@ -620,12 +626,10 @@ def _deals_log(record: _Round, players: int) -> list[list[list[str]]]:
     return deals
 
 
-def _plays_log(plays: list[int]) -> list[dict[str, Any]]:
-    """A round's plays as the log shows them, decoded from their codes (see decode_play)."""
-    moves = _MOVES
+def _plays_log(plays: list[int], moves: list[Move]) -> list[dict[str, Any]]:
+    """A round's plays as the log shows them, from their codes (see decode_play) and moves."""
     logged = []
-    for code in plays:
-        move = moves[code >> 3]
+    for code, move in zip(plays, moves, strict=True):
         card, capture = move.wire
         logged.append(
             {"seat": code >> 1 & 3, "card": card, "capture": [*capture], "escoba": code & 1 == 1}
@@ -646,7 +650,7 @@ def _round_log(record: _Round, players: int) -> dict[str, Any]:
         "table": _names(record.table),
         "lucky_deal": lucky,
         "deals": _deals_log(record, players),
-        "plays": _plays_log(record.plays),
+        "plays": _plays_log(record.plays, record.moves),
         "leftover": leftover,
         "score": score_log(record.score) if record.score is not None else None,
         "totals": list(record.totals) if record.totals is not None else None,
