@@ -73,7 +73,7 @@ cdef class Game:
                    counts=cython.p_int)
     cpdef Game clone(self)
 
-    @cython.locals(players=int, position=int, worth=int, sweeps=int, c=int, table=list)
+    @cython.locals(position=int, worth=int, sweeps=int, c=int, table=list)
     cpdef _start_round(self, int number, int dealer)
 
     @cython.locals(deck=list, position=int, players=int, hands=cython.p_ulonglong, seat=int,

@@ -485,7 +485,6 @@ class Game:
     # -- the course of a round -----------------------------------------------------------
 
     def _start_round(self, number: int, dealer: int) -> None:
-        players = self._players
         self._round_number = number
         self._dealer = dealer
         self._deck = round_deck(self.seed, number)

@@ -51,9 +51,7 @@ def check_cards_conserved(game):
 
 def check_view_hides_hidden_cards(game):
     hidden_by_seat = {
-        seat: {
-            c for other, hand in enumerate(game._hands) if other != seat for c in cards_in(hand)
-        }
+        seat: {c for other, hand in enumerate(game._hands) if other != seat for c in cards_in(hand)}
         | set(game._deck[game._deck_position :])
         for seat in range(game.ruleset.players)
     }
