@@ -12,10 +12,6 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-# Cython's constant for "this module was compiled": code under ``if cython.compiled:`` only runs
-# in the compiled build.
-compiled = False
-
 
 def cclass(cls: T) -> T:
     return cls

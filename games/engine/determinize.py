@@ -23,7 +23,7 @@ from .cards import VALUE_KEYS
 from .errors import EscobaError
 from .moves import Move
 from .rulesets import Ruleset
-from .state import HAND_SIZE, SLOTS, TABLE_SIZE, Game, _Round
+from .state import HAND_SIZE, TABLE_SIZE, Game, _Round
 
 # Seeds for the rounds after the sampled one: any int works, the deals are then the seed's.
 _SEED_BITS = 62
@@ -53,7 +53,6 @@ class Determinizer:
         lucky = getattr(view, "lucky_deal", None)
         lucky_cards = sorted(card.index for card in lucky.cards) if lucky is not None else []
         teams = [ruleset.team_of(s) for s in range(players)]
-        slots = [0] * (SLOTS - players)
 
         seen = set(hand) | set(table) | set(lucky_cards)
         captured = [0] * ruleset.num_teams
@@ -61,14 +60,12 @@ class Determinizer:
             for card in lucky_cards:
                 captured[teams[lucky.seat]] |= 1 << card
         plays = []
-        moves = []
         trailed = set()
         taken_from_table = set()
         last_capturer = lucky.seat if lucky is not None else -1
         for play in view.history:
             move = Move(play.card, play.capture)
             plays.append(move.code | play.seat << 1 | bool(play.escoba))
-            moves.append(move)
             seen.add(move.card_index)
             seen.update(move.taken)
             if move.mask:
@@ -113,7 +110,7 @@ class Determinizer:
         game.ruleset = ruleset
         game.seed = 0
         game._players = players
-        game._teams = teams + slots
+        game._teams = teams
         game._num_teams = ruleset.num_teams
         game._optional = ruleset.options["capture"] == "optional"
         game._totals = list(view.scores)
@@ -123,13 +120,14 @@ class Determinizer:
         game._dealer = view.dealer
         game._deck = []
         game._deck_position = deck_position
-        game._hands = [sum([1 << card for card in hand]) if s == seat else 0 for s in range(SLOTS)]
+        game._hands = [[] for _ in range(players)]
+        game._hands[seat] = hand
         game._table = table
         game._table_key = sum([VALUE_KEYS[card] for card in table])
         game._table_mask = sum([1 << card for card in table])
-        game._captured = captured + [0] * (SLOTS - len(captured))
-        game._seat_captured = [info.captured for info in seats] + slots
-        game._escobas = [info.escobas for info in seats] + slots
+        game._captured = captured
+        game._seat_captured = [info.captured for info in seats]
+        game._escobas = [info.escobas for info in seats]
         game._last_capturer = last_capturer
         game._turn = (view.dealer + 1 + len(plays)) % players
         record = _Round(view.dealer, opening)
@@ -137,11 +135,9 @@ class Determinizer:
             record.lucky = (lucky.seat, lucky_cards, lucky.escobas)
         record.deals = deals
         record.plays = plays
-        record.moves = moves
         game._rounds = [record]
         game._record = record
         game._plays = record.plays
-        game._moves = record.moves
         self.seat = seat
         self.unseen = tuple(unseen)
         self.hidden = tuple(hidden)
@@ -159,13 +155,8 @@ class Determinizer:
         game = self._template.clone()
         game.seed = rng.getrandbits(_SEED_BITS)
         start = 0
-        hands = game._hands
-        one = 1
         for seat, size in self.hidden:
-            hand = 0
-            for card in cards[start : start + size]:
-                hand |= one << card
-            hands[seat] = hand
+            game._hands[seat] = sorted(cards[start : start + size])
             start += size
         # The deck as the log reads it back: the cards dealt so far (known or not, in no
         # particular order) and then the sampled rest, dealt from the front.

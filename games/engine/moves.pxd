@@ -15,7 +15,3 @@ cdef class _MoveFields:
     cdef public tuple wire
     cdef public long long code
     cdef public str _text
-
-
-cdef extern from "Python.h":
-    void PyObject_GC_UnTrack(object)

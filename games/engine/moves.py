@@ -177,17 +177,5 @@ def _interned(card_index: int, mask: int) -> Move:
         set_field(move, "wire", (NAMES[card_index], names))
         set_field(move, "code", key << 3)
         set_field(move, "_text", NAMES[card_index] + (":" + "+".join(names) if names else ""))
-        if cython.compiled:
-            # Interned moves live as long as the process and can never be in a reference cycle
-            # (they hold cards, which are module constants, ints and strings), yet as instances
-            # of a Python class they would be tracked, and every full collection would walk the
-            # tens of thousands a long run interns: the compiled build takes them and their
-            # tuple of cards out of the collector's lists. The interpreter cannot.
-            PyObject_GC_UnTrack(move)  # noqa: F821 (declared in moves.pxd)
-            PyObject_GC_UnTrack(capture)  # noqa: F821
         _CACHE[key] = move
-        if cython.compiled:
-            # Storing a move makes CPython track the cache again; untracked, the collector does
-            # not walk its entries on every full collection. It holds only moves: no cycle.
-            PyObject_GC_UnTrack(_CACHE)  # noqa: F821
     return move

@@ -213,12 +213,13 @@ def score_log(score: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """A fresh copy of a round's score for a log, so that no caller can change the game's own."""
     copies = []
     for side in score:
-        # Copied, then its nested values replaced in place: the keys keep their order, and no
-        # keyword dict is built per side.
-        copy = side.copy()
-        copy["points"] = side["points"].copy()
-        copy["best_cards"] = list(side["best_cards"])
-        copy["setenta_cards"] = list(side["setenta_cards"])
-        copy["bonus"] = side["bonus"].copy()
-        copies.append(copy)
+        copies.append(
+            dict(
+                side,
+                points=dict(side["points"]),
+                best_cards=list(side["best_cards"]),
+                setenta_cards=list(side["setenta_cards"]),
+                bonus=dict(side["bonus"]),
+            )
+        )
     return copies

@@ -16,7 +16,6 @@ cdef class _Round:
     cdef public list table
     cdef public object lucky
     cdef public list plays
-    cdef public list moves
     cdef public object leftover
     cdef public object score
     cdef public object totals
@@ -30,7 +29,7 @@ cdef class Game:
     cdef public object ruleset
     cdef public object seed
     cdef public int _players
-    cdef public int _teams[4]
+    cdef public list _teams
     cdef public int _num_teams
     cdef public bint _optional
     cdef public list _totals
@@ -41,47 +40,42 @@ cdef class Game:
     cdef public int _dealer
     cdef public list _deck
     cdef public int _deck_position
-    cdef public unsigned long long _hands[4]
+    cdef public list _hands
     cdef public list _table
     cdef public long long _table_key
     cdef public unsigned long long _table_mask
-    cdef public unsigned long long _captured[4]
-    cdef public int _seat_captured[4]
-    cdef public int _escobas[4]
+    cdef public list _captured
+    cdef public list _seat_captured
+    cdef public list _escobas
     cdef public int _last_capturer
     cdef public _Round _record
     cdef public list _plays
-    cdef public list _moves
     cdef public int _turn
 
     @cython.locals(
         seat=int, card=int, taken=int, position=int, key=cython.longlong,
-        mask=cython.ulonglong, one=cython.ulonglong, held=cython.ulonglong, optional=bint,
-        table=list, hand=tuple, by_key=dict, by_card=tuple, combos=tuple, positions=tuple,
+        mask=cython.ulonglong, one=cython.ulonglong, optional=bint,
+        table=list, hand=list, by_key=dict, by_card=tuple, combos=tuple, positions=tuple,
         moves=dict, trails=tuple, legal=list,
     )
     cpdef list legal_moves(self)
 
     @cython.locals(
         seat=int, card=int, team=int, key=cython.longlong, mask=cython.ulonglong, escoba=bint,
-        fields=_MoveFields, hand=cython.ulonglong, hands=cython.p_ulonglong,
-        captured=cython.p_ulonglong, counts=cython.p_int, table=list, by_key=dict, by_card=tuple,
+        fields=_MoveFields, hand=list, table=list, by_key=dict, by_card=tuple,
     )
     cpdef apply(self, move)
 
-    @cython.locals(other=Game, record=_Round, rounds=list, slots=cython.p_ulonglong,
-                   counts=cython.p_int)
+    @cython.locals(other=Game, record=_Round, rounds=list, hand=list)
     cpdef Game clone(self)
 
-    @cython.locals(position=int, worth=int, sweeps=int, c=int, table=list)
+    @cython.locals(players=int, position=int, worth=int, sweeps=int, c=int, table=list)
     cpdef _start_round(self, int number, int dealer)
 
-    @cython.locals(deck=list, position=int, players=int, hands=cython.p_ulonglong, seat=int,
-                   step=int, one=cython.ulonglong, first=int, second=int, third=int)
+    @cython.locals(deck=list, position=int, players=int, hands=list, seat=int, step=int)
     cpdef _deal_hands(self)
 
-    @cython.locals(record=_Round, taker=int, seat=int, team=int, escobas=list, totals=list,
-                   captured=list)
+    @cython.locals(record=_Round, taker=int, seat=int, count=int, escobas=list, totals=list)
     cpdef _end_round(self)
 
     cpdef _finish(self, result)
@@ -97,9 +91,6 @@ cpdef tuple decode_play(long long code)
 @cython.locals(first=int, second=int, third=int)
 cpdef list _hand(list deck, int position)
 
-@cython.locals(cards=tuple, found=list, card=int)
-cpdef tuple cards_in(unsigned long long mask)
-
 @cython.locals(mask=cython.ulonglong, card=int)
 cpdef _mask(list cards)
 
@@ -110,7 +101,7 @@ cpdef list _names(list cards)
                step=int, first=int, second=int, third=int, deal=list)
 cpdef list _deals_log(_Round record, int players)
 
-@cython.locals(logged=list, code=cython.longlong, move=_MoveFields)
-cpdef list _plays_log(list plays, list moves)
+@cython.locals(moves=dict, logged=list, code=cython.longlong, move=_MoveFields)
+cpdef list _plays_log(list plays)
 
 cpdef dict _round_log(_Round record, int players)

@@ -1,16 +1,13 @@
 """The game state: deals, turns, captures, round scoring and the end of the game.
 
-Internally cards are small ints (``Card.index``, whose order is the canonical one), and a hand,
-a side's captured pile and the table are each one bit mask (the table also as a sorted list,
-which the capture memo's positions index); per-seat and per-team counts live in four slots
-whatever the table size. So a play costs a few int operations. The full log is kept as compact
-records and only turned into JSON types by ``log()``.
+Internally cards are small ints (``Card.index``), the table is a sorted list plus a bit mask and
+each side's captured cards are one bit mask, so a play costs a few list and int operations. The
+full log is kept as compact records and only turned into JSON types by ``log()``.
 
 This source is also compiled: ``state.pxd`` gives the fields and the hot locals C types (see
-``_build.py``); there the masks are ``unsigned long long`` and the per-seat slots C arrays. So
-that one source serves both builds, the code sticks to what compiles to plain C there and stays
-cheap for the interpreter: ints for seats with -1 for "nobody" rather than None, typed local
-aliases of module caches and of the per-seat arrays, explicit field copies in ``clone``.
+``_build.py``). So that one source serves both builds, the code sticks to what compiles to plain
+C there and stays cheap for the interpreter: ints for seats with -1 for "nobody" rather than
+None, typed local aliases of module caches, explicit field copies in ``clone``.
 """
 
 from __future__ import annotations
@@ -37,29 +34,6 @@ except ImportError:  # the pure-Python build where Cython is not installed
 _TRAILS = tuple(_interned(card, 0) for card in range(40))
 HAND_SIZE = 3
 TABLE_SIZE = 4
-# Every per-seat and per-team field has this many slots (the most seats a game has), so the
-# compiled build keeps them in fixed C arrays; slots past the game's seats stay 0.
-SLOTS = 4
-
-# The cards of a hand mask, in canonical order: a hand holds at most three of the 40 cards, so
-# this memo stops at the 10,700 hands there are (and is emptied past _CARDS_LIMIT otherwise).
-_CARDS_OF: dict[int, tuple[int, ...]] = {}
-_CARDS_LIMIT = 20_000
-
-
-def cards_in(mask: int) -> tuple[int, ...]:
-    """The card indices of ``mask`` in canonical order (memoised: hands repeat)."""
-    cards = _CARDS_OF.get(mask)
-    if cards is None:
-        found = []
-        for card in range(40):
-            if mask >> card & 1:
-                found.append(card)
-        cards = tuple(found)
-        if len(_CARDS_OF) >= _CARDS_LIMIT:
-            _CARDS_OF.clear()
-        _CARDS_OF[mask] = cards
-    return cards
 
 
 def round_deck(seed: int, round_number: int) -> list[int]:
@@ -161,8 +135,7 @@ class _Round:
     """The log of one round, in card indices; completed rounds are never modified again."""
 
     __slots__ = (
-        "dealer", "deck", "deals", "table", "lucky", "plays", "moves", "leftover", "score",
-        "totals",
+        "dealer", "deck", "deals", "table", "lucky", "plays", "leftover", "score", "totals",
     )  # fmt: skip
 
     def __init__(self, dealer: int, table: list[int]) -> None:
@@ -172,8 +145,6 @@ class _Round:
         self.deck: list[int] = []
         self.deals = 0  # how many deals were made: the cards are read back from the deck
         self.plays: list[int] = []  # see decode_play
-        # The same plays' moves, so that the log reads them without a lookup in the move cache.
-        self.moves: list[Move] = []
         self.leftover: tuple[int, list[int]] | None = None
         self.score: list[dict[str, Any]] | None = None
         self.totals: list[int] | None = None
@@ -181,7 +152,7 @@ class _Round:
     def copy(self) -> _Round:
         other = _Round(self.dealer, self.table)
         other.deck, other.deals = self.deck, self.deals
-        other.lucky, other.plays, other.moves = self.lucky, list(self.plays), list(self.moves)
+        other.lucky, other.plays = self.lucky, list(self.plays)
         other.leftover, other.score, other.totals = self.leftover, self.score, self.totals
         return other
 
@@ -197,7 +168,7 @@ class Game:
         "ruleset", "seed", "_players", "_teams", "_num_teams", "_optional",
         "_totals", "_rounds", "_result", "_forfeit_reason", "_round_number", "_dealer", "_deck",
         "_deck_position", "_hands", "_table", "_table_key", "_table_mask", "_captured",
-        "_seat_captured", "_escobas", "_last_capturer", "_record", "_plays", "_moves", "_turn",
+        "_seat_captured", "_escobas", "_last_capturer", "_record", "_plays", "_turn",
     )  # fmt: skip
 
     ruleset: Ruleset
@@ -216,15 +187,10 @@ class Game:
         game.ruleset = ruleset
         game.seed = seed
         game._players = options["players"]
-        game._teams = [ruleset.team_of(seat) if seat < game._players else 0
-                       for seat in range(SLOTS)]  # fmt: skip
+        game._teams = [ruleset.team_of(seat) for seat in range(game._players)]
         game._num_teams = ruleset.num_teams
         game._optional = options["capture"] == "optional"
         game._totals = [0] * game._num_teams
-        game._hands = [0, 0, 0, 0]
-        game._captured = [0, 0, 0, 0]
-        game._seat_captured = [0, 0, 0, 0]
-        game._escobas = [0, 0, 0, 0]
         game._rounds = []
         game._result = None
         game._forfeit_reason = None
@@ -263,7 +229,7 @@ class Game:
         return [ALL_CARDS[c] for c in self._table]
 
     def hand(self, seat: int) -> list[Card]:
-        return [ALL_CARDS[c] for c in cards_in(self._hands[seat])]
+        return [ALL_CARDS[c] for c in sorted(self._hands[seat])]
 
     def legal_moves(self) -> list[Move]:
         """The legal moves of the seat to play: by hand card in canonical order, each card's
@@ -284,8 +250,7 @@ class Game:
         # No local aliases for legal.append or moves.get: CPython 3.11 specialises the plain
         # method calls, which beats creating a bound method on every call.
         legal: list[Move] = []
-        held = self._hands[seat]
-        hand = _CARDS_OF.get(held) or cards_in(held)
+        hand = self._hands[seat]
         for card in hand:
             combos = by_card[card]
             for positions in combos:
@@ -316,29 +281,25 @@ class Game:
         fields = move  # the compiled build reads the move's C fields through this typed name
         card = fields.card_index
         mask = fields.mask
-        hands = self._hands
-        hand = hands[seat]
-        if not hand & fields.bit:
+        hand = self._hands[seat]
+        if card not in hand:
             raise self._why_illegal(move)
         table = self._table
         if mask:
             if (mask & self._table_mask) != mask or fields.total != 15:
                 raise self._why_illegal(move)
-            hands[seat] = hand ^ fields.bit
+            hand.remove(card)
             for taken in fields.taken:
                 table.remove(taken)
             self._table_key -= fields.taken_key
             self._table_mask ^= mask
-            captured = self._captured
             team = self._teams[seat]
-            captured[team] = captured[team] | fields.won
-            counts = self._seat_captured
-            counts[seat] = counts[seat] + fields.size
+            self._captured[team] |= fields.won
+            self._seat_captured[seat] += fields.size
             self._last_capturer = seat
-            escoba = not self._table_mask
+            escoba = not table
             if escoba:
-                counts = self._escobas
-                counts[seat] = counts[seat] + 1
+                self._escobas[seat] += 1
         else:
             key = self._table_key
             if not self._optional:
@@ -348,17 +309,16 @@ class Game:
                     by_card = captures_by_card(key, table)
                 if by_card[card]:
                     raise self._why_illegal(move)
-            hands[seat] = hand ^ fields.bit
+            hand.remove(card)
             insort(table, card)
             self._table_key = key + VALUE_KEYS[card]
             self._table_mask |= fields.bit
             escoba = False
         self._plays.append(fields.code | seat << 1 | escoba)
-        self._moves.append(move)
         seat += 1
         if seat == self._players:
             seat = 0
-        if hands[seat]:
+        if self._hands[seat]:
             self._turn = seat
         elif self._deck_position < 40:
             self._deal_hands()
@@ -403,18 +363,13 @@ class Game:
         other._dealer = self._dealer
         other._deck = self._deck
         other._deck_position = self._deck_position
-        # Four slots each, copied one by one: C arrays in the compiled build, fresh lists here.
-        slots = self._hands
-        other._hands = [slots[0], slots[1], slots[2], slots[3]]
-        slots = self._captured
-        other._captured = [slots[0], slots[1], slots[2], slots[3]]
-        counts = self._seat_captured
-        other._seat_captured = [counts[0], counts[1], counts[2], counts[3]]
-        counts = self._escobas
-        other._escobas = [counts[0], counts[1], counts[2], counts[3]]
+        other._hands = [list(hand) for hand in self._hands]
         other._table = list(self._table)
         other._table_key = self._table_key
         other._table_mask = self._table_mask
+        other._captured = list(self._captured)
+        other._seat_captured = list(self._seat_captured)
+        other._escobas = list(self._escobas)
         other._last_capturer = self._last_capturer
         other._turn = self._turn
         rounds = list(self._rounds)
@@ -425,7 +380,6 @@ class Game:
         other._rounds = rounds
         other._record = record
         other._plays = record.plays
-        other._moves = record.moves
         return other
 
     # -- what a seat may see -------------------------------------------------------------
@@ -436,11 +390,7 @@ class Game:
             raise EscobaError(f"no seat {seat!r} in a {self._players}-player game")
         seats = [
             SeatPublic(
-                s,
-                self._teams[s],
-                len(cards_in(self._hands[s])),
-                self._seat_captured[s],
-                self._escobas[s],
+                s, self._teams[s], len(self._hands[s]), self._seat_captured[s], self._escobas[s]
             )
             for s in range(self._players)
         ]
@@ -477,7 +427,7 @@ class Game:
             "format": "escoba-log/1",
             "ruleset": self.ruleset.to_dict(),
             "seed": self.seed,
-            "seats": [{"seat": s, "team": self._teams[s]} for s in range(self._players)],
+            "seats": [{"seat": s, "team": t} for s, t in enumerate(self._teams)],
             "rounds": [_round_log(record, self._players) for record in self._rounds],
             "result": result,
         }
@@ -485,18 +435,18 @@ class Game:
     # -- the course of a round -----------------------------------------------------------
 
     def _start_round(self, number: int, dealer: int) -> None:
+        players = self._players
         self._round_number = number
         self._dealer = dealer
         self._deck = round_deck(self.seed, number)
-        self._hands = [0, 0, 0, 0]
-        self._captured = [0, 0, 0, 0]
-        self._seat_captured = [0, 0, 0, 0]
-        self._escobas = [0, 0, 0, 0]
+        self._hands = [[] for _ in range(players)]
+        self._captured = [0] * self._num_teams
+        self._seat_captured = [0] * players
+        self._escobas = [0] * players
         self._last_capturer = -1
         self._record = _Round(dealer, [])
         self._record.deck = self._deck
         self._plays = self._record.plays
-        self._moves = self._record.moves
         self._rounds.append(self._record)
         self._deck_position = 0
         self._deal_hands()
@@ -511,9 +461,9 @@ class Game:
         if worth == 15 or worth == 30:
             sweeps = worth // 15
             self._record.lucky = (dealer, table, sweeps)
-            self._captured[self._teams[dealer]] = self._table_mask
-            self._seat_captured[dealer] = len(table)
-            self._escobas[dealer] = sweeps
+            self._captured[self._teams[dealer]] |= self._table_mask
+            self._seat_captured[dealer] += len(table)
+            self._escobas[dealer] += sweeps
             self._last_capturer = dealer
             self._table = []
             self._table_key = 0
@@ -522,12 +472,10 @@ class Game:
     def _deal_hands(self) -> None:
         """Three cards to each seat, starting after the dealer; the next seat starts playing."""
         deck, position, players, hands = self._deck, self._deck_position, self._players, self._hands
-        one = 1
         seat = self._dealer
         for _ in range(players):
             seat = seat + 1 if seat + 1 < players else 0
-            first, second, third = deck[position], deck[position + 1], deck[position + 2]
-            hands[seat] = one << first | one << second | one << third
+            hands[seat] = _hand(deck, position)
             position += HAND_SIZE
         self._deck_position = position
         self._record.deals += 1
@@ -538,18 +486,16 @@ class Game:
         taker = self._last_capturer if self._last_capturer >= 0 else self._dealer
         if self._table:
             record.leftover = (taker, list(self._table))
-        team = self._teams[taker]
-        self._captured[team] = self._captured[team] | self._table_mask
-        self._seat_captured[taker] = self._seat_captured[taker] + len(self._table)
+        self._captured[self._teams[taker]] |= self._table_mask
+        self._seat_captured[taker] += len(self._table)
         self._table = []
         self._table_key = 0
         self._table_mask = 0
         escobas = [0] * self._num_teams
-        for seat in range(self._players):
-            escobas[self._teams[seat]] += self._escobas[seat]
-        captured = [self._captured[team] for team in range(self._num_teams)]
-        record.score = score_round(self.ruleset.options, captured, escobas)
-        add_score_breakdown(self.ruleset.options, captured, record.score)
+        for seat, count in enumerate(self._escobas):
+            escobas[self._teams[seat]] += count
+        record.score = score_round(self.ruleset.options, self._captured, escobas)
+        add_score_breakdown(self.ruleset.options, self._captured, record.score)
         totals = [
             total + side["total"] for total, side in zip(self._totals, record.score, strict=True)
         ]
@@ -569,7 +515,7 @@ class Game:
             return IllegalMoveError("not_a_move", f"{move!r} is not a Move")
         if self._turn < 0:
             return IllegalMoveError("game_over", "the game is over")
-        if not self._hands[self._turn] >> move.card_index & 1:
+        if move.card_index not in self._hands[self._turn]:
             return IllegalMoveError(
                 "card_not_in_hand", f"{move.card} is not in seat {self._turn}'s hand"
             )
@@ -625,10 +571,12 @@ def _deals_log(record: _Round, players: int) -> list[list[list[str]]]:
     return deals
 
 
-def _plays_log(plays: list[int], moves: list[Move]) -> list[dict[str, Any]]:
-    """A round's plays as the log shows them, from their codes (see decode_play) and moves."""
+def _plays_log(plays: list[int]) -> list[dict[str, Any]]:
+    """A round's plays as the log shows them, decoded from their codes (see decode_play)."""
+    moves = _MOVES
     logged = []
-    for code, move in zip(plays, moves, strict=True):
+    for code in plays:
+        move = moves[code >> 3]
         card, capture = move.wire
         logged.append(
             {"seat": code >> 1 & 3, "card": card, "capture": [*capture], "escoba": code & 1 == 1}
@@ -649,7 +597,7 @@ def _round_log(record: _Round, players: int) -> dict[str, Any]:
         "table": _names(record.table),
         "lucky_deal": lucky,
         "deals": _deals_log(record, players),
-        "plays": _plays_log(record.plays, record.moves),
+        "plays": _plays_log(record.plays),
         "leftover": leftover,
         "score": score_log(record.score) if record.score is not None else None,
         "totals": list(record.totals) if record.totals is not None else None,

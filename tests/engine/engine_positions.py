@@ -24,15 +24,14 @@ def position(
     With ``deck_left`` false the deck is used up, so the round ends when the hands are empty.
     """
     game = Game.new(ruleset, seed=1)
-    slots = [0] * (4 - ruleset.players)  # per-seat fields have four slots (state.SLOTS)
-    game._hands = [sum(1 << c.index for c in cards(hand)) for hand in hands] + slots
+    game._hands = [sorted(c.index for c in cards(hand)) for hand in hands]
     game._table = sorted(c.index for c in cards(table))
     game._table_key = sum(VALUE_KEYS[c] for c in game._table)
     game._turn = turn
     game._table_mask = sum(1 << c for c in game._table)
-    game._escobas = [0] * 4
-    game._captured = [0] * 4
-    game._seat_captured = [0] * 4
+    game._escobas = [0] * ruleset.players
+    game._captured = [0] * ruleset.num_teams
+    game._seat_captured = [0] * ruleset.players
     game._last_capturer = -1
     if not deck_left:
         game._deck_position = 40

@@ -324,7 +324,7 @@ def test_big_wins_through_a_whole_round():
     game = position(ruleset, ["7o", "1c"], "8o")
     loser = _mask("2c 3c 4c 5c 6c 8c 9c 10c 2e")
     in_play = _mask("7o 8o 1c")
-    game._captured = [(1 << 40) - 1 - loser - in_play, loser, 0, 0]
+    game._captured = [(1 << 40) - 1 - loser - in_play, loser]
     game.apply(Move.from_str("7o:8o"))
     game.apply(Move.from_str("1c"))
     winner, loser = game.log()["rounds"][0]["score"]

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from games.engine import PRESETS, Game, Ruleset, replay_log, validate_log
 from games.engine.cards import VALUES
-from games.engine.state import cards_in, decode_play
+from games.engine.state import decode_play
 
 
 @st.composite
@@ -37,7 +37,7 @@ def rulesets(draw):
 def check_cards_conserved(game):
     held = []
     for hand in game._hands:
-        held += cards_in(hand)
+        held += hand
     held += game._table
     held += game._deck[game._deck_position :]
     captured = 0
@@ -51,7 +51,7 @@ def check_cards_conserved(game):
 
 def check_view_hides_hidden_cards(game):
     hidden_by_seat = {
-        seat: {c for other, hand in enumerate(game._hands) if other != seat for c in cards_in(hand)}
+        seat: {c for other, hand in enumerate(game._hands) if other != seat for c in hand}
         | set(game._deck[game._deck_position :])
         for seat in range(game.ruleset.players)
     }
