@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 
 from bots_sdk import BotState
-from bots_sdk.examples import expert, search
+from bots_sdk.examples import expert, greedy, search
 from bots_sdk.local import duel
-from games.engine import Game, Move, Ruleset
+from games.engine import ALL_CARDS, Card, Game, Move, Ruleset
 from games.wire import move_request
 
 
@@ -138,3 +138,99 @@ def test_before_the_last_deal_a_rollout_values_the_captures_up_to_the_next_deal(
         search.rollout(game.clone(), teams[seat], random.Random(s), 1, teams) for s in range(20)
     }
     assert max(values) > 0
+
+
+def plain_minimax(game: Game, team: int, teams: list[int], before: list[int], number: int) -> float:
+    """The rest of the round's value by trying every line of play, no cuts."""
+    if game.is_over or game.round != number:
+        return search.round_out_value(game, before, team)
+    values = []
+    for move in game.legal_moves():
+        child = game.clone()
+        child.apply(move)
+        values.append(plain_minimax(child, team, teams, before, number))
+    return max(values) if teams[game.current_seat] == team else min(values)
+
+
+def last_deal(ruleset: Ruleset, seed: int, cards_left: int) -> Game:
+    """A random game's first round played at random until ``cards_left`` cards remain in the
+    hands of the last deal."""
+    game = position(ruleset, seed, 0)
+    chooser = random.Random(seed)
+    while True:
+        view = game.view(game.current_seat)
+        if view.deck_remaining == 0 and sum(s.hand_size for s in view.seats) <= cards_left:
+            return game
+        game.apply(chooser.choice(game.legal_moves()))
+
+
+def test_the_last_deal_solve_finds_the_value_of_the_best_line_of_play():
+    """Alpha-beta cuts lines that cannot change the result, never the result: the solve's value
+    is what trying every line gives, from either side's point of view."""
+    for players, teams_on in ((2, False), (4, True)):
+        ruleset = Ruleset.from_preset("classic", {"players": players, "teams": teams_on})
+        teams = [ruleset.team_of(seat) for seat in range(players)]
+        for seed in range(12):
+            game = last_deal(ruleset, seed, 6)
+            before = game.totals
+            for team in (0, 1):
+                expected = plain_minimax(game.clone(), team, teams, before, game.round)
+                assert search.solve(game.clone(), team, teams, before, game.round) == expected
+
+
+def test_in_a_two_player_last_deal_one_exact_solve_decides():
+    """The other hand is every unseen card: one sample is the whole truth, solved once, and the
+    move chosen is one whose exact value is the best."""
+    ruleset = Ruleset.from_preset("classic")
+    teams = [0, 1]
+    checked = 0
+    for seed in range(20):
+        game = last_deal(ruleset, seed, 6)
+        state = request(game)
+        if len(state.legal_moves) < 2:
+            continue
+        move, stats = search.search(state, float("inf"), max_deals=50)
+        assert {deals for _, deals, _ in stats} == {1}
+        exact = {}
+        for candidate in state.legal_moves:
+            child = game.clone()
+            child.apply(candidate)
+            exact[candidate] = plain_minimax(child, state.team, teams, game.totals, game.round)
+        assert exact[move] == max(exact.values())
+        checked += 1
+    assert checked >= 10
+
+
+def test_a_round_is_worth_more_to_the_side_that_has_taken_more():
+    """Two sides: nothing taken is worth nothing; more cards, oros or sevens are worth more, a
+    category past half is won for sure, and what one side gains the other loses."""
+    value = search.RoundValue({"sevens": "setenta", "seven_of_oros": 1}, 0, 2)
+    other = search.RoundValue({"sevens": "setenta", "seven_of_oros": 1}, 1, 2)
+
+    def pile(*names: str) -> int:
+        return sum(search._BITS[Card.from_str(name).index] for name in names)
+
+    assert value([0, 0]) == 0.0
+    some = pile("1c", "2c", "3c")
+    assert value([some, 0]) > 0.0 and value([some, 0]) == -other([some, 0])
+    assert value([some, 0]) < value([pile("1c", "2c", "3c", "4c"), 0])
+    assert value([pile("1c", "2c"), 0]) < value([pile("1o", "2c"), 0])
+    assert value([pile("1c", "2c"), 0]) < value([pile("7c", "2c"), 0])
+    # The seven of oros is a point on its own, on top of the oro and the seven it also is.
+    assert value([pile("7o"), 0]) > value([pile("7c"), 0]) + 0.9
+    # 21 cards of 40 win the cards point whatever happens to the rest; so do 6 oros, 3 sevens.
+    everything = pile(*(str(card) for card in ALL_CARDS))
+    assert value([everything, 0]) == 1 + 1 + 1 + 1
+    assert search._CARD_MARGIN[21][0] == 1.0 and search._CARD_MARGIN[0][21] == -1.0
+    assert search._OROS_MARGIN[6][0] == 1.0 and search._SEVENS_MARGIN[3][0] == 1.0
+
+
+def test_with_a_few_deals_a_move_it_beats_greedy():
+    """Strength, not speed: 20 sampled deals a move, no clock, 6 duplicate sets against greedy
+    (a random player wins almost none of these)."""
+
+    def fixed_deals(state: BotState) -> Move:
+        return search.search(state, float("inf"), max_deals=20)[0]
+
+    result = duel(fixed_deals, greedy.choose, games=12, seed=500)
+    assert result.wins >= 9, result
