@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, QuerySet, Window
+from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
-from tournaments.models import Bot, BotVersion, Rating, RatingPoint, SetScore
+from tournaments.models import Bot, BotVersion, PairTotal, Rating, RatingPoint
 
 TREND_POINTS = 10
 
@@ -76,22 +76,20 @@ def bot_pools(bot: Bot) -> list[str]:
 
 
 def _set_scores(version_ids: list[int], pool: str) -> dict[int, float]:
-    """Each version's mean score per pair met in its rated sets of ``pool`` (0 to 1)."""
+    """Each version's mean score per pair met in its rated sets of ``pool`` (0 to 1), from the
+    pool's running totals (``PairTotal``: one row per pair met, whatever the number of sets; the
+    sum of every ``SetScore`` grew with the pool)."""
     totals: dict[int, list[int]] = {}
-    rows = SetScore.objects.filter(pool=pool, player_id__in=version_ids).values_list(
-        "player_id", "twelfths"
-    )
-    mirrored = SetScore.objects.filter(pool=pool, opponent_id__in=version_ids).values_list(
-        "opponent_id", "twelfths"
-    )
-    for version_id, twelfths in rows:
-        cell = totals.setdefault(version_id, [0, 0])
-        cell[0] += twelfths
-        cell[1] += 12
-    for version_id, twelfths in mirrored:
-        cell = totals.setdefault(version_id, [0, 0])
-        cell[0] += 12 - twelfths
-        cell[1] += 12
+    pairs = PairTotal.objects.filter(
+        Q(player_id__in=version_ids) | Q(opponent_id__in=version_ids), pool=pool, sets__gt=0
+    ).values_list("player_id", "opponent_id", "sets", "twelfths")
+    wanted = set(version_ids)
+    for player, opponent, sets, twelfths in pairs:
+        for version_id, won in ((player, twelfths), (opponent, 12 * sets - twelfths)):
+            if version_id in wanted:
+                cell = totals.setdefault(version_id, [0, 0])
+                cell[0] += won
+                cell[1] += 12 * sets
     return {version_id: won / possible for version_id, (won, possible) in totals.items()}
 
 
