@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from tournaments.models import Bot, BotVersion, PairTotal, Rating, RatingPoint
 
@@ -94,23 +94,25 @@ def _set_scores(version_ids: list[int], pool: str) -> dict[int, float]:
 
 
 def _trends(version_ids: list[int], pool: str) -> dict[int, float]:
-    """Each version's rating change over its last ``TREND_POINTS`` history points."""
-    recent = (
-        RatingPoint.objects.filter(version_id__in=version_ids, pool=pool)
-        .annotate(
-            newness=Window(RowNumber(), partition_by=[F("version_id")], order_by=F("id").desc())
-        )
-        .filter(newness__lte=TREND_POINTS + 1)
-        .values_list("version_id", "newness", "rating")
+    """Each version's rating change over its last ``TREND_POINTS`` history points.
+
+    Two index lookups per version (its newest point, and the one ``TREND_POINTS`` before it or
+    else its first), so the cost does not grow with the length of its history.
+    """
+    points = RatingPoint.objects.filter(version=OuterRef("version_id"), pool=pool)
+    newest = points.order_by("-id").values("rating")[:1]
+    back = points.order_by("-id").values("rating")[TREND_POINTS : TREND_POINTS + 1]
+    first = points.order_by("id").values("rating")[:1]
+    rows = (
+        Rating.objects.filter(pool=pool, version_id__in=version_ids)
+        .annotate(newest=Subquery(newest), oldest=Coalesce(Subquery(back), Subquery(first)))
+        .values_list("version_id", "newest", "oldest")
     )
-    newest: dict[int, tuple[int, float]] = {}
-    oldest: dict[int, tuple[int, float]] = {}
-    for version_id, newness, rating in recent:
-        if version_id not in newest or newness < newest[version_id][0]:
-            newest[version_id] = (newness, float(rating))
-        if version_id not in oldest or newness > oldest[version_id][0]:
-            oldest[version_id] = (newness, float(rating))
-    return {v: newest[v][1] - oldest[v][1] for v in newest}
+    return {
+        version_id: float(new) - float(old)
+        for version_id, new, old in rows
+        if new is not None and old is not None
+    }
 
 
 def rating_row(rating: Rating) -> dict[str, Any]:
