@@ -178,7 +178,7 @@ def league_rows(*, limit: int) -> list[dict[str, Any]]:
 
 
 def _game_list() -> QuerySet[Game]:
-    return Game.objects.prefetch_related("seats__bot")
+    return Game.objects.prefetch_related(selectors.seats_with_bots())
 
 
 def league_recent_games(*, league: League, limit: int) -> QuerySet[Game]:
@@ -236,7 +236,9 @@ def owner_notifications(*, owner: AbstractBaseUser, limit: int) -> list[Notifica
 
 def game_find(game_id: int) -> Game | None:
     """The game with its league, match, log (if it has one) and seats' bots, or None."""
-    games = Game.objects.select_related("league", "match", "log").prefetch_related("seats__bot")
+    games = Game.objects.select_related("league", "match", "log").prefetch_related(
+        selectors.seats_with_bots()
+    )
     return games.filter(pk=game_id).first()
 
 
