@@ -253,8 +253,9 @@ def cpu_alone(paths: dict[str, list[str]], only: str | None) -> None:
 
 
 def process_cpu_s(pid: int) -> float:
-    """CPU seconds (user and system) used so far by ``pid`` and its children, from /proc; the
-    children's time is counted while they run (gunicorn's workers never exit here)."""
+    """CPU seconds (user and system) used so far by ``pid`` and its descendants, from /proc:
+    each living process's own time, plus what its children that exited had used (so a database
+    backend that closes its connection in between keeps its share)."""
     ticks = os.sysconf("SC_CLK_TCK")
     total = 0.0
     pids = [pid]
@@ -262,7 +263,7 @@ def process_cpu_s(pid: int) -> float:
         current = pids.pop()
         try:
             fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / ticks
+            total += sum(int(value) for value in fields[11:15]) / ticks
             children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
         except (OSError, IndexError, ValueError):
             continue
