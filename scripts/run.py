@@ -181,7 +181,17 @@ class Supervisor:
 
 
 def say(message: str) -> None:
-    print(f"[escoba] {message}", flush=True)
+    """Tell the terminal; a terminal that is gone must not stop a shutdown half way.
+
+    Ctrl-C reaches every process of the foreground group, so with ``make run | tee log`` the
+    reader may be dead before the children are stopped: the message is then dropped (and stdout
+    pointed at /dev/null, so the interpreter's last flush does not fail either)."""
+    try:
+        print(f"[escoba] {message}", flush=True)
+    except OSError:  # BrokenPipeError, or a closed terminal (EIO)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def python_command(*args: str) -> list[str]:

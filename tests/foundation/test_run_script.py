@@ -208,6 +208,42 @@ def test_run_starts_the_service_restarts_what_dies_and_stops_every_process_on_ct
 
 
 @pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_ctrl_c_stops_every_process_when_the_reader_of_its_output_died_first(tmp_path):
+    """``make run | tee log`` and Ctrl-C: the signal reaches tee too, which may exit before the
+    supervisor says "stopping ...". A message that cannot be written must not leave the bots,
+    the worker and the web server running."""
+    port = free_port()
+    supervisor = subprocess.Popen(
+        [sys.executable, "-m", "scripts.run"],
+        cwd=ROOT,
+        env=run_environment(tmp_path, port),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    children: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        for line in supervisor.stdout:
+            if b"press Ctrl-C" in line or time.monotonic() > deadline:
+                break
+        assert b"press Ctrl-C" in line, line
+        children = children_of(supervisor.pid)
+        assert len(children) == 4 + len(run.DEMO_BOTS)
+        supervisor.stdout.close()  # the reader is gone: every later write is a broken pipe
+        assert ctrl_c(supervisor) == 0
+        assert not [pid for pid in children if alive(pid)]
+    finally:
+        if supervisor.poll() is None:
+            supervisor.kill()
+            supervisor.wait()
+        for pid in children:  # what a failure left behind, no longer the supervisor's
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.integration
 @pytest.mark.timeout(600)
 def test_ctrl_c_in_the_middle_of_the_demo_league_and_a_new_start_charge_no_bot(tmp_path):
     """Finding 1 of issue 10, end to end: the games the stop cut short are played again after
