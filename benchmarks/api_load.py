@@ -5,6 +5,8 @@ Run from the repository root (with ``ESCOBA_PG_DIR`` naming your own PostgreSQL 
     .venv/bin/python -m benchmarks.api_load --games 100000 --fill-only   # fill once (slow)
     .venv/bin/python -m benchmarks.api_load --games 0                    # cache off, then on
     .venv/bin/python -m benchmarks.api_load --games 0 --read-cache on --only 'rankings|league'
+    .venv/bin/python -m benchmarks.api_load --no-fill --read-cache on          # the pool as it is
+    .venv/bin/python -m benchmarks.api_load --database-url postgres://…/escoba_api_load  # restored
 
 What runs: the private PostgreSQL of ``scripts/postgres.sh`` (a database of its own, kept between
 runs as ``escoba_api_load`` so the filling is paid once; ``--refill`` starts over), a private
@@ -20,7 +22,11 @@ each sending its next request as soon as the last answer arrived (a closed loop)
 are raised out of the way (the point is the server, not the limits). By default the whole set
 runs twice, with the read cache off (``ESCOBA_READ_CACHE_S=0``) and then on, so before and after
 are measured under the same load. Reported per endpoint: requests/s, p50 and p99 latency, any
-answer that was not a 200, and the load average.
+answer that was not a 200, the load average, and the CPU each request cost: the CPU time
+gunicorn's processes used during the measurement divided by its requests, and the same for the
+private cluster's PostgreSQL (all its processes: run nothing else on it meanwhile; not measured
+with ``--database-url``). On a loaded machine latencies queue for a core; the CPU figures say
+what a request costs whatever the load.
 """
 
 from __future__ import annotations
@@ -149,19 +155,28 @@ def main() -> None:
     )
     parser.add_argument("--only", help="Only the endpoints whose name matches this regex.")
     parser.add_argument(
+        "--database-url",
+        help="Serve this database as it is (already filled and migrated) instead of the "
+        "private cluster's escoba_api_load; implies --no-fill.",
+    )
+    parser.add_argument(
+        "--no-fill", action="store_true", help="Measure the database as it is: add no games."
+    )
+    parser.add_argument(
         "--cpu-alone", action="store_true", help="CPU per request in-process, cache off and on."
     )
     parser.add_argument(
         "--warm-up", type=float, default=2.0, help="Seconds of load before each measurement."
     )
     args = parser.parse_args()
+    args.no_fill = args.no_fill or bool(args.database_url)
 
     data_dir = Path(tempfile.mkdtemp(prefix="escoba-api-load-"))
     env = {
         **os.environ,
         "ESCOBA_DATA_DIR": str(data_dir),
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DATABASE_URL": database_url(args.refill),
+        "DATABASE_URL": args.database_url or database_url(args.refill),
         "SECRET_KEY": "benchmark-only-" + "x" * 40,
         "ALLOWED_HOSTS": "127.0.0.1",
         "SECURE_SSL_REDIRECT": "false",
@@ -174,7 +189,8 @@ def main() -> None:
     with PrivateRedis() as redis_server:
         env["REDIS_URL"] = redis_server.url
         os.environ.update(env)
-        for command in (["migrate"], ["collectstatic"]):  # pages need the static manifest
+        commands = [["collectstatic"]] if args.database_url else [["migrate"], ["collectstatic"]]
+        for command in commands:  # pages need the static manifest
             subprocess.run(
                 [sys.executable, "manage.py", *command, "--noinput", "-v", "0"],
                 cwd=ROOT, env=env, check=True,
@@ -182,7 +198,8 @@ def main() -> None:
         import django
 
         django.setup()
-        fill(args.games)
+        if not args.no_fill:
+            fill(args.games)
         if args.fill_only:
             return
         paths = targets()
@@ -235,6 +252,34 @@ def cpu_alone(paths: dict[str, list[str]], only: str | None) -> None:
         say(f"{name:40} {figures[0]:7.1f} {figures[1]:7.1f}")
 
 
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user and system) used so far by ``pid`` and its descendants, from /proc:
+    each living process's own time, plus what its children that exited had used (so a database
+    backend that closes its connection in between keeps its share)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(value) for value in fields[11:15]) / ticks
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except (OSError, IndexError, ValueError):
+            continue
+        pids += [int(child) for child in children]
+    return total
+
+
+def postmaster_pid() -> int | None:
+    """The private cluster's postmaster (its backends serve gunicorn's queries), if ours."""
+    pid_file = Path(os.environ.get("ESCOBA_PG_DIR", "/tmp/escoba-postgres")) / "data/postmaster.pid"
+    try:
+        return int(pid_file.read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def serve_and_load(
     env: dict[str, str], paths: dict[str, list[str]], args: argparse.Namespace, label: str
 ) -> None:
@@ -255,15 +300,29 @@ def serve_and_load(
             f"{label}: gunicorn --workers {args.web_workers}; {args.connections} connections, "
             f"{args.seconds:.0f} s per endpoint; load average {os.getloadavg()[0]:.1f}"
         )
-        say(f"{'endpoint':40} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7}  not 200")
+        database = None if args.database_url else postmaster_pid()
+        say(
+            f"{'endpoint':40} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'web CPU':>8} "
+            f"{'db CPU':>7}  not 200  (CPU: ms per request, gunicorn's processes and "
+            "PostgreSQL's)"
+        )
         for name, endpoint_paths in paths.items():
             if args.only and not re.search(args.only, name):
                 continue
             asyncio.run(load(base, endpoint_paths, args.connections, args.warm_up))
+            web_cpu = process_cpu_s(web.pid)
+            db_cpu = process_cpu_s(database) if database else 0.0
             result = asyncio.run(load(base, endpoint_paths, args.connections, args.seconds))
+            web_ms = (process_cpu_s(web.pid) - web_cpu) * 1000 / max(result["requests"], 1)
+            db_ms = (
+                f"{(process_cpu_s(database) - db_cpu) * 1000 / max(result['requests'], 1):7.2f}"
+                if database
+                else f"{'-':>7}"
+            )
             say(
                 f"{name:40} {result['rps']:7.0f} {result['p50']:7.1f} {result['p99']:7.1f}"
-                f"  {result['failures'] or '-'}  (load {os.getloadavg()[0]:.1f})"
+                f" {web_ms:8.2f} {db_ms}  {result['failures'] or '-'}"
+                f"  (load {os.getloadavg()[0]:.1f})"
             )
     finally:
         web.terminate()

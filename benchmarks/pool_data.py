@@ -131,7 +131,8 @@ def pool_fill(
     leagues = 0
     while have < games and (seconds is None or time.perf_counter() - started < seconds):
         entered = rng.sample(bot_ids, bots_per_league)
-        have += league_play(bot_ids=entered, name=f"pool {have}", rng=rng)
+        # Names are unique: the seed keeps those of processes filling at once apart.
+        have += league_play(bot_ids=entered, name=f"pool {seed}-{have}", rng=rng)
         leagues += 1
         if fit_every and leagues % fit_every == 0:
             ratings_fit(pool=pool)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
-from tournaments.models import Bot, BotVersion, Rating, RatingPoint, SetScore
+from tournaments.models import Bot, BotVersion, PairTotal, Rating, RatingPoint
 
 TREND_POINTS = 10
 
@@ -76,43 +76,43 @@ def bot_pools(bot: Bot) -> list[str]:
 
 
 def _set_scores(version_ids: list[int], pool: str) -> dict[int, float]:
-    """Each version's mean score per pair met in its rated sets of ``pool`` (0 to 1)."""
+    """Each version's mean score per pair met in its rated sets of ``pool`` (0 to 1), from the
+    pool's running totals (``PairTotal``: one row per pair met, whatever the number of sets; the
+    sum of every ``SetScore`` grew with the pool)."""
     totals: dict[int, list[int]] = {}
-    rows = SetScore.objects.filter(pool=pool, player_id__in=version_ids).values_list(
-        "player_id", "twelfths"
-    )
-    mirrored = SetScore.objects.filter(pool=pool, opponent_id__in=version_ids).values_list(
-        "opponent_id", "twelfths"
-    )
-    for version_id, twelfths in rows:
-        cell = totals.setdefault(version_id, [0, 0])
-        cell[0] += twelfths
-        cell[1] += 12
-    for version_id, twelfths in mirrored:
-        cell = totals.setdefault(version_id, [0, 0])
-        cell[0] += 12 - twelfths
-        cell[1] += 12
+    pairs = PairTotal.objects.filter(
+        Q(player_id__in=version_ids) | Q(opponent_id__in=version_ids), pool=pool, sets__gt=0
+    ).values_list("player_id", "opponent_id", "sets", "twelfths")
+    wanted = set(version_ids)
+    for player, opponent, sets, twelfths in pairs:
+        for version_id, won in ((player, twelfths), (opponent, 12 * sets - twelfths)):
+            if version_id in wanted:
+                cell = totals.setdefault(version_id, [0, 0])
+                cell[0] += won
+                cell[1] += 12 * sets
     return {version_id: won / possible for version_id, (won, possible) in totals.items()}
 
 
 def _trends(version_ids: list[int], pool: str) -> dict[int, float]:
-    """Each version's rating change over its last ``TREND_POINTS`` history points."""
-    recent = (
-        RatingPoint.objects.filter(version_id__in=version_ids, pool=pool)
-        .annotate(
-            newness=Window(RowNumber(), partition_by=[F("version_id")], order_by=F("id").desc())
-        )
-        .filter(newness__lte=TREND_POINTS + 1)
-        .values_list("version_id", "newness", "rating")
+    """Each version's rating change over its last ``TREND_POINTS`` history points.
+
+    Two index lookups per version (its newest point, and the one ``TREND_POINTS`` before it or
+    else its first), so the cost does not grow with the length of its history.
+    """
+    points = RatingPoint.objects.filter(version=OuterRef("version_id"), pool=pool)
+    newest = points.order_by("-id").values("rating")[:1]
+    back = points.order_by("-id").values("rating")[TREND_POINTS : TREND_POINTS + 1]
+    first = points.order_by("id").values("rating")[:1]
+    rows = (
+        Rating.objects.filter(pool=pool, version_id__in=version_ids)
+        .annotate(newest=Subquery(newest), oldest=Coalesce(Subquery(back), Subquery(first)))
+        .values_list("version_id", "newest", "oldest")
     )
-    newest: dict[int, tuple[int, float]] = {}
-    oldest: dict[int, tuple[int, float]] = {}
-    for version_id, newness, rating in recent:
-        if version_id not in newest or newness < newest[version_id][0]:
-            newest[version_id] = (newness, float(rating))
-        if version_id not in oldest or newness > oldest[version_id][0]:
-            oldest[version_id] = (newness, float(rating))
-    return {v: newest[v][1] - oldest[v][1] for v in newest}
+    return {
+        version_id: float(new) - float(old)
+        for version_id, new, old in rows
+        if new is not None and old is not None
+    }
 
 
 def rating_row(rating: Rating) -> dict[str, Any]:

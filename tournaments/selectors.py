@@ -13,11 +13,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, crosstable_cells, game_participants, set_outcomes
-from tournaments.models import Bot, Game, GameLog, League, Match
+from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.rating_selectors import current_ratings
 
 
@@ -28,6 +28,14 @@ def bots_schedulable() -> QuerySet[Bot]:
     `GET U` answered `escoba/1` at registration.
     """
     return Bot.objects.filter(status=Bot.Status.ACTIVE).exclude(health=Bot.Health.UNHEALTHY)
+
+
+def seats_with_bots() -> Prefetch:
+    """A game's seats with their bots, for ``prefetch_related``: in seat order by the seat's own
+    columns (``Seat``'s default ordering goes through game, match and league, a join of three
+    tables that grows with the pool), the bots read in the same query."""
+    seats = Seat.objects.select_related("bot").order_by("game_id", "seat")
+    return Prefetch("seats", queryset=seats)
 
 
 def _finished_games(league: League) -> list[tuple[int, GameFacts]]:

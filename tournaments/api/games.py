@@ -32,7 +32,7 @@ from tournaments.api.league_serializers import (
 )
 from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import Game
-from tournaments.selectors import game_diagnostics, game_log_gzip
+from tournaments.selectors import game_diagnostics, game_log_gzip, seats_with_bots
 
 ERROR_NO_LOG = "This game has no log: it has not finished."
 LOG_CONTENT_TYPE = "application/json"
@@ -75,7 +75,7 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
         Game.objects.select_related("match")
         .annotate(fault_list=F("log__faults"))
         .prefetch_related(
-            "seats__bot",
+            seats_with_bots(),
             Prefetch("match__games", queryset=Game.objects.only("id", "match_id", "number")),
         )
         .order_by("id")

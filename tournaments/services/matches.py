@@ -395,7 +395,11 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
     game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
-    Seat.objects.bulk_update(seats, [*SEAT_FIGURES, "no_show"])
+    # One plain UPDATE per seat: bulk_update's CASE per field per row cost more CPU than the
+    # rest of storing the game (docs/benchmarks.md, "The pool").
+    for seat in seats:
+        values = {name: getattr(seat, name) for name in (*SEAT_FIGURES, "no_show")}
+        Seat.objects.filter(pk=seat.pk).update(**values)
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     return True
 

@@ -183,6 +183,9 @@ def game_no_shows_record(*, game: Game, record: GameRecord, seats: list[Seat]) -
         seat.no_show = seat.bot_id in absent
     everyone = absent == set(seats_of)
     now = timezone.now()
+    if not absent:  # the usual game: one statement ends any run (an id list is visited in order)
+        Bot.objects.filter(pk__in=sorted(seats_of), no_shows_in_row__gt=0).update(no_shows_in_row=0)
+        return absent
     for bot_id in sorted(seats_of):  # one order of row locks for every game
         bots = Bot.objects.filter(pk=bot_id)
         if bot_id not in absent:
@@ -230,7 +233,7 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
     bots = list(Bot.objects.filter(id__in=bot_ids).order_by("id"))
     if any(bot.rated_paused_at is not None for bot in bots):
         return None
-    versions = {bot.id: bot_version_current(bot=bot).id for bot in bots}
+    versions = _current_version_ids(bots)
     team_of = Ruleset.from_dict(league.ruleset).team_of
     facts = []
     for game in games:
@@ -255,6 +258,22 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
     return rated_set
 
 
+def _current_version_ids(bots: list[Bot]) -> dict[int, int]:
+    """Bot id -> its current version's id, in one query (a version not seen yet is made)."""
+    wanted = {bot.id: bot.protocol_version for bot in bots}
+    found = {
+        bot_id: version_id
+        for version_id, bot_id, version in BotVersion.objects.filter(bot_id__in=wanted).values_list(
+            "id", "bot_id", "version"
+        )
+        if wanted[bot_id] == version
+    }
+    for bot in bots:
+        if bot.id not in found:
+            found[bot.id] = bot_version_current(bot=bot).id
+    return {bot.id: found[bot.id] for bot in bots}
+
+
 def rated_set_store(
     *,
     match: Match,
@@ -271,7 +290,11 @@ def rated_set_store(
     sets of shared bots recorded at once wait for each other instead of deadlocking.
     """
     rated_set = RatedSet.objects.create(match=match, pool=pool, games=games)
-    rated_set.players.set(sorted(version_ids))
+    # A new set has no players yet: one INSERT (``set()`` would read the empty list first).
+    RatedSet.players.through.objects.bulk_create(
+        RatedSet.players.through(ratedset_id=rated_set.pk, botversion_id=version_id)
+        for version_id in sorted(version_ids)
+    )
     pairs = sorted(pair_twelfths)
     SetScore.objects.bulk_create(
         SetScore(rated_set=rated_set, pool=pool, player_id=a, opponent_id=b, twelfths=t)
