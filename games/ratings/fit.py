@@ -49,6 +49,7 @@ PRIOR_SD = 2 / SCALE
 Z_95 = 1.959963984540054
 TOLERANCE = 1e-8
 MAX_ITERATIONS = 100
+SMALL_STEP = 1e-2  # Elo points: below this a Newton step is taken without a line search
 # A rating whose 95 % half-interval is wider than this is provisional (the arena's default,
 # ESCOBA_PROVISIONAL_HALF_WIDTH overrides it there).
 DEFAULT_PROVISIONAL_HALF_WIDTH = 100.0
@@ -209,7 +210,11 @@ def fit_table(table: PairTable, *, mean: float = MEAN, prior_sd: float = PRIOR_S
         while True:
             candidate = ratings + scale * step
             new_value = _objective(table, candidate, mean, prior_sd)
-            if new_value >= value or scale < 1e-6:
+            # Near the maximum a Newton step is right and the posterior's change (about the
+            # step squared times the information) is below the last digit of its value, so
+            # comparing values there measures rounding: the step is taken whole. Far from it,
+            # halve until the posterior rises.
+            if new_value >= value or scale < 1e-6 or float(np.max(np.abs(step))) < SMALL_STEP:
                 break
             scale /= 2
         ratings, value = candidate, new_value
