@@ -219,11 +219,11 @@ class BotClient:
 
     async def post(self, name: str, body: dict[str, Any], timeout_ms: int) -> Reply:
         """`POST U/name` with a JSON body; the reply's JSON or a fault, never an exception."""
-        return _decoded(await self.fetch("POST", name, orjson.dumps(body), timeout_ms))
+        return await self.exchange("POST", name, orjson.dumps(body), timeout_ms)
 
     async def get_info(self, timeout_ms: int = DEFAULT_INFO_TIMEOUT_MS) -> InfoResult:
         """`GET U`, checked against the info reply schema."""
-        reply = _decoded(await self.fetch("GET", None, b"", timeout_ms))
+        reply = await self.exchange("GET", None, b"", timeout_ms)
         if reply.fault is not None:
             return InfoResult(None, reply.fault, reply.latency_ms)
         try:
@@ -248,7 +248,11 @@ class BotClient:
     async def exchange(self, method: str, name: str | None, body: bytes, timeout_ms: int) -> Reply:
         """One request under one total deadline, its reply's JSON decoded; every failure
         becomes a `Fault`."""
-        return _decoded(await self.fetch(method, name, body, timeout_ms))
+        reply = await self.fetch(method, name, body, timeout_ms)
+        if reply.fault is not None:
+            return reply
+        data, fault = _json(reply.data)
+        return Reply(data=data, fault=fault, latency_ms=reply.latency_ms)
 
     async def fetch(self, method: str, name: str | None, body: bytes, timeout_ms: int) -> Reply:
         """One request under one total deadline: the reply's body as bytes (`Reply.data`), or
@@ -373,15 +377,12 @@ class BotClient:
         return response.status, payload
 
 
-def _decoded(reply: Reply) -> Reply:
-    """A fetched reply with its body decoded as JSON, or the `bad_json` fault."""
-    if reply.fault is not None:
-        return reply
+def _json(raw: bytes) -> tuple[Any, Fault | None]:
+    """A reply body decoded as JSON, or the `bad_json` fault."""
     try:
-        return Reply(data=orjson.loads(reply.data), latency_ms=reply.latency_ms)
+        return orjson.loads(raw), None
     except orjson.JSONDecodeError as error:
-        fault = Fault(FaultKind.BAD_JSON, f"invalid JSON: {error}")
-        return Reply(fault=fault, latency_ms=reply.latency_ms)
+        return None, Fault(FaultKind.BAD_JSON, f"invalid JSON: {error}")
 
 
 # Move replies up to this size are parsed once per distinct body: bots send the same few dozen
@@ -394,10 +395,9 @@ def _move_outcome(raw: bytes) -> tuple[Move | None, Fault | None, Debug | None]:
     """A move reply's body as the runner takes it: the move, or the `bad_json` or `bad_schema`
     fault, and the private debug text (kept whatever became of the move). Values only (frozen
     and interned), so a cached outcome can be handed to any number of games."""
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as error:
-        return None, Fault(FaultKind.BAD_JSON, f"invalid JSON: {error}"), None
+    data, fault = _json(raw)
+    if fault is not None:
+        return None, fault, None
     debug = move_reply_debug(data)
     try:
         return parse_move_reply(data), None, debug
