@@ -220,15 +220,18 @@ class RoundValue:
         return value
 
 
-# The expert's weights for more than two sides: card 1, oro 0.6, seven 1, the seven of oros 3,
-# escoba 6, times PRIOR_SCALE to be in points.
+_EXPERT_WEIGHTS = expert.Weights()
+
+
 def _linear(packed: int) -> float:
+    """The captures by the expert's weights (for more than two sides), in points."""
+    weights = _EXPERT_WEIGHTS
     return PRIOR_SCALE * (
-        (packed & 63)
-        + 0.6 * (packed >> _OROS & 15)
-        + (packed >> _SEVENS & 7)
-        + 3.0 * (packed >> _SEVEN_OF_OROS_BIT & 3)
-        + 6.0 * (packed >> _ESCOBAS)
+        weights.card * (packed & 63)
+        + weights.oros * (packed >> _OROS & 15)
+        + weights.seven * (packed >> _SEVENS & 7)
+        + weights.seven_of_oros * (packed >> _SEVEN_OF_OROS_BIT & 3)
+        + weights.escoba * (packed >> _ESCOBAS)
     )
 
 
