@@ -253,21 +253,23 @@ def cpu_alone(paths: dict[str, list[str]], only: str | None) -> None:
 
 
 def process_cpu_s(pid: int) -> float:
-    """CPU seconds (user and system) used so far by ``pid`` and its descendants, from /proc:
-    each living process's own time, plus what its children that exited had used (so a database
-    backend that closes its connection in between keeps its share)."""
-    ticks = os.sysconf("SC_CLK_TCK")
+    """CPU seconds (user and system) used so far by ``pid`` and its descendants: each living
+    process's own time, plus what its children that exited had used (so a database backend that
+    closes its connection in between keeps its share)."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
     total = 0.0
-    pids = [pid]
-    while pids:
-        current = pids.pop()
+    for process in processes:
         try:
-            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
-            total += sum(int(value) for value in fields[11:15]) / ticks
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except (OSError, IndexError, ValueError):
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
             continue
-        pids += [int(child) for child in children]
+        total += times.user + times.system + times.children_user + times.children_system
     return total
 
 
