@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> None:
     import psutil
 
     from benchmarks.league import start_bots
+    from benchmarks.league_scaling import stop
     from scripts.private_redis import PrivateRedis
 
     with PrivateRedis() as redis_server:
@@ -105,10 +106,7 @@ def run(args: argparse.Namespace) -> None:
             if args.profile:
                 profile(list(urls.values()), args.games, args.profile)
         finally:
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                process.wait(timeout=10)
+            stop(processes)
 
 
 def profile(urls: list[str], games: int, top: int) -> None:
