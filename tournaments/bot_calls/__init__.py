@@ -3,6 +3,8 @@
 - `addresses`: which URLs and IP addresses a bot may have (the SSRF policy);
 - `caller`: the hardened aiohttp client: deadlines, size caps, signing, pinned DNS; it sends
   moves and notices, registration's `GET U` and the protocol check (`games.check`);
+- `deadlines`: a call's deadline, judged only by an event loop that is on time, so a stall of
+  our own process is never a bot's timeout;
 - `faults`: what a bot can do wrong and the fault policy;
 - `runner`: one game between bot endpoints, refereed by the engine.
 

@@ -3,8 +3,9 @@
 Bot replies are hostile input, and a league worker runs dozens of games in one event loop, so a
 call must never raise, never hang and never hurt other games. Each call:
 
-- runs under one total deadline (connect, headers and body together, `asyncio.timeout`), so a bot
-  that drips a byte at a time is cut off at the deadline rather than per read;
+- runs under one total deadline (connect, headers and body together, `deadlines.CallDeadline`),
+  so a bot that drips a byte at a time is cut off at the deadline rather than per read, and a
+  stall of our own process across the deadline is never charged to the bot;
 - reads at most `max_bytes` of decoded body (a gzip bomb stops there) and never follows redirects;
 - connects only to addresses checked by `bot_calls.addresses`, resolved once per new connection by
   `PinnedResolver`, while the URL keeps the host name for the Host header and TLS (SNI);
@@ -52,6 +53,7 @@ from games.wire import (
 )
 
 from .addresses import AddressError, BotURL, Resolve, parse_bot_url, resolve_checked
+from .deadlines import CallDeadline
 from .faults import Fault, FaultKind
 
 logger = logging.getLogger(__name__)
@@ -262,7 +264,7 @@ class BotClient:
         url = self._url(name)
         started = time.perf_counter()
         try:
-            async with asyncio.timeout(timeout_ms / 1000):
+            async with CallDeadline(timeout_ms / 1000):
                 data = await self._send(method, url, body)
         except TimeoutError:
             fault = Fault(FaultKind.TIMEOUT, f"no complete answer within {timeout_ms} ms")
@@ -343,7 +345,7 @@ class BotClient:
         url = self._url(call.route or None)
         started = time.perf_counter()
         try:
-            async with asyncio.timeout(timeout_ms / 1000):
+            async with CallDeadline(timeout_ms / 1000):
                 status, payload = await self._send_raw(call, url, body)
         except TimeoutError:
             error = check.too_slow(timeout_ms)

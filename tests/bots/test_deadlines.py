@@ -1,0 +1,156 @@
+"""A stall of the caller's own process across a call's deadline is never the bot's timeout.
+
+The stall is made on purpose: a callback on the caller's event loop sleeps (as a long garbage
+collection or a starved core would hold it) while a real loopback bot, in its own thread, has
+already answered. The bot's reply is in the socket before the deadline; the loop wakes after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import orjson
+import pytest
+
+from games.engine import Ruleset
+from tests.bots.simple_bots import SimpleBot
+from tests.bots.test_caller import sample_request
+from tournaments.bot_calls.caller import BotClient, Caller
+from tournaments.bot_calls.deadlines import GRACE_S, LATE_S, MAX_GRACES, CallDeadline
+from tournaments.bot_calls.faults import FaultKind
+from tournaments.bot_calls.runner import BotEndpoint, play_game
+
+TIMEOUT_MS = 400
+STALL_S = 0.7  # from just after the bot received the request to well past the deadline
+# The bot thinks a little, so it answers while the caller's loop is stalled rather than before.
+THINK_S = 0.05
+
+
+def stall_when_seen(bot: SimpleBot, requests: int, stall_s: float = STALL_S) -> None:
+    """Hold the running loop in `stall_s` seconds of blocking work as soon as `bot` has received
+    `requests` requests: its reply comes while the loop is not looking. Until then the check
+    runs once per loop turn, without blocking."""
+    loop = asyncio.get_running_loop()
+
+    def check() -> None:
+        if len(bot.seen) >= requests:
+            time.sleep(stall_s)
+        else:
+            loop.call_soon(check)
+
+    loop.call_soon(check)
+
+
+def bot_url(servers, bot: SimpleBot) -> str:
+    return f"http://127.0.0.1:{servers.start_app(bot.app())}/"
+
+
+def move_during_a_stall(servers, bot: SimpleBot):
+    url = bot_url(servers, bot)
+
+    async def main():
+        client = BotClient(url, None, allow_private=True)
+        try:
+            await client.move(sample_request(), TIMEOUT_MS)  # a warm connection, as in a game
+            stall_when_seen(bot, 2)
+            return await client.move(sample_request(), TIMEOUT_MS)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(main())
+
+
+def test_a_reply_that_came_while_the_loop_stalled_past_the_deadline_is_taken(servers):
+    reply = move_during_a_stall(servers, SimpleBot(mode="slow", delay=THINK_S))
+
+    assert reply.fault is None and reply.move is not None
+    # The measured latency holds our stall: it is what the call took, not what the bot did.
+    assert reply.latency_ms >= STALL_S * 1000
+
+
+def test_the_same_stall_under_a_plain_asyncio_timeout_loses_the_reply(servers):
+    """Why `CallDeadline` exists: the stall above really does cost a stock deadline the reply."""
+    bot = SimpleBot(mode="slow", delay=THINK_S)
+    url = bot_url(servers, bot)
+    body = orjson.dumps(sample_request())
+
+    async def main():
+        client = BotClient(url, None, allow_private=True)
+        try:
+            await client.fetch("POST", "move", body, TIMEOUT_MS)
+            stall_when_seen(bot, 2)
+            async with asyncio.timeout(TIMEOUT_MS / 1000):
+                await client._send("POST", client._url("move"), body)
+        finally:
+            await client.aclose()
+
+    with pytest.raises(TimeoutError):
+        asyncio.run(main())
+
+
+def test_a_bot_that_never_answers_still_times_out_after_a_stall(servers):
+    started = time.perf_counter()
+    reply = move_during_a_stall(servers, SimpleBot(mode="slow", delay=5))
+    took = time.perf_counter() - started
+
+    assert reply.fault is not None and reply.fault.kind == FaultKind.TIMEOUT
+    # One grace after the loop woke, not the bot's five seconds.
+    assert took < STALL_S + GRACE_S + 0.5
+
+
+def test_on_a_loop_that_is_on_time_the_deadline_is_exact(servers):
+    url = bot_url(servers, SimpleBot(mode="slow", delay=5))
+
+    async def main():
+        client = BotClient(url, None, allow_private=True)
+        try:
+            return await client.move(sample_request(), 200)
+        finally:
+            await client.aclose()
+
+    reply = asyncio.run(main())
+    assert reply.fault is not None and reply.fault.kind == FaultKind.TIMEOUT
+    assert 200 <= reply.latency_ms < 200 + GRACE_S * 1000
+
+
+def test_a_loop_that_keeps_stalling_still_ends_the_call():
+    """At most `MAX_GRACES` graces: a call cannot be kept open by a loop that never recovers."""
+
+    async def main():
+        loop = asyncio.get_running_loop()
+
+        def keep_stalling() -> None:
+            time.sleep(LATE_S * 3)
+            loop.call_soon(keep_stalling)
+
+        loop.call_soon(keep_stalling)
+        deadline = CallDeadline(0.05)
+        with pytest.raises(TimeoutError):
+            async with deadline:
+                await asyncio.sleep(10)
+        return deadline.graces
+
+    assert asyncio.run(main()) == MAX_GRACES
+
+
+def test_a_whole_game_with_the_loop_stalled_mid_game_charges_no_fault(servers):
+    """A game played through a stall of its loop is stored as its bots played it."""
+    ruleset = Ruleset.from_preset("classic", {})
+    bot = SimpleBot(mode="slow", delay=THINK_S)
+    bots = [BotEndpoint(url=bot_url(servers, bot), name=name) for name in ("a", "b")]
+
+    async def main():
+        async with Caller(allow_private=True) as caller:
+            for requests in (5, 20, 40):  # the start notices count: stalls on three moves
+                stall_when_seen(bot, requests)
+            return await play_game(
+                ruleset=ruleset, seed=3, bots=bots, game_id="g", match_id="m",
+                timeout_ms=TIMEOUT_MS, caller=caller,
+            )  # fmt: skip
+
+    record = asyncio.run(main())
+    assert record.faults == []
+    stalled = [m for r in record.meta for m in r if m["latency_ms"] >= STALL_S * 1000]
+    assert len(stalled) == 3, "three calls held a stall"
+    assert record.result is not None
