@@ -23,6 +23,7 @@ from scripts.private_redis import PrivateRedis
 from tests.browser.data import stored_game
 from tests.live.servers import AsgiServer
 from tournaments.live import LiveFeeds
+from tournaments.messages import NOT_FOUND
 from tournaments.models import Game, GameLog, League
 from web.live import NO_SUCH_GAME, NO_SUCH_PAGE, TOO_MANY_STREAMS, PublicGame
 
@@ -230,11 +231,13 @@ def test_open_streams_are_limited_and_given_back_when_a_browser_leaves(server, d
 
 
 @pytest.mark.integration
-def test_unknown_ids_get_our_json_404(server):
+def test_unknown_ids_and_addresses_get_our_json_404(server):
     unknown = [
         ("/live/games/999999/", NO_SUCH_GAME),
         ("/live/league/999999/", NO_SUCH_PAGE),
         ("/live/ladder/1/", NO_SUCH_PAGE),
+        ("/live/games/first/", NOT_FOUND),  # no such address at all: still JSON, not a page
+        ("/live/", NOT_FOUND),
     ]
     for path, detail in unknown:
         stream = Stream(server, path)

@@ -141,11 +141,12 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
 
 
 def _is_api(request: HttpRequest) -> bool:
-    return request.path.startswith("/api/")
+    """The API and the live event streams answer programs, which read JSON, not pages."""
+    return request.path.startswith(("/api/", "/live/"))
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """``handler404``: the API's body under /api/, Django's page elsewhere."""
+    """``handler404``: the API's body under /api/ and /live/, Django's page elsewhere."""
     if _is_api(request):
         return JsonResponse(error_body(messages.NOT_FOUND, "not_found"), status=404)
     return defaults.page_not_found(request, exception)
