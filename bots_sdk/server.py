@@ -68,6 +68,10 @@ class BotServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    # An arena starting many games at once opens many connections to a bot in the same instant.
+    # With socketserver's backlog of 5 the kernel drops the rest of the burst's SYNs, and their
+    # clients try again a second later: a move answered a second late, a timeout at 1,000 ms.
+    request_queue_size = 128
     # Idle keep-alive connections must not make shutdown wait for them.
     block_on_close = False
 

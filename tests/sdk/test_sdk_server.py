@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import select
 import socket
 import statistics
 import time
@@ -13,7 +14,7 @@ from standardwebhooks.webhooks import Webhook
 
 from bots_sdk import Bot, Move, serve_in_thread
 from bots_sdk.examples import greedy
-from bots_sdk.server import ReplayGuard
+from bots_sdk.server import ReplayGuard, make_server
 
 SECRET = "whsec_" + "c2RrLXRlc3Qtc2VjcmV0LWZvci1zaWduaW5n"
 
@@ -274,3 +275,22 @@ def test_ipv6_loopback(connect, sample_request):
     with handle:
         assert handle.url.startswith("http://[::1]:")
         assert connect(handle.url).call("POST", "/move", sample_request)[0] == 200
+
+
+def test_a_burst_of_connections_is_queued_for_the_server_not_dropped():
+    """An arena starting many games at once connects to a bot many times in the same instant.
+    Before the server accepts any of them (it is not even serving here), the kernel must have
+    taken the whole burst: a connection whose SYN is dropped is retried a second later, and its
+    first move is a second late."""
+    server = make_server(first_move, port=0)
+    burst = [socket.socket() for _ in range(64)]
+    try:
+        for sock in burst:
+            sock.setblocking(False)
+            sock.connect_ex(server.server_address)
+        _, connected, _ = select.select([], burst, [], 0.5)
+        assert len(connected) == len(burst)
+    finally:
+        for sock in burst:
+            sock.close()
+        server.server_close()
