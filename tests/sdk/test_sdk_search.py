@@ -7,6 +7,8 @@ duplicate sets at 200 ms a move takes the better part of an hour.
 from __future__ import annotations
 
 import random
+import threading
+import time
 
 from bots_sdk import BotState
 from bots_sdk.examples import expert, greedy, search
@@ -51,6 +53,39 @@ def test_the_budget_follows_the_smaller_of_the_time_fields_and_has_a_floor():
     game = position(Ruleset.from_preset("classic"), 5, 2)
     assert search.budget_seconds(request(game, time_bank_ms=400, timeout_ms=1000)) == 0.225
     assert search.budget_seconds(request(game, time_bank_ms=10, timeout_ms=10)) == 0.005
+
+
+def test_searches_running_at_once_keep_more_time_back_each(monkeypatch):
+    """Searches of several games share one core: each other search in flight when one starts
+    takes `RESERVE_PER_OTHER_SEARCH_MS` off its budget, and a search that ended no longer counts."""
+    game = position(Ruleset.from_preset("classic"), 8, 0)
+    state = request(game, time_bank_ms=1000, timeout_ms=1000)
+    assert len(state.legal_moves) > 1  # a choice to search
+    budgets: list[float] = []
+    started = threading.Semaphore(0)
+    release = threading.Event()
+
+    def fake_search(state, deadline):
+        budgets.append(deadline - time.perf_counter())
+        started.release()
+        release.wait(10)
+        return state.legal_moves[0], []
+
+    monkeypatch.setattr(search, "search", fake_search)
+    threads = []
+    for _ in range(3):  # one after the other, so each sees the ones before it running
+        threads.append(threading.Thread(target=search.choose, args=(state,)))
+        threads[-1].start()
+        assert started.acquire(timeout=10)
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    search.choose(state)  # alone again
+
+    full = search.budget_seconds(state)
+    step = search.RESERVE_PER_OTHER_SEARCH_MS / 1000
+    expected = [full, full - step, full - 2 * step, full]
+    assert [round(b, 2) for b in budgets] == [round(b, 2) for b in expected]
 
 
 def test_a_fixed_number_of_deals_gives_the_same_answer_and_statistics():
