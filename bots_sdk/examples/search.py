@@ -68,12 +68,16 @@ SOLVE_CARDS = 6
 PRIOR_TIE = 1e-6
 
 
-def budget_seconds(state: BotState, others: int = 0) -> float:
-    """How long to search: a share of the call's time bank, minus a reserve for answering that
-    grows with the `others` searches running in this process at the same time."""
+def _search_ms(state: BotState, others: int) -> float:
+    """A share of the call's time bank, minus a reserve for answering that grows with the
+    `others` searches running in this process at the same time; may be below the floor."""
     bank = float(min(state.time_bank_ms, state.timeout_ms or state.time_bank_ms))
-    reserve = RESERVE_MS + others * RESERVE_PER_OTHER_SEARCH_MS
-    return max(MIN_BUDGET_MS, bank * BUDGET_SHARE - reserve) / 1000.0
+    return bank * BUDGET_SHARE - RESERVE_MS - others * RESERVE_PER_OTHER_SEARCH_MS
+
+
+def budget_seconds(state: BotState, others: int = 0) -> float:
+    """How long to search: `_search_ms`, never below the floor."""
+    return max(MIN_BUDGET_MS, _search_ms(state, others)) / 1000.0
 
 
 _searching = 0
@@ -98,8 +102,7 @@ def too_short_to_search(state: BotState) -> bool:
     """Whether the call's time is too short for even the floor of a search: setting up the
     samples and one deal would then make the answer late, so it plays the expert's move (about
     a millisecond) instead. A bank is too short below about 33 ms."""
-    bank = float(min(state.time_bank_ms, state.timeout_ms or state.time_bank_ms))
-    return bank * BUDGET_SHARE - RESERVE_MS < MIN_BUDGET_MS
+    return _search_ms(state, others=0) < MIN_BUDGET_MS
 
 
 # -- what a side has captured, packed in one int -------------------------------------------
