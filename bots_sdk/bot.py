@@ -70,13 +70,14 @@ class Bot:
     def info(self) -> dict[str, str]:
         return info_reply(self.name, self.author, self.version)
 
-    def move(self, body: Any) -> dict[str, Any]:
-        """Answer a move request body (already JSON-decoded) with the wire reply.
+    def move(self, body: Any, received_at: float | None = None) -> dict[str, Any]:
+        """Answer a move request body (already JSON-decoded) with the wire reply;
+        `received_at` (`time.perf_counter()`) is when the request arrived, if known.
 
         Raises `ProtocolError` for a body that breaks the protocol and `BotError` when `choose`
         raises or returns something that is not one of the legal moves.
         """
-        state = BotState.from_request(body)
+        state = BotState.from_request(body, received_at)
         if not state.legal_moves:
             raise ProtocolError("legal_moves: empty, there is nothing to choose from")
         try:

@@ -130,6 +130,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.track(self.connection, False)
         super().finish()
 
+    def parse_request(self) -> bool:
+        # Called as soon as a request line has been read: the request's arrival, which the bot
+        # gets as `BotState.received_at` to count its time from.
+        self.received_at = time.perf_counter()
+        return super().parse_request()
+
     def do_GET(self) -> None:
         if self._path() != "":
             self._send(HTTPStatus.NOT_FOUND, {"error": f"no route GET {self.path}"})
@@ -153,7 +159,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             if route == "/move":
-                reply: dict[str, Any] = self.server.bot.move(body)
+                reply: dict[str, Any] = self.server.bot.move(body, self.received_at)
             else:
                 self.server.bot.notify(route[1:], body)
                 reply = {"ok": True}

@@ -8,6 +8,7 @@ the captures and trails, whether a move sweeps, which cards are still unseen, wh
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -18,16 +19,25 @@ from games.wire import MoveRequest, SeatInfo, parse_move_request
 
 @dataclass(frozen=True)
 class BotState(MoveRequest):
-    """A parsed move request plus helpers; `raw` is the decoded JSON body as received."""
+    """A parsed move request plus helpers; `raw` is the decoded JSON body as received.
+
+    `received_at` is the `time.perf_counter()` at which the request reached this process: the
+    SDK server stamps it as the request line arrives, so a bot that budgets its time counts
+    what passed before `choose` was called too (waiting for a busy core, reading and parsing
+    the body). A state built any other way is stamped when it is built.
+    """
 
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    received_at: float = field(default_factory=time.perf_counter, repr=False, compare=False)
 
     @classmethod
-    def from_request(cls, body: Any) -> BotState:
+    def from_request(cls, body: Any, received_at: float | None = None) -> BotState:
         """Parse a decoded move request body; `games.wire.ProtocolError` names a wrong field."""
         request = parse_move_request(body)
         values = {item.name: getattr(request, item.name) for item in fields(MoveRequest)}
-        return cls(**values, raw=body)
+        if received_at is None:
+            return cls(**values, raw=body)
+        return cls(**values, raw=body, received_at=received_at)
 
     @property
     def options(self) -> Mapping[str, Any]:

@@ -20,7 +20,9 @@ like the rollouts.
 
 The time it takes comes from the request: a share of ``time_bank_ms`` (the time this call may
 take), so it answers well inside the arena's deadline whatever the time control; a bank too
-short for even one deal gets the expert's move at once. Searches of several games at once share
+short for even one deal gets the expert's move at once. The time is counted from the request's
+arrival (``BotState.received_at``), not from the call of ``choose``; a request that waited so long
+that too little is left also gets the expert's move. Searches of several games at once share
 the process's one core (the GIL): past its deadline each waits for the others' time slices before
 it can answer, so the time kept back grows with the searches in flight.
 """
@@ -505,6 +507,10 @@ def choose(state: BotState) -> Move:
     if too_short_to_search(state):
         return expert.choose(state)
     with _one_more_search() as others:
-        deadline = time.perf_counter() + budget_seconds(state, others)
+        # Counted from the request's arrival: under a burst of games, waiting for the core and
+        # parsing the body before `choose` ran already took some of the call's time.
+        deadline = state.received_at + budget_seconds(state, others)
+        if deadline - time.perf_counter() < MIN_BUDGET_MS / 1000.0:
+            return expert.choose(state)
         move, _ = search(state, deadline)
     return move

@@ -9,6 +9,9 @@ from __future__ import annotations
 import random
 import threading
 import time
+from dataclasses import replace
+
+import pytest
 
 from bots_sdk import BotState
 from bots_sdk.examples import expert, greedy, search
@@ -66,7 +69,7 @@ def test_searches_running_at_once_keep_more_time_back_each(monkeypatch):
     release = threading.Event()
 
     def fake_search(state, deadline):
-        budgets.append(deadline - time.perf_counter())
+        budgets.append(deadline - state.received_at)
         started.release()
         release.wait(10)
         return state.legal_moves[0], []
@@ -85,7 +88,29 @@ def test_searches_running_at_once_keep_more_time_back_each(monkeypatch):
     full = search.budget_seconds(state)
     step = search.RESERVE_PER_OTHER_SEARCH_MS / 1000
     expected = [full, full - step, full - 2 * step, full]
-    assert [round(b, 2) for b in budgets] == [round(b, 2) for b in expected]
+    assert budgets == pytest.approx(expected, abs=1e-6)
+
+
+def test_the_time_is_counted_from_the_requests_arrival(monkeypatch):
+    """Time spent before `choose` ran (a busy core, parsing) comes off the search: the deadline
+    is the arrival plus the budget; a request that waited past all but the floor of its budget
+    gets the expert's move without a search."""
+    game = position(Ruleset.from_preset("classic"), 8, 0)
+    deadlines: list[float] = []
+
+    def fake_search(state, deadline):
+        deadlines.append(deadline)
+        return state.legal_moves[0], []
+
+    monkeypatch.setattr(search, "search", fake_search)
+    waited = replace(request(game), received_at=time.perf_counter() - 0.2)
+    search.choose(waited)
+    assert deadlines == [waited.received_at + search.budget_seconds(waited)]
+    assert deadlines[0] - time.perf_counter() < search.budget_seconds(waited) - 0.19
+
+    too_late = replace(request(game), received_at=time.perf_counter() - 0.6)
+    assert search.choose(too_late) == expert.choose(too_late)
+    assert len(deadlines) == 1  # no second search
 
 
 def test_a_fixed_number_of_deals_gives_the_same_answer_and_statistics():

@@ -294,3 +294,29 @@ def test_a_burst_of_connections_is_queued_for_the_server_not_dropped():
         for sock in burst:
             sock.close()
         server.server_close()
+
+
+def test_a_move_request_is_stamped_when_it_arrives_not_when_choose_runs(sample_request):
+    """A bot that budgets its time must count what passed before `choose` ran: the state
+    carries the moment the request line arrived. Here the rest of the request comes 300 ms
+    after its first line; `choose` sees those 300 ms already gone."""
+    waited: list[float] = []
+
+    def timed(state):
+        waited.append(time.perf_counter() - state.received_at)
+        return state.legal_moves[0]
+
+    body = json.dumps(sample_request).encode()
+    with (
+        serve_in_thread(timed) as handle,
+        socket.create_connection(handle.server.server_address, timeout=5) as sock,
+    ):
+        sock.sendall(b"POST /move HTTP/1.1\r\n")
+        time.sleep(0.3)
+        sock.sendall(
+            b"Host: bot\r\nContent-Type: application/json\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200 ")
+    assert len(waited) == 1 and 0.25 <= waited[0] < 2
