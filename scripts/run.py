@@ -23,7 +23,6 @@ Environment: ``ESCOBA_HOST`` / ``ESCOBA_PORT`` for the web server (127.0.0.1:800
 (README.md). Process logs go to ``data/logs/``.
 """
 
-import dataclasses
 import functools
 import importlib
 import json
@@ -366,14 +365,9 @@ def _demo_bot(target: str) -> Callable:
     def choose(state):
         think_ms = int(os.environ.get("ESCOBA_DEMO_THINK_MS", ESCOBA_DEMO_THINK_MS))
         time.sleep(think_ms / 1000)
-        # The thinking came out of this call's time: an example that sizes its search by the
-        # time left (search) must not spend it twice and answer late.
-        left = dataclasses.replace(
-            state,
-            timeout_ms=max(0, state.timeout_ms - think_ms),
-            time_bank_ms=max(0, state.time_bank_ms - think_ms),
-        )
-        return example(left)
+        # The thinking comes out of this call's time: the search example counts its budget from
+        # the request's arrival (`state.received_at`), so it has already been charged for it.
+        return example(state)
 
     return choose
 

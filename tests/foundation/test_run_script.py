@@ -294,3 +294,35 @@ def test_ctrl_c_in_the_middle_of_the_demo_league_and_a_new_start_charge_no_bot(t
     finally:
         if supervisor.poll() is None:
             ctrl_c(supervisor)
+
+
+def test_the_demo_search_bot_is_charged_its_thinking_once(monkeypatch):
+    """The demo bots think before each move; the search example counts its budget from the
+    request's arrival, so the thinking is already in it. Taking it off the time bank as well
+    would charge it twice and leave the search a sliver of its time."""
+    from bots_sdk import BotState
+    from bots_sdk.examples import search
+    from games.engine import Game, Ruleset
+    from games.wire import move_request
+
+    game = Game.new(Ruleset.from_preset("classic"), seed=8)
+    body = move_request(
+        game.view(game.current_seat),
+        game_id="g",
+        match_id="m",
+        timeout_ms=1000,
+        seat_names=["a", "b"],
+        latency_ms=None,
+        time_bank_ms=1000,
+    )
+    state = BotState.from_request(body)
+    deadlines: list[float] = []
+
+    def fake_search(searched, deadline):
+        deadlines.append(deadline)
+        return searched.legal_moves[0], []
+
+    monkeypatch.setattr(search, "search", fake_search)
+    monkeypatch.setenv("ESCOBA_DEMO_THINK_MS", "50")
+    run.demo_search(state)
+    assert deadlines == [state.received_at + search.budget_seconds(state)]
