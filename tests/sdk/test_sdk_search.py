@@ -7,9 +7,12 @@ duplicate sets at 200 ms a move takes the better part of an hour.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -294,3 +297,14 @@ def test_with_a_few_deals_a_move_it_beats_greedy():
 
     result = duel(fixed_deals, greedy.choose, games=12, seed=500)
     assert result.wins >= 9, result
+
+
+def test_the_burst_benchmark_serves_the_demo_bot_and_reports_its_answer_times():
+    """`benchmarks/search_burst.py` (figures in docs/benchmarks.md) still runs: one small burst
+    against this checkout's demo search bot, every answer in time."""
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "benchmarks.search_burst", "--clients", "2"]
+    command += ["--rounds", "1", "--batches", "1", "--bank-ms", "1000"]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "over 800 ms: 0 of 2" in done.stdout.splitlines()[-1]
