@@ -153,7 +153,7 @@ REDIS_CONNECT_TIMEOUT_S = 2
 REDIS_SOCKET_TIMEOUT_S = 5
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.redis_cache.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "escoba",
         "OPTIONS": {

@@ -1,9 +1,12 @@
-"""The read cache's version bumps on a real Redis: production's path (one pipelined round trip
-for every key, tournaments/read_cache.py ``_bump``), which the per-process test cache never runs."""
+"""The read cache on a real Redis, through production's cache backend (config/redis_cache.py):
+the version bumps' path (one pipelined round trip for every key, tournaments/read_cache.py
+``_bump``), which the per-process test cache never runs, and the backend's one client per pool."""
 
+import threading
 import uuid
 
 import pytest
+from django.core.cache import caches
 
 from tournaments.read_cache import _versions, reads_changed
 
@@ -13,7 +16,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def redis_cache(settings, redis_url):
     settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}
+        "default": {"BACKEND": "config.redis_cache.RedisCache", "LOCATION": redis_url}
     }
     settings.ESCOBA_READ_CACHE_S = 300
 
@@ -29,3 +32,26 @@ def test_a_change_moves_its_scopes_versions_on_redis_and_no_others(redis_cache):
     first = int(_versions([changed]))
     reads_changed(changed)
     assert int(_versions([changed])) == first + 1
+
+
+def test_the_backend_builds_one_client_per_pool_and_shares_it_between_threads(redis_cache):
+    """Django's backend built a new Redis client for every operation (most of a cached read's
+    CPU); ours builds one per pool. The one client serves calls from many threads at once."""
+    backend = caches["default"]
+    client = backend._cache.get_client(write=True)
+    assert backend._cache.get_client() is client
+    key = f"test-shared:{uuid.uuid4().hex}"
+    backend.set(key, 0, 60)
+
+    def add_many() -> None:
+        for _ in range(50):
+            backend.incr(key)
+
+    threads = [threading.Thread(target=add_many) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert backend.get(key) == 400
+    assert backend.get_many([key, "test-missing"]) == {key: 400}
+    assert backend._cache.get_client() is client
