@@ -70,16 +70,13 @@ SOLVE_CARDS = 6
 PRIOR_TIE = 1e-6
 
 
-def _search_ms(state: BotState, others: int) -> float:
-    """A share of the call's time bank, minus a reserve for answering that grows with the
-    `others` searches running in this process at the same time; may be below the floor."""
-    bank = float(min(state.time_bank_ms, state.timeout_ms or state.time_bank_ms))
-    return bank * BUDGET_SHARE - RESERVE_MS - others * RESERVE_PER_OTHER_SEARCH_MS
-
-
 def budget_seconds(state: BotState, others: int = 0) -> float:
-    """How long to search: `_search_ms`, never below the floor."""
-    return max(MIN_BUDGET_MS, _search_ms(state, others)) / 1000.0
+    """How long to search, counted from the request's arrival: a share of the call's time
+    bank, minus a reserve for answering that grows with the `others` searches running in this
+    process at the same time; never below the floor."""
+    bank = float(min(state.time_bank_ms, state.timeout_ms or state.time_bank_ms))
+    search_ms = bank * BUDGET_SHARE - RESERVE_MS - others * RESERVE_PER_OTHER_SEARCH_MS
+    return max(MIN_BUDGET_MS, search_ms) / 1000.0
 
 
 _searching = 0
@@ -98,13 +95,6 @@ def _one_more_search() -> Iterator[int]:
     finally:
         with _searching_lock:
             _searching -= 1
-
-
-def too_short_to_search(state: BotState) -> bool:
-    """Whether the call's time is too short for even the floor of a search: setting up the
-    samples and one deal would then make the answer late, so it plays the expert's move (about
-    a millisecond) instead. A bank is too short below about 33 ms."""
-    return _search_ms(state, others=0) < MIN_BUDGET_MS
 
 
 # -- what a side has captured, packed in one int -------------------------------------------
@@ -504,13 +494,13 @@ def expert_scores(state: BotState) -> list[float]:
 def choose(state: BotState) -> Move:
     if len(state.legal_moves) == 1:
         return state.legal_moves[0]
-    if too_short_to_search(state):
-        return expert.choose(state)
     with _one_more_search() as others:
         # Counted from the request's arrival: under a burst of games, waiting for the core and
         # parsing the body before `choose` ran already took some of the call's time.
         deadline = state.received_at + budget_seconds(state, others)
         if deadline - time.perf_counter() < MIN_BUDGET_MS / 1000.0:
+            # Too little left for the samples and one deal (a bank under about 33 ms, or a
+            # request that waited): they would make the answer late; expert's takes about 1 ms.
             return expert.choose(state)
         move, _ = search(state, deadline)
     return move

@@ -169,17 +169,20 @@ def test_moves_come_back_as_engine_moves():
 
 def test_with_too_little_time_to_search_it_plays_the_expert_move_at_once(monkeypatch):
     """A bank of 20 ms cannot pay for the samples and a deal: the answer is expert's, and no
-    search starts."""
-    game = position(Ruleset.from_preset("classic"), 6, 5)
+    search starts; a bank of 200 ms searches."""
+    game = position(Ruleset.from_preset("classic"), 8, 0)
+    assert len(game.legal_moves()) > 1  # a choice to search
     short = request(game, time_bank_ms=20, timeout_ms=20)
-    assert search.too_short_to_search(short)
-    assert not search.too_short_to_search(request(game, time_bank_ms=200, timeout_ms=200))
+    searched: list[int] = []
 
-    def no_search(*args, **kwargs):
-        raise AssertionError("searched with a 20 ms bank")
+    def recorded(state, deadline):
+        searched.append(state.time_bank_ms)
+        return state.legal_moves[0], []
 
-    monkeypatch.setattr(search, "search", no_search)
+    monkeypatch.setattr(search, "search", recorded)
     assert search.choose(short) == expert.choose(short)
+    search.choose(request(game, time_bank_ms=200, timeout_ms=200))
+    assert searched == [200]
 
 
 def test_before_the_last_deal_a_rollout_values_the_captures_up_to_the_next_deal():
