@@ -10,8 +10,9 @@ Run from the repository root (with ``ESCOBA_PG_DIR`` naming your own PostgreSQL 
 
 What runs: the private PostgreSQL of ``scripts/postgres.sh`` (a database of its own, kept between
 runs as ``escoba_api_load`` so the filling is paid once; ``--refill`` starts over), a private
-Redis (the cache, and the throttle counters), and gunicorn serving ``config.wsgi`` with
-production settings on 127.0.0.1, as docker-compose.yml runs it. The rows come from
+Redis (the cache, and the throttle counters), and the web server with production settings on
+127.0.0.1: gunicorn serving ``config.wsgi`` (sync workers), or with ``--server uvicorn``
+``config.asgi`` as docker-compose.yml serves it. The rows come from
 ``benchmarks.pool_data``: rated leagues of 10 bots played through the real services (the engine
 plays in-process instead of HTTP bots; see that module).
 
@@ -23,7 +24,7 @@ are raised out of the way (the point is the server, not the limits). By default 
 runs twice, with the read cache off (``ESCOBA_READ_CACHE_S=0``) and then on, so before and after
 are measured under the same load. Reported per endpoint: requests/s, p50 and p99 latency, any
 answer that was not a 200, the load average, and the CPU each request cost: the CPU time
-gunicorn's processes used during the measurement divided by its requests, and the same for the
+the web server's processes used during the measurement divided by its requests, and the same for the
 private cluster's PostgreSQL (all its processes: run nothing else on it meanwhile; not measured
 with ``--database-url``). On a loaded machine latencies queue for a core; the CPU figures say
 what a request costs whatever the load.
@@ -144,7 +145,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=10.0, help="Load time per endpoint.")
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--web-workers", type=int, default=3, help="gunicorn --workers.")
+    parser.add_argument(
+        "--server",
+        choices=sorted(WEB_SERVERS),
+        default="gunicorn",
+        help="gunicorn (WSGI, sync workers) or uvicorn (ASGI, as docker-compose.yml serves it).",
+    )
+    parser.add_argument("--web-workers", type=int, default=3, help="The server's --workers.")
     parser.add_argument("--refill", action="store_true", help="Drop and fill the database again.")
     parser.add_argument("--fill-only", action="store_true", help="Fill the database and stop.")
     parser.add_argument(
@@ -274,7 +281,7 @@ def process_cpu_s(pid: int) -> float:
 
 
 def postmaster_pid() -> int | None:
-    """The private cluster's postmaster (its backends serve gunicorn's queries), if ours."""
+    """The private cluster's postmaster (its backends serve the web server's queries), if ours."""
     pid_file = Path(os.environ.get("ESCOBA_PG_DIR", "/tmp/escoba-postgres")) / "data/postmaster.pid"
     try:
         return int(pid_file.read_text().split()[0])
@@ -282,30 +289,39 @@ def postmaster_pid() -> int | None:
         return None
 
 
+# The command line after ``python -m`` of each web server, for a port and a number of workers.
+WEB_SERVERS = {
+    "gunicorn": lambda port, workers: [
+        "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
+        "--workers", str(workers), "--log-level", "warning",
+    ],
+    "uvicorn": lambda port, workers: [
+        "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+        "--workers", str(workers), "--no-access-log", "--log-level", "warning",
+    ],
+}  # fmt: skip
+
+
 def serve_and_load(
     env: dict[str, str], paths: dict[str, list[str]], args: argparse.Namespace, label: str
 ) -> None:
-    """Start gunicorn with ``env`` and put each endpoint under load in turn."""
+    """Start the web server with ``env`` and put each endpoint under load in turn."""
     port = free_port()
+    command = WEB_SERVERS[args.server](port, args.web_workers)
     web = subprocess.Popen(
-        [
-            sys.executable, "-m", "gunicorn", "config.wsgi:application",
-            "--bind", f"127.0.0.1:{port}", "--workers", str(args.web_workers),
-            "--log-level", "warning",
-        ],
-        cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+        [sys.executable, "-m", *command], cwd=ROOT, env=env, stdin=subprocess.DEVNULL
+    )
     try:
         base = f"http://127.0.0.1:{port}"
         wait_http(f"{base}/api/health/", timeout=300)  # minutes on a loaded machine
         say(
-            f"{label}: gunicorn --workers {args.web_workers}; {args.connections} connections, "
+            f"{label}: {args.server} --workers {args.web_workers}; {args.connections} connections, "
             f"{args.seconds:.0f} s per endpoint; load average {os.getloadavg()[0]:.1f}"
         )
         database = None if args.database_url else postmaster_pid()
         say(
             f"{'endpoint':40} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'web CPU':>8} "
-            f"{'db CPU':>7}  not 200  (CPU: ms per request, gunicorn's processes and "
+            f"{'db CPU':>7}  not 200  (CPU: ms per request, the web server's processes and "
             "PostgreSQL's)"
         )
         for name, endpoint_paths in paths.items():

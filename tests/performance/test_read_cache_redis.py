@@ -34,24 +34,31 @@ def test_a_change_moves_its_scopes_versions_on_redis_and_no_others(redis_cache):
     assert int(_versions([changed])) == first + 1
 
 
-def test_the_backend_builds_one_client_per_pool_and_shares_it_between_threads(redis_cache):
-    """Django's backend built a new Redis client for every operation (most of a cached read's
-    CPU); ours builds one per pool. The one client serves calls from many threads at once."""
+def test_every_backend_object_shares_one_client_and_pool_across_threads(redis_cache):
+    """Django builds a backend object per thread (per request under ASGI) and, in its own
+    backend, a new Redis client for every operation and new pools for every backend object:
+    new connections for every request. Ours shares one pool and one client per server, and the
+    one client serves calls from many threads at once."""
     backend = caches["default"]
     client = backend._cache.get_client(write=True)
     assert backend._cache.get_client() is client
     key = f"test-shared:{uuid.uuid4().hex}"
     backend.set(key, 0, 60)
+    seen = []
 
     def add_many() -> None:
+        own = caches["default"]  # this thread's backend object
+        seen.append((own is backend, own._cache.get_client() is client))
         for _ in range(50):
-            backend.incr(key)
+            own.incr(key)
 
     threads = [threading.Thread(target=add_many) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    assert seen == [(False, True)] * 8
     assert backend.get(key) == 400
     assert backend.get_many([key, "test-missing"]) == {key: 400}
-    assert backend._cache.get_client() is client
+    pool = client.connection_pool
+    assert pool._created_connections <= 9  # one per thread at most, not one per call
