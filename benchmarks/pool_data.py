@@ -125,20 +125,24 @@ def pool_fill(
         with connection.cursor() as cursor:
             cursor.execute("SET synchronous_commit TO off")
     pool = "classic/2p"
-    have = Game.objects.filter(league__pool=pool, status=Game.Status.FINISHED).count()
+    finished = Game.objects.filter(league__pool=pool, status=Game.Status.FINISHED)
+    have = finished.count()
     bot_ids = _bots(bots)
     rng = random.Random(seed + have)
-    leagues = 0
+    leagues = played = 0
     while have < games and (seconds is None or time.perf_counter() - started < seconds):
         entered = rng.sample(bot_ids, bots_per_league)
         # Names are unique: the seed keeps those of processes filling at once apart.
-        have += league_play(bot_ids=entered, name=f"pool {seed}-{have}", rng=rng)
+        played += league_play(bot_ids=entered, name=f"pool {seed}-{have}-{leagues}", rng=rng)
         leagues += 1
+        # Counted again, not added up: other processes may be filling the same pool, and all of
+        # them stop once the pool has ``games``.
+        have = finished.count()
         if fit_every and leagues % fit_every == 0:
             ratings_fit(pool=pool)
         if leagues % 10 == 0:
-            rate = have / (time.perf_counter() - started)
-            print(f"{have} games ({rate:.0f}/s overall)", flush=True)
+            rate = played / (time.perf_counter() - started)
+            print(f"{have} games in the pool, {played} by this process ({rate:.0f}/s)", flush=True)
     if leagues and fit_every:
         ratings_fit(pool=pool)
     return PoolFilled(leagues=leagues, games=have, seconds=time.perf_counter() - started)
