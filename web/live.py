@@ -26,7 +26,9 @@ Under WSGI (gunicorn's sync workers, the test live server) an endless stream wou
 worker for good, so both views answer 503 there and the pages fetch their updates instead.
 
 Bounds: each stream holds its own Redis connections (a subscription and one for reads), closed
-when the browser goes away or the stream ends; one process keeps at most
+when the browser goes away or the stream ends; the streams of a process read the database from
+``ESCOBA_LIVE_DB_THREADS`` shared threads, so they hold that many database connections in all,
+not one each; one process keeps at most
 ``ESCOBA_LIVE_MAX_STREAMS`` streams open and answers the next with a 503 in the project's JSON
 error body; a stream lasts ``ESCOBA_LIVE_STREAM_MAX_S`` at most (the browser reconnects and
 resumes). A comment every ``ESCOBA_LIVE_HEARTBEAT_S`` keeps proxies from closing a quiet stream.
@@ -37,15 +39,18 @@ backoff once Redis is back, then reads the list again: nothing already sent is s
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import orjson
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -58,6 +63,7 @@ from tournaments.live import live_game_key, live_redis, live_topic_key
 from tournaments.models import Game
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 TOO_MANY_STREAMS = (
     "Too many live views are open on this server right now; try again in a minute "
@@ -108,6 +114,29 @@ class _Slot:
 
 
 streams = _Slots()
+
+
+@functools.cache
+def _db_threads() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(settings.ESCOBA_LIVE_DB_THREADS, thread_name_prefix="live-db")
+
+
+def _db_read(read: Callable[..., _T]) -> Callable[..., Awaitable[_T]]:
+    """``read`` as a coroutine function, run on the streams' few database threads.
+
+    Not in the request's own thread, where ``sync_to_async`` would run it: a stream lasts up to
+    ``ESCOBA_LIVE_STREAM_MAX_S``, and a connection opened in its request's thread stays open
+    for all of it, one per viewer; a hundred viewers would use up PostgreSQL's connections and
+    stop the whole service. These threads keep one connection each for every stream of the
+    process, and before each read drop one that broke or outlived ``CONN_MAX_AGE``, as Django
+    does when a request starts.
+    """
+
+    def run(*args: Any) -> _T:
+        close_old_connections()
+        return read(*args)
+
+    return sync_to_async(run, thread_sensitive=False, executor=_db_threads())
 
 
 class _EventStream(StreamingHttpResponse):
@@ -347,7 +376,7 @@ async def _game_events(game_id: int, follower: GameFollower, slot: _Slot) -> Asy
                         ignore_subscribe_messages=True, timeout=heartbeat
                     )
                     if message is None:
-                        status = await sync_to_async(page_selectors.game_status)(game_id)
+                        status = await _db_read(page_selectors.game_status)(game_id)
                         if status not in (None, Game.Status.PENDING):
                             follower.ended = True
                             break
@@ -356,7 +385,7 @@ async def _game_events(game_id: int, follower: GameFollower, slot: _Slot) -> Asy
                     for event in follower.take(message["data"], catching_up=False):
                         yield event
                 if follower.ended:
-                    status = await sync_to_async(page_selectors.game_status)(game_id)
+                    status = await _db_read(page_selectors.game_status)(game_id)
                     yield _end_event(game_id, status or Game.Status.ABORTED)
                     return
             except (RedisError, OSError) as error:
@@ -385,7 +414,7 @@ async def game_events(request: HttpRequest, game_id: int) -> HttpResponse:
     """``GET /live/games/<id>/``: the game's event stream (see the module docstring)."""
     if not isinstance(request, ASGIRequest):
         return _error(503, "live_needs_asgi", NEEDS_ASGI)
-    game = await sync_to_async(page_selectors.game_find)(game_id)
+    game = await _db_read(page_selectors.game_find)(game_id)
     if game is None:
         return _error(404, "not_found", NO_SUCH_GAME)
     slot = streams.take()
@@ -424,7 +453,7 @@ def live_topic_register(topic: str, version: Callable[[int], tuple[str, bool] | 
 async def _topic_events(
     topic: str, key: int, first: tuple[str, bool], slot: _Slot
 ) -> AsyncIterator[str]:
-    version_of = sync_to_async(LIVE_TOPICS[topic])
+    version_of = _db_read(LIVE_TOPICS[topic])
     client = live_redis()
     deadline = time.monotonic() + settings.ESCOBA_LIVE_STREAM_MAX_S
     heartbeat = settings.ESCOBA_LIVE_HEARTBEAT_S
@@ -479,7 +508,7 @@ async def topic_events(request: HttpRequest, topic: str, key: int) -> HttpRespon
         return _error(503, "live_needs_asgi", NEEDS_ASGI)
     if topic not in LIVE_TOPICS:
         return _error(404, "not_found", NO_SUCH_PAGE)
-    first = await sync_to_async(LIVE_TOPICS[topic])(key)
+    first = await _db_read(LIVE_TOPICS[topic])(key)
     if first is None:
         return _error(404, "not_found", NO_SUCH_PAGE)
     slot = streams.take()

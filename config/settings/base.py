@@ -71,11 +71,14 @@ ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 # Live games and pages over Server-Sent Events (tournaments/live.py, web/live.py): how long a
 # game's live entries stay in Redis after its last one, how many streams one web process keeps
 # open at most (the next gets a 503), the seconds between keep-alive comments, and how long one
-# stream lasts before the browser is asked to reconnect (it resumes where it was).
+# stream lasts before the browser is asked to reconnect (it resumes where it was). The streams
+# of one process read the database from ESCOBA_LIVE_DB_THREADS threads, so they hold that many
+# database connections at most, however many are open.
 ESCOBA_LIVE_TTL_S = env_int("ESCOBA_LIVE_TTL_S", 3600)
 ESCOBA_LIVE_MAX_STREAMS = env_int("ESCOBA_LIVE_MAX_STREAMS", 200)
 ESCOBA_LIVE_HEARTBEAT_S = env_int("ESCOBA_LIVE_HEARTBEAT_S", 15)
 ESCOBA_LIVE_STREAM_MAX_S = env_int("ESCOBA_LIVE_STREAM_MAX_S", 1800)
+ESCOBA_LIVE_DB_THREADS = env_int("ESCOBA_LIVE_DB_THREADS", 4)
 
 # Owners' notifications (tournaments/services/notifications.py). Mail is printed to the
 # console unless EMAIL_BACKEND says otherwise (production sends through SMTP).

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import os
 import random
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import orjson
 import pytest
@@ -228,6 +230,57 @@ def test_open_streams_are_limited_and_given_back_when_a_browser_leaves(server, d
         retry.close()
         time.sleep(0.5)
     assert retry.response.status == 200
+
+
+def _database_connections(pid: int) -> int:
+    """How many connections to the test database the process ``pid`` holds open."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        database = os.path.realpath(connection.settings_dict["NAME"])
+        held = 0
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                held += os.path.realpath(fd) == database
+            except OSError:  # closed in the meantime
+                pass
+        return held
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.integration
+def test_open_streams_share_a_few_database_connections(
+    transactional_db, redis_url, tmp_path, django_user_model
+):
+    """Every stream reads the database while it is open (the game's status at each keep-alive).
+    Reads in each request's own thread held a connection per stream for its whole life, so a
+    hundred viewers used up PostgreSQL's connections; the streams share ESCOBA_LIVE_DB_THREADS."""
+    server = AsgiServer(
+        redis_url,
+        tmp_path / "uvicorn.log",
+        ESCOBA_LIVE_HEARTBEAT_S="1",
+        ESCOBA_LIVE_MAX_STREAMS="12",
+        ESCOBA_LIVE_DB_THREADS="2",
+    )
+    owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
+    game = _pending_game(owner)
+    streams = [Stream(server, f"/live/games/{game.pk}/") for _ in range(10)]
+    try:
+        for stream in streams:
+            assert stream.response.status == 200
+            stream.until_comment("keep-alive")  # it has read the game's status since it opened
+        for stream in streams:
+            stream.until_comment("keep-alive")
+        assert _database_connections(server.process.pid) <= 2
+    finally:
+        for stream in streams:
+            stream.close()
+        server.stop()
 
 
 @pytest.mark.integration
