@@ -10,5 +10,8 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
+# Each request runs in a thread of its own here: PostgreSQL connections come from a pool, not one
+# new session per request (config/settings/base.py, ESCOBA_DB_POOL).
+os.environ.setdefault("ESCOBA_DB_POOL", "1")
 
 application = get_asgi_application()

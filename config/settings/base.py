@@ -140,6 +140,21 @@ TEMPLATES = [
 # Database: DATABASE_URL (PostgreSQL in production and compose), else a SQLite file in DATA_DIR.
 DATABASE_URL = env("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}")
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# Under ASGI each request's code runs in a thread of its own, and Django's connections belong to
+# threads: kept connections (CONN_MAX_AGE) are never reused there, and every request opened a
+# new PostgreSQL session. The ASGI entry point (config/asgi.py) turns on Django's pool for the
+# web process instead; WSGI servers and the workers keep their connections as above. A request
+# that finds all ESCOBA_DB_POOL_MAX connections busy waits for one, 10 s at most.
+if (
+    env_bool("ESCOBA_DB_POOL", False)
+    and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 2,
+        "max_size": env_int("ESCOBA_DB_POOL_MAX", 10),
+        "timeout": 10,
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Web, worker and beat write to the same file: wait for locks instead of failing at once,

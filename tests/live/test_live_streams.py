@@ -276,11 +276,41 @@ def test_open_streams_share_a_few_database_connections(
             stream.until_comment("keep-alive")  # it has read the game's status since it opened
         for stream in streams:
             stream.until_comment("keep-alive")
-        assert _database_connections(server.process.pid) <= 2
+        # The 2 threads' connections; on PostgreSQL the web's pool (config/asgi.py) may keep
+        # its 2 idle ones besides. Not one per stream: 10.
+        assert _database_connections(server.process.pid) <= 4
     finally:
         for stream in streams:
             stream.close()
         server.stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.integration
+def test_under_asgi_requests_take_their_postgresql_sessions_from_a_pool(server, django_user_model):
+    """Each request runs in a thread of its own under ASGI, and Django's connections belong to
+    threads: without the pool every request opened a new PostgreSQL session."""
+    from django.db import connection
+
+    owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
+    game = _pending_game(owner)
+
+    def sessions() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT sessions FROM pg_stat_database WHERE datname = current_database()"
+            )
+            return cursor.fetchone()[0]
+
+    client = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    before = sessions()
+    for _ in range(30):
+        client.request("GET", f"/api/games/{game.pk}/")
+        response = client.getresponse()
+        assert response.status == 200, response.read()
+        response.read()
+    assert sessions() - before <= 10  # the pool's size at most, not one per request
+    assert _database_connections(server.process.pid) <= 10
 
 
 @pytest.mark.integration
