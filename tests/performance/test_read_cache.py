@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from benchmarks.pool_data import _bots, league_play
+from benchmarks.pool_data import LEAGUE_OWNER, _bots, league_play
 from tournaments.models import Game, League
 
 pytestmark = pytest.mark.django_db
@@ -61,6 +61,7 @@ def test_cached_rankings_cost_no_sql_and_a_recorded_result_invalidates_them(
     [
         "/api/rankings/?pool=classic/2p",
         "/api/leagues/{league}/",
+        "/api/leagues/",
         "/api/games/?league={league}",
         "/api/games/{game}/",
         "/",
@@ -102,6 +103,32 @@ def test_a_finished_game_changes_the_etag_of_its_league(played, django_capture_o
         assert game_finish(game_id=game.id, record=record)
     again = client.get(path, HTTP_IF_NONE_MATCH=etag)
     assert again.status_code == 200 and again["ETag"] != etag
+
+
+def test_the_league_list_is_served_from_the_cache_until_a_league_is_made_or_changes(
+    played, django_capture_on_commit_callbacks
+):
+    from tournaments.services.leagues import league_cancel, league_create
+
+    client = APIClient()
+
+    def names_and_statuses() -> list[tuple[str, str]]:
+        response = client.get("/api/leagues/")
+        assert response.status_code == 200
+        return [(row["name"], row["status"]) for row in response.json()["results"]]
+
+    assert names_and_statuses() == [("cached", "finished")]
+    with CaptureQueriesContext(connection) as queries:
+        assert names_and_statuses() == [("cached", "finished")]
+    assert len(queries) == 0
+
+    owner = get_user_model().objects.get(username=LEAGUE_OWNER)
+    with django_capture_on_commit_callbacks(execute=True):
+        made = league_create(creator=owner, name="newer", bot_ids=_bots(4), rated=False)
+    assert names_and_statuses() == [("newer", "open"), ("cached", "finished")]
+    with django_capture_on_commit_callbacks(execute=True):
+        league_cancel(league_id=made.id, user=owner)
+    assert names_and_statuses() == [("newer", "cancelled"), ("cached", "finished")]
 
 
 def test_signed_in_pages_are_not_cached(played):

@@ -10,6 +10,7 @@ while Redis is unreachable they answer 503 and change nothing.
 """
 
 from django.db.models import Prefetch
+from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import permissions, status, viewsets
 from rest_framework.decorators import action
@@ -60,7 +61,11 @@ class LeagueViewSet(viewsets.GenericViewSet):
     filter_backends = [ListFilterBackend]
     filterset_class = LeagueFilter
 
-    def list(self, request: Request) -> Response:
+    def list(self, request: Request) -> HttpResponse:
+        # What the list shows changes when a league is made or changes state, or a bot's name.
+        return api_read(self, request, ["leagues"], self._list)
+
+    def _list(self) -> Response:
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 

@@ -198,14 +198,16 @@ def league_create(
             raise ValidationError({"name": [ERROR_LEAGUE_NAME_TAKEN]}) from None
         raise
     LeagueEntry.objects.bulk_create(LeagueEntry(league=league, bot=bot) for bot in bots)
+    reads_changed("leagues")
     return league
 
 
 def _locked_league(league_id: int) -> League:
     """The league, locked for a change: every change of a league's state begins here, so its
-    cached reads are invalidated here too (a lock that changes nothing costs one bump)."""
+    cached reads, and the list of leagues that shows its status, are invalidated here too (a
+    lock that changes nothing costs one bump)."""
     league = League.objects.select_for_update().get(pk=league_id)
-    reads_changed(f"league:{league_id}")
+    reads_changed(f"league:{league_id}", "leagues")
     return league
 
 
