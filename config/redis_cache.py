@@ -29,9 +29,14 @@ _shared_lock = threading.Lock()
 
 
 class _SharedClient(RedisCacheClient):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Which shared pool this client's options pick, worked out once, not per operation.
+        self._options_key = repr(sorted(self._pool_options.items()))
+
     def _pool_and_client(self, write: bool) -> tuple[Any, Any]:
         server = self._servers[self._get_connection_pool_index(write)]
-        key = (server, repr(sorted(self._pool_options.items())))
+        key = (server, self._options_key)
         found = _shared.get(key)
         if found is None:
             with _shared_lock:
