@@ -27,6 +27,7 @@ import threading
 import time
 from pathlib import Path
 
+from benchmarks.league import wait_http
 from games.engine import Game, Ruleset
 from games.wire import move_request
 from scripts.private_redis import free_port
@@ -64,17 +65,12 @@ def serve(tree: Path, port: int) -> subprocess.Popen:
     command = [sys.executable, "-m", "bots_sdk", "serve", "scripts.run:demo_search"]
     command += ["--port", str(port), "--name", "search"]
     server = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-            connection.request("GET", "/")
-            connection.getresponse().read()
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise SystemExit(f"the bot from {tree} did not answer GET / within 30 s")
+    try:
+        wait_http(f"http://127.0.0.1:{port}/")
+    except SystemExit:
+        server.kill()
+        raise
+    return server
 
 
 def batch(port: int, requests: list[bytes], timeout_s: float) -> list[float]:
