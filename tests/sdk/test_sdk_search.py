@@ -94,26 +94,34 @@ def test_searches_running_at_once_keep_more_time_back_each(monkeypatch):
     assert budgets == pytest.approx(expected, abs=1e-6)
 
 
-def test_the_time_is_counted_from_the_requests_arrival(monkeypatch):
+@pytest.fixture
+def searches(monkeypatch) -> list[tuple[BotState, float]]:
+    """Every search `choose` starts, as (state, deadline), answered at once with the first
+    legal move instead of searching."""
+    started: list[tuple[BotState, float]] = []
+
+    def recorded(state, deadline):
+        started.append((state, deadline))
+        return state.legal_moves[0], []
+
+    monkeypatch.setattr(search, "search", recorded)
+    return started
+
+
+def test_the_time_is_counted_from_the_requests_arrival(searches):
     """Time spent before `choose` ran (a busy core, parsing) comes off the search: the deadline
     is the arrival plus the budget; a request that waited past all but the floor of its budget
     gets the expert's move without a search."""
     game = position(Ruleset.from_preset("classic"), 8, 0)
-    deadlines: list[float] = []
-
-    def fake_search(state, deadline):
-        deadlines.append(deadline)
-        return state.legal_moves[0], []
-
-    monkeypatch.setattr(search, "search", fake_search)
     waited = replace(request(game), received_at=time.perf_counter() - 0.2)
     search.choose(waited)
+    deadlines = [deadline for _, deadline in searches]
     assert deadlines == [waited.received_at + search.budget_seconds(waited)]
     assert deadlines[0] - time.perf_counter() < search.budget_seconds(waited) - 0.19
 
     too_late = replace(request(game), received_at=time.perf_counter() - 0.6)
     assert search.choose(too_late) == expert.choose(too_late)
-    assert len(deadlines) == 1  # no second search
+    assert len(searches) == 1  # no second search
 
 
 def test_a_fixed_number_of_deals_gives_the_same_answer_and_statistics():
@@ -167,22 +175,15 @@ def test_moves_come_back_as_engine_moves():
     assert isinstance(search.choose(state), Move)
 
 
-def test_with_too_little_time_to_search_it_plays_the_expert_move_at_once(monkeypatch):
+def test_with_too_little_time_to_search_it_plays_the_expert_move_at_once(searches):
     """A bank of 20 ms cannot pay for the samples and a deal: the answer is expert's, and no
     search starts; a bank of 200 ms searches."""
     game = position(Ruleset.from_preset("classic"), 8, 0)
     assert len(game.legal_moves()) > 1  # a choice to search
     short = request(game, time_bank_ms=20, timeout_ms=20)
-    searched: list[int] = []
-
-    def recorded(state, deadline):
-        searched.append(state.time_bank_ms)
-        return state.legal_moves[0], []
-
-    monkeypatch.setattr(search, "search", recorded)
     assert search.choose(short) == expert.choose(short)
     search.choose(request(game, time_bank_ms=200, timeout_ms=200))
-    assert searched == [200]
+    assert [state.time_bank_ms for state, _ in searches] == [200]
 
 
 def test_before_the_last_deal_a_rollout_values_the_captures_up_to_the_next_deal():
