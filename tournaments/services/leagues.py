@@ -202,7 +202,7 @@ def league_create(
     return league
 
 
-def _locked_league(league_id: int) -> League:
+def league_lock(league_id: int) -> League:
     """The league, locked for a change: every change of a league's state begins here, so its
     cached reads, and the list of leagues that shows its status, are invalidated here too (a
     lock that changes nothing costs one bump)."""
@@ -224,7 +224,7 @@ def _require_status(league: League, allowed: Iterable[str], action: str) -> None
 @transaction.atomic
 def league_enrol(*, league_id: int, bot_id: int, user: Any) -> LeagueEntry:
     """An owner enters one of their own active bots into an open league."""
-    league = _locked_league(league_id)
+    league = league_lock(league_id)
     bot = Bot.objects.get(pk=bot_id)
     if bot.owner_id != user.pk:
         raise PermissionDenied(ERROR_NOT_BOT_OWNER)
@@ -331,7 +331,7 @@ def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = Tru
 
     ``enqueue=False`` leaves the matches for the caller to play (``league_run --inline``).
     """
-    league = _locked_league(league_id)
+    league = league_lock(league_id)
     if user is not None:
         _require_creator(league, user)
     _require_status(league, [League.Status.OPEN], "started")
@@ -349,7 +349,7 @@ def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = Tru
 @transaction.atomic
 def league_pause(*, league_id: int, user: Any) -> League:
     """Stop handing out matches; games already being played finish and count."""
-    league = _locked_league(league_id)
+    league = league_lock(league_id)
     _require_creator(league, user)
     _require_status(league, [League.Status.RUNNING], "paused")
     league.status = League.Status.PAUSED
@@ -364,7 +364,7 @@ def league_resume(*, league_id: int, user: Any) -> League:
     Running matches go out again too: one whose worker died during the pause would otherwise
     wait for the broker's visibility timeout, and a live one ignores the duplicate (its lease).
     """
-    league = _locked_league(league_id)
+    league = league_lock(league_id)
     _require_creator(league, user)
     _require_status(league, [League.Status.PAUSED], "resumed")
     _require_queue()
@@ -383,7 +383,7 @@ def league_resume(*, league_id: int, user: Any) -> League:
 @transaction.atomic
 def league_cancel(*, league_id: int, user: Any) -> League:
     """Drop the matches not yet begun; finished games (and their ratings) stay."""
-    league = _locked_league(league_id)
+    league = league_lock(league_id)
     _require_creator(league, user)
     _require_status(league, UNFINISHED, "cancelled")
     league.status = League.Status.CANCELLED
@@ -399,7 +399,7 @@ def league_delete(*, league_id: int, user: Any) -> None:
 
     Its creator or staff may; a league that started has games in the records and stays.
     """
-    league = _locked_league(league_id)
+    league = league_lock(league_id)
     if league.creator_id != user.pk and not user.is_staff:
         raise PermissionDenied(ERROR_DELETE_NOT_ALLOWED)
     if league.status != League.Status.OPEN:
@@ -415,7 +415,7 @@ def league_finish_if_done(*, league_id: int) -> bool:
     This check runs after every match, under the league's row lock, so the last of several
     matches finishing together is the one that sees none left; no chord result is needed.
     """
-    league = _locked_league(league_id)
+    league = league_lock(league_id)
     if league.status != League.Status.RUNNING or league.kind in GROWING:
         return False
     if league.matches.filter(status__in=[Match.Status.PENDING, Match.Status.RUNNING]).exists():

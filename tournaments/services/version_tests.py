@@ -22,11 +22,11 @@ from django.utils import timezone
 from tournaments import sprt
 from tournaments.ladder_selectors import league_set_scores
 from tournaments.models import League, Match, VersionTest
-from tournaments.read_cache import reads_changed
 from tournaments.services.challenges import PLAYERS, RULESET, bot_for, opponent_check, quota_check
 from tournaments.services.leagues import (
     league_add_sets,
     league_create,
+    league_lock,
     league_name_free,
     league_open,
 )
@@ -135,9 +135,8 @@ def version_test_update(*, league_id: int) -> VersionTest | None:
         )
         if test is None or test.status != VersionTest.Status.RUNNING:
             return test
-        league = League.objects.select_for_update().get(pk=league_id)
-        # The test may end here, finishing its league: its page and the list show the status.
-        reads_changed(f"league:{league_id}", "leagues")
+        # The test may end here, finishing its league: locked as every league change is.
+        league = league_lock(league_id)
         scores = league_set_scores(league, test.candidate_id)
         counts = [0] * len(sprt.SCORES)
         for played in scores:
