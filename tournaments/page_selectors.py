@@ -4,7 +4,8 @@ replay, and the rows each page shows. The pages read through these and never que
 The league selectors (``tournaments.selectors``) give standings, ratings and histories; these add
 the figures around them. A bot's latencies and faults come from the figures each seat stored
 when its game finished (``Seat``), over its most recent games: a profile shows how it behaves
-now and never reads a log. Logs live in their own table (``GameLog``): only the replay reads one.
+now and never reads a log. Its head to head comes from running totals (``HeadToHead``). Logs
+live in their own table (``GameLog``): only the replay reads one.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from django.db.models.functions import Lower
 
 from tournaments import rating_selectors, selectors
 from tournaments.latency import nearest_rank_percentile
-from tournaments.models import Bot, Game, GameLog, League, Notification, Seat
+from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Notification, Seat
 
 RECENT_GAMES = 100
 
@@ -51,9 +52,10 @@ def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
 
 
 def _recent_seats(bot: Bot) -> QuerySet[Seat]:
-    """The bot's seats in its recent finished games, newest first."""
-    return Seat.objects.filter(bot=bot, game__status=Game.Status.FINISHED).order_by(
-        "-game__finished_at", "-game_id"
+    """The bot's seats in its finished games, newest first: read from the top of an index
+    (``seat_bot_finished``) however many games the bot has played."""
+    return Seat.objects.filter(bot=bot, finished_at__isnull=False).order_by(
+        "-finished_at", "-game_id"
     )
 
 
@@ -124,35 +126,21 @@ def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
     """Wins, draws and losses against each opponent over all finished games, most played first.
 
     A win is a game the bot's team won; in three-player games every other seat counts as beaten
-    or not by the same result. One aggregate in the database, a row per opponent: a busy bot has
-    thousands of games, which must not travel to Python on every read of its profile.
+    or not by the same result. Read from the running totals (``HeadToHead``, a row per opponent)
+    kept as each game is stored: a busy bot has thousands of games, which must not be counted
+    again on every read of its profile.
     """
-    opponent_seats = Seat.objects.filter(
-        Q(game__seats__bot=bot),
-        Q(game__status=Game.Status.FINISHED),
-        ~Q(bot=bot),
-        ~Q(team=F("game__seats__team")),
-    )
-    mine = F("game__seats__team")
-    rows = (
-        opponent_seats.order_by()
-        .values("bot_id", "bot__name")
-        .annotate(
-            games=Count("game_id", distinct=True),
-            wins=Count("game_id", distinct=True, filter=Q(game__winner=mine)),
-            draws=Count("game_id", distinct=True, filter=Q(game__winner__isnull=True)),
-        )
-    )
+    totals = HeadToHead.objects.filter(bot=bot, games__gt=0).select_related("opponent")
     records = [
         {
-            "bot_id": row["bot_id"],
-            "name": row["bot__name"],
-            "games": row["games"],
-            "wins": row["wins"],
-            "draws": row["draws"],
-            "losses": row["games"] - row["wins"] - row["draws"],
+            "bot_id": total.opponent_id,
+            "name": total.opponent.name,
+            "games": total.games,
+            "wins": total.wins,
+            "draws": total.draws,
+            "losses": total.losses,
         }
-        for row in rows
+        for total in totals
     ]
     return sorted(records, key=lambda row: (-row["games"], row["name"].lower()))
 
@@ -207,12 +195,9 @@ def bot_find(bot_id: int) -> Bot | None:
 
 def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
     """The bot's last ``limit`` finished games, newest first, with their league and seats."""
+    recent = _recent_seats(bot).values("game_id")[:limit]
     return (
-        _game_list()
-        .filter(seats__bot=bot, status=Game.Status.FINISHED)
-        .select_related("league")
-        .distinct()
-        .order_by("-finished_at", "-id")[:limit]
+        _game_list().filter(pk__in=recent).select_related("league").order_by("-finished_at", "-id")
     )
 
 

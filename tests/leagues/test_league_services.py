@@ -13,8 +13,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import F
 from django.utils import timezone
 
+from tests.performance.data import head_to_head_counted
 from tournaments import queueing
-from tournaments.models import Game, GameLog, League, Match, RatedSet, Rating, Seat, SetScore
+from tournaments.models import Bot, Game, GameLog, League, Match, RatedSet, Rating, Seat, SetScore
+from tournaments.page_selectors import bot_head_to_head
 from tournaments.rating_selectors import bot_rating_history, ranking
 from tournaments.selectors import (
     league_crosstable,
@@ -254,6 +256,13 @@ def test_three_player_and_partnership_leagues(staff, make_rated_bot):
     assert Rating.objects.filter(pool="classic/4p").count() == 2
     standings = league_standings(pairs)
     assert [row["games"] for row in standings] == [2, 2]
+    # each game stored added to its bots' head-to-head totals: against every seat of another
+    # team, a partner never counted, a partnership game once per opponent
+    for bot in Bot.objects.filter(seats__game__league__in=[trio, pairs]).distinct():
+        rows = bot_head_to_head(bot=bot)
+        assert rows, bot
+        got = {r["bot_id"]: [r["games"], r["wins"], r["draws"], r["losses"]] for r in rows}
+        assert got == head_to_head_counted(bot)
 
 
 def test_unrated_league_leaves_ratings_alone(user, make_bot):

@@ -1,16 +1,17 @@
 """A database of finished, rated leagues, made fast: for query counts and the API load benchmark.
 
 The rows are what a real run leaves behind (schedule from ``league_start``, real engine logs,
-seat figures, rated sets through ``rated_set_record`` and a rating fit per league), but no bot
-is called: each game takes
-its log from a small pool of games the engine played with first-legal-move bots, so making
-10,000 games costs seconds of engine time, not hours of bot calls.
+seat figures and head-to-head totals, rated sets through ``rated_set_record`` and a rating fit
+per league), but no bot is called: each game takes its log from a small pool of games the engine
+played with first-legal-move bots, so making 10,000 games costs seconds of engine time, not hours
+of bot calls.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -21,6 +22,7 @@ from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.leagues import league_create, league_start
+from tournaments.services.matches import head_to_head_add
 from tournaments.services.ratings import rated_set_record, ratings_fit
 
 LOG_POOL = 64
@@ -136,10 +138,36 @@ def _finish_league(league: League, logs: list[dict], rng: random.Random) -> int:
         seat.latency_p95_ms = round(seat.latency_mean_ms * 2, 2)
         seat.latency_max_ms = round(seat.latency_mean_ms * 3, 2)
     figures = ["moves", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_max_ms"]
-    Seat.objects.bulk_update(seats, figures, batch_size=500)
+    for seat in seats:
+        seat.finished_at = now
+    Seat.objects.bulk_update(seats, [*figures, "finished_at"], batch_size=500)
+    winners = {game.pk: game.winner for game in games}
+    for game_id, table in itertools.groupby(
+        sorted(seats, key=lambda s: s.game_id), key=lambda s: s.game_id
+    ):
+        head_to_head_add(winner=winners[game_id], seats=list(table))
     Match.objects.filter(league=league).update(status=Match.Status.FINISHED, finished_at=now)
     for match in Match.objects.filter(league=league).select_related("league"):
         rated_set_record(match=match)
     ratings_fit(pool=league.pool)
     League.objects.filter(pk=league.pk).update(status=League.Status.FINISHED, finished_at=now)
     return len(games)
+
+
+def head_to_head_counted(bot: Bot) -> dict[int, list[int]]:
+    """The bot's head to head counted afresh from its finished games, game by game: opponent id
+    -> [games, wins, draws, losses]. What ``HeadToHead``'s running totals must equal."""
+    mine = {seat.game_id: seat.team for seat in Seat.objects.filter(bot=bot)}
+    counted: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for game in Game.objects.filter(pk__in=mine, status=Game.Status.FINISHED):
+        opponents = {s.bot_id for s in game.seats.all() if s.team != mine[game.pk]}
+        for opponent in opponents - {bot.id}:
+            cell = counted[opponent]
+            cell[0] += 1
+            if game.winner is None:
+                cell[2] += 1
+            elif game.winner == mine[game.pk]:
+                cell[1] += 1
+            else:
+                cell[3] += 1
+    return dict(counted)

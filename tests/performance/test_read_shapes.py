@@ -2,18 +2,17 @@
 
 The rankings' set score comes from the running totals (``PairTotal``) rather than every
 ``SetScore``, their trend from two index lookups per version rather than every history point,
-and a bot's head to head from one aggregate in the database rather than all its seats in
-Python. Each is checked here against the figures computed the old way from the rows themselves.
+and a bot's head to head from its running totals (``HeadToHead``) rather than all its games.
+Each is checked here against the figures computed the old way from the rows themselves.
 """
 
 import random
-from collections import defaultdict
 
 import pytest
 from django.db.models import Count
 
-from tests.performance.data import fill_database
-from tournaments.models import Bot, Game, League, Match, RatingPoint, Seat, SetScore
+from tests.performance.data import fill_database, head_to_head_counted
+from tournaments.models import Bot, League, Match, RatingPoint, SetScore
 from tournaments.page_selectors import bot_head_to_head
 from tournaments.rating_selectors import TREND_POINTS, ranking_rows
 from tournaments.services.ratings import bot_version_current, rated_set_store, ratings_fit
@@ -77,21 +76,8 @@ def test_rankings_set_score_and_trend_are_those_of_the_rows():
 def test_head_to_head_is_each_opponent_s_games_won_drawn_and_lost():
     filled = fill_database(games=90, bots=6, bots_per_league=6)
     for bot in Bot.objects.filter(pk__in=filled.bots):
-        mine = {seat.game_id: seat.team for seat in Seat.objects.filter(bot=bot)}
-        expected: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-        for game in Game.objects.filter(pk__in=mine, status=Game.Status.FINISHED):
-            opponents = {s.bot_id for s in game.seats.all() if s.team != mine[game.pk]}
-            for opponent in opponents - {bot.id}:
-                cell = expected[opponent]
-                cell[0] += 1
-                if game.winner is None:
-                    cell[2] += 1
-                elif game.winner == mine[game.pk]:
-                    cell[1] += 1
-                else:
-                    cell[3] += 1
         rows = bot_head_to_head(bot=bot)
         got = {r["bot_id"]: [r["games"], r["wins"], r["draws"], r["losses"]] for r in rows}
-        assert got == dict(expected)
+        assert got == head_to_head_counted(bot)
         assert sum(r["games"] for r in rows) > 0
         assert [r["games"] for r in rows] == sorted((r["games"] for r in rows), reverse=True)

@@ -19,8 +19,10 @@ from django.db.models import Count
 
 from games.engine import Game as EngineGame
 from games.engine import Move, Ruleset
+from tests.performance.data import head_to_head_counted
 from tournaments.bot_calls.runner import GameRecord, PlayCall
-from tournaments.models import Game, Match, RatedSet, Rating, SetScore
+from tournaments.models import Bot, Game, Match, RatedSet, Rating, SetScore
+from tournaments.page_selectors import bot_head_to_head
 from tournaments.services import ratings as rating_services
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.matches import game_finish, match_finish
@@ -136,6 +138,12 @@ def test_concurrent_sets_are_recorded_once_and_fitted_one_at_a_time(user, make_b
     assert fits_at_once == [1], "two fits of one pool ran at once"
     report = ratings_recompute()
     assert report.exact, report.mismatches
+    # the head-to-head totals of the same bots, added to by every thread at once, are exact
+    for bot in Bot.objects.filter(seats__game__in=games).distinct():
+        got = {r["bot_id"]: [r["games"], r["wins"], r["draws"], r["losses"]]
+               for r in bot_head_to_head(bot=bot)}  # fmt: skip
+        assert got == head_to_head_counted(bot)
+        assert sum(cell[0] for cell in got.values()) == 2 * 2 * LEAGUES
 
 
 def test_the_check_catches_two_fits_at_once_when_the_lock_is_removed(

@@ -1,6 +1,6 @@
 from .bots import Bot, BotCheck, BotVersion
 from .ladder import Challenge, VersionTest
-from .leagues import Game, GameLog, League, LeagueEntry, Match, Seat
+from .leagues import Game, GameLog, HeadToHead, League, LeagueEntry, Match, Seat
 from .notifications import Notification, NotificationSettings
 from .ratings import (
     PairTotal,
@@ -19,6 +19,7 @@ __all__ = [
     "Challenge",
     "Game",
     "GameLog",
+    "HeadToHead",
     "League",
     "LeagueEntry",
     "Match",

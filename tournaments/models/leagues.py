@@ -271,15 +271,60 @@ class Seat(models.Model):
     no_show = models.BooleanField(
         default=False, help_text="Made no valid move: unreachable or silent (not rated)."
     )
+    finished_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the game finished with a result (the game's own time); empty while it "
+        "is played and for an aborted game.",
+    )
 
     class Meta:
         ordering = ["game", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_per_game"),
         ]
-        # A bot's games, newest first (its profile: recent games, head to head), from the index
-        # alone: the single-column index on bot would visit every seat of a busy bot's history.
-        indexes = [models.Index(fields=["bot", "-game"], name="seat_bot_recent")]
+        indexes = [
+            # A bot's games by id, newest first (the games list filtered by bot), from the index
+            # alone: the single-column index on bot would visit every seat of its history.
+            models.Index(fields=["bot", "-game"], name="seat_bot_recent"),
+            # A bot's last finished games (its profile's figures and recent games) read from
+            # the top of this index instead of sorting all its games by the game's time.
+            models.Index(
+                fields=["bot", "-finished_at", "-game"],
+                name="seat_bot_finished",
+                condition=models.Q(finished_at__isnull=False),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.bot} at seat {self.seat} of game {self.game_id}"
+
+
+class HeadToHead(models.Model):
+    """Running totals of one bot's finished games against one opponent: its profile's head to
+    head, one row per opponent however many games a busy bot has played.
+
+    Kept by ``services.matches.game_finish`` in the transaction that stores each game, so they
+    always equal the finished games counted afresh. An opponent is a bot on another team; in a
+    game of three every other seat is beaten, or not, by the same result.
+    """
+
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="+")
+    opponent = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="+")
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["bot", "opponent"]
+        verbose_name_plural = "head to head totals"
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "opponent"], name="head_to_head_once"),
+        ]
+
+    @property
+    def losses(self) -> int:
+        return self.games - self.wins - self.draws
+
+    def __str__(self) -> str:
+        return f"{self.bot} against {self.opponent}: {self.games} games"

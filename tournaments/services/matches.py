@@ -54,7 +54,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import OperationalError, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import Ruleset
@@ -64,7 +64,7 @@ from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
 from tournaments.latency import nearest_rank_percentile
 from tournaments.live import LiveFeeds
-from tournaments.models import Bot, Game, GameLog, League, Match, Seat
+from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Match, Seat
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.services.ladder import ladder_after_set
 from tournaments.services.leagues import GROWING, league_finish_if_done
@@ -399,9 +399,37 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     # rest of storing the game (docs/benchmarks.md, "The pool").
     for seat in seats:
         values = {name: getattr(seat, name) for name in (*SEAT_FIGURES, "no_show")}
-        Seat.objects.filter(pk=seat.pk).update(**values)
+        Seat.objects.filter(pk=seat.pk).update(finished_at=game.finished_at, **values)
+    head_to_head_add(winner=game.winner, seats=seats)
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     return True
+
+
+def head_to_head_add(*, winner: int | None, seats: list[Seat]) -> None:
+    """Count one finished game in its bots' head-to-head totals (``HeadToHead``): a game for
+    each bot against each bot on another team, a win if the bot's team won, a draw if nobody did.
+
+    Call inside the transaction that stores the game. Rows are made first (one made by another
+    transaction is waited for, then skipped), then added to under their locks, in one order, so
+    games of the same bots stored at once wait for each other instead of deadlocking.
+    """
+    teams: defaultdict[int, set[int]] = defaultdict(set)
+    for seat in seats:
+        teams[seat.bot_id].add(seat.team)
+    pairs = sorted(
+        {(a.bot_id, b.bot_id) for a in seats for b in seats if a.team != b.team}
+        - {(bot, bot) for bot in teams}
+    )
+    HeadToHead.objects.bulk_create(
+        [HeadToHead(bot_id=bot, opponent_id=opponent) for bot, opponent in pairs],
+        ignore_conflicts=True,
+    )
+    for bot, opponent in pairs:
+        HeadToHead.objects.filter(bot_id=bot, opponent_id=opponent).update(
+            games=F("games") + 1,
+            wins=F("wins") + int(winner in teams[bot]),
+            draws=F("draws") + int(winner is None),
+        )
 
 
 @transaction.atomic
