@@ -130,17 +130,19 @@ def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
     kept as each game is stored: a busy bot has thousands of games, which must not be counted
     again on every read of its profile.
     """
-    totals = HeadToHead.objects.filter(bot=bot, games__gt=0).select_related("opponent")
+    totals = HeadToHead.objects.filter(bot=bot, games__gt=0).values_list(
+        "opponent_id", "opponent__name", "games", "wins", "draws"
+    )
     records = [
         {
-            "bot_id": total.opponent_id,
-            "name": total.opponent.name,
-            "games": total.games,
-            "wins": total.wins,
-            "draws": total.draws,
-            "losses": total.losses,
+            "bot_id": opponent,
+            "name": name,
+            "games": games,
+            "wins": wins,
+            "draws": draws,
+            "losses": games - wins - draws,
         }
-        for total in totals
+        for opponent, name, games, wins, draws in totals
     ]
     return sorted(records, key=lambda row: (-row["games"], row["name"].lower()))
 

@@ -322,9 +322,5 @@ class HeadToHead(models.Model):
             models.UniqueConstraint(fields=["bot", "opponent"], name="head_to_head_once"),
         ]
 
-    @property
-    def losses(self) -> int:
-        return self.games - self.wins - self.draws
-
     def __str__(self) -> str:
         return f"{self.bot} against {self.opponent}: {self.games} games"
