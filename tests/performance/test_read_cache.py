@@ -56,10 +56,29 @@ def test_cached_rankings_cost_no_sql_and_a_recorded_result_invalidates_them(
     assert all(row["sets"] == 6 for row in after)
 
 
+def test_a_cached_rating_history_costs_no_sql_and_a_new_fit_extends_it(
+    played, django_capture_on_commit_callbacks
+):
+    bot = Game.objects.filter(league=played).first().seating[0]
+    client = APIClient()
+    path = f"/api/rankings/history/?bot={bot}"
+    first = client.get(path).json()["results"]
+    assert first
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(path).json()["results"] == first
+    assert len(queries) == 0
+
+    with django_capture_on_commit_callbacks(execute=True):
+        league_play(bot_ids=_bots(4), name="again", rng=random.Random(4))
+    after = client.get(path).json()["results"]
+    assert len(after) > len(first) and after[: len(first)] == first
+
+
 @pytest.mark.parametrize(
     "path",
     [
         "/api/rankings/?pool=classic/2p",
+        "/api/rankings/history/?bot={bot}",
         "/api/leagues/{league}/",
         "/api/leagues/",
         "/api/games/?league={league}",
