@@ -312,6 +312,13 @@ def test_patch_keeps_nodes_and_focus_when_rows_come_go_and_reorder(live_server, 
 
 
 def _focused_is_invalid_and_described(page) -> dict:
+    """What has the focus after a form was sent back with errors: its id, ``aria-invalid`` and
+    the texts that describe it.
+
+    Submitting navigates, and ``click`` does not wait for the answer: read at once, the page
+    may still be the form being left (focus on its button) or none yet (no active element).
+    So wait, as a user would, for a page whose focus is on an invalid field."""
+    expect(page.locator("[aria-invalid='true']:focus")).to_have_count(1)
     return page.evaluate(
         """() => {
           const el = document.activeElement;
