@@ -9,6 +9,8 @@ games, in batches; going back drops them.
 """
 
 from collections import Counter, defaultdict
+from itertools import groupby
+from operator import itemgetter
 
 from django.db import migrations, models
 from django.db.models import OuterRef, Subquery
@@ -20,9 +22,8 @@ def fill(apps, schema_editor) -> None:
     Game = apps.get_model("tournaments", "Game")
     Seat = apps.get_model("tournaments", "Seat")
     HeadToHead = apps.get_model("tournaments", "HeadToHead")
-    finished = Game.objects.filter(pk=OuterRef("game_id"), status="finished")
     Seat.objects.filter(game__status="finished").update(
-        finished_at=Subquery(finished.values("finished_at")[:1])
+        finished_at=Subquery(Game.objects.filter(pk=OuterRef("game_id")).values("finished_at"))
     )
     games, wins, draws = Counter(), Counter(), Counter()
     seats = (
@@ -30,29 +31,18 @@ def fill(apps, schema_editor) -> None:
         .order_by("game_id", "seat")
         .values_list("game_id", "bot_id", "team", "game__winner")
     )
-    table: list[tuple[int, int, int | None]] = []
-    last = None
-
-    def count(table: list[tuple[int, int, int | None]]) -> None:
-        """One game, as ``services.matches.head_to_head_add`` counts it."""
+    # One game at a time, as ``services.matches.head_to_head_add`` counts it.
+    for _, table in groupby(seats.iterator(chunk_size=BATCH), key=itemgetter(0)):
+        table = list(table)
         teams = defaultdict(set)
-        for bot, team, _ in table:
+        for _, bot, team, _ in table:
             teams[bot].add(team)
-        winner = table[0][2]
-        pairs = {(a, b) for a, ta, _ in table for b, tb, _ in table if ta != tb and a != b}
+        winner = table[0][3]
+        pairs = {(a, b) for _, a, ta, _ in table for _, b, tb, _ in table if ta != tb and a != b}
         for pair in pairs:
             games[pair] += 1
             wins[pair] += int(winner in teams[pair[0]])
             draws[pair] += int(winner is None)
-
-    for game_id, bot, team, winner in seats.iterator(chunk_size=BATCH):
-        if game_id != last and table:
-            count(table)
-            table = []
-        last = game_id
-        table.append((bot, team, winner))
-    if table:
-        count(table)
     HeadToHead.objects.bulk_create(
         (
             HeadToHead(bot_id=a, opponent_id=b, games=n, wins=wins[a, b], draws=draws[a, b])
