@@ -33,8 +33,13 @@ def bots_schedulable() -> QuerySet[Bot]:
 def seats_with_bots() -> Prefetch:
     """A game's seats with their bots, for ``prefetch_related``: in seat order by the seat's own
     columns (``Seat``'s default ordering goes through game, match and league, a join of three
-    tables that grows with the pool), the bots read in the same query."""
-    seats = Seat.objects.select_related("bot").order_by("game_id", "seat")
+    tables that grows with the pool), the bots read in the same query without what no list of
+    seats shows (the check report, a few KB of JSON each, the description and the secret)."""
+    seats = (
+        Seat.objects.select_related("bot")
+        .defer("bot__last_check_report", "bot__description", "bot__secret")
+        .order_by("game_id", "seat")
+    )
     return Prefetch("seats", queryset=seats)
 
 

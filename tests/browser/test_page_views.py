@@ -1,14 +1,18 @@
 """The page views through Django's test client: access rules, bad input and empty states."""
 
+import json
 import re
+from decimal import Decimal
 
 import pytest
 from django.urls import reverse
+from django.utils.html import json_script
 
 from tests.browser.data import stored_game
 from tournaments.models import Bot
 from web.forms import PASSWORDS_DIFFER
 from web.templatetags.cards import card, french_labels
+from web.templatetags.json_data import json_data
 
 pytestmark = pytest.mark.django_db
 
@@ -80,6 +84,28 @@ def test_card_tag_renders_both_decks_and_a_spoken_name():
     assert 'data-card="9c"' in html
     assert 'aria-label="caballo (9) of copas, Q♥"' in html
     assert ">Q♥<" in html
+
+
+def test_an_unknown_card_is_refused_every_time_not_kept():
+    for _ in range(2):  # the markup of a real card is kept; a bad text must raise again
+        with pytest.raises(ValueError):
+            card("11o")
+
+
+def test_json_data_writes_what_json_script_writes_and_nothing_closes_its_element():
+    value = {
+        "name": "</script><script>alert(1)</script><!-- & -->",
+        "ñ": ["sota (8) of oros", 1.5, None, True],
+        "amount": Decimal("2.50"),
+        7: "a number as a key",
+    }
+    start, end = '<script id="data" type="application/json">', "</script>"
+    ours, django = json_data(value, "data"), json_script(value, "data")
+    assert ours.startswith(start) and ours.endswith(end)
+    body = ours[len(start) : -len(end)]
+    assert not {"<", ">", "&"} & set(body)
+    expected = {"name": value["name"], "ñ": value["ñ"], "amount": "2.50", "7": "a number as a key"}
+    assert json.loads(body) == json.loads(django[len(start) : -len(end)]) == expected
 
 
 def test_french_labels_cover_the_deck():

@@ -10,6 +10,7 @@ exact request body only to the bot's owner; the seats' stored figures must match
 from __future__ import annotations
 
 import gzip
+import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -238,6 +239,31 @@ def test_replay_page_shows_debug_to_the_owner_only(world, client):
     assert secret[:40] not in page(None).text and 'id="replay-own-plays"' not in page(None).text
     rival_page = page(world["rival"]).text  # the rival sees their own bot's plays, not ours
     assert 'id="replay-own-plays"' in rival_page and secret[:40] not in rival_page
+
+
+def test_replay_page_embeds_the_log_with_each_plays_public_figures(world, client):
+    """The viewer draws from the page's embedded log: the document, per play its seat, latency
+    and fault as the diagnostics hold them (a forfeit's call made no play: no row), and the
+    faults; none of the owner-only text."""
+    for game in games_of(world):
+        log = game.log
+        page = client.get(f"/games/{game.id}/").text
+        embedded = re.search(
+            r'<script id="replay-log" type="application/json">(.*?)</script>', page, re.S
+        )
+        expected_meta = [[] for _ in log.document["rounds"]]
+        for row in log.diagnostics:
+            if row["move"] is not None:
+                expected_meta[row["round"] - 1].append(
+                    {key: row.get(key) for key in ("seat", "latency_ms", "fault", "detail")}
+                )
+        assert orjson.loads(embedded.group(1)) == {
+            **log.document,
+            "meta": expected_meta,
+            "faults": log.faults,
+        }
+        assert any(row["fault"] for round_meta in expected_meta for row in round_meta)
+        assert "debug" not in embedded.group(1) and '"request"' not in embedded.group(1)
 
 
 def test_seat_figures_match_the_log_and_feed_the_profile(world):
