@@ -43,6 +43,14 @@ def seats_with_bots() -> Prefetch:
     return Prefetch("seats", queryset=seats)
 
 
+def match_games_numbered() -> Prefetch:
+    """A game's match with the ids and numbers of all its games (the set's games, the same deals
+    with the seats rotated), for ``prefetch_related``: by number alone (``Game``'s default
+    ordering goes through match and league, a join of three tables for a few ids)."""
+    games = Game.objects.only("id", "match_id", "number").order_by("number")
+    return Prefetch("match__games", queryset=games)
+
+
 def _finished_games(league: League) -> list[tuple[int, GameFacts]]:
     """(match id, the game as the set scoring sees it) for every finished game, in id order."""
     team_of = Ruleset.from_dict(league.ruleset).team_of

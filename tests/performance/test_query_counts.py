@@ -101,3 +101,18 @@ def test_no_list_or_summary_loads_a_game_log(reads, endpoint):
     list may read each game's small fault list from it)."""
     _, big = reads
     assert not [sql for sql in big[endpoint] if LOG_CONTENT.search(sql)], ENDPOINTS[endpoint]
+
+
+SET_GAMES = re.compile(r'WHERE \(?"tournaments_game"\."match_id" (IN|=)')
+
+
+@pytest.mark.parametrize("endpoint", ["game", "game diagnostics", "game page"])
+def test_a_games_set_is_read_by_its_match_alone(reads, endpoint):
+    """A game's set (the other games of its match) is a few rows of one match: read from the
+    game table alone, not sorted through match and league as ``Game``'s default ordering would,
+    a join of three tables for every game read."""
+    _, big = reads
+    set_reads = [sql for sql in big[endpoint] if SET_GAMES.search(sql)]
+    assert set_reads, f"{ENDPOINTS[endpoint]} no longer reads the set's games"
+    for sql in set_reads:
+        assert "JOIN" not in sql, sql

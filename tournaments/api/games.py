@@ -11,7 +11,7 @@ the private `debug` text and the exact request body.
 
 import gzip
 
-from django.db.models import F, Prefetch
+from django.db.models import F
 from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema, extend_schema_view
@@ -32,7 +32,12 @@ from tournaments.api.league_serializers import (
 )
 from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import Game
-from tournaments.selectors import game_diagnostics, game_log_gzip, seats_with_bots
+from tournaments.selectors import (
+    game_diagnostics,
+    game_log_gzip,
+    match_games_numbered,
+    seats_with_bots,
+)
 
 ERROR_NO_LOG = "This game has no log: it has not finished."
 LOG_CONTENT_TYPE = "application/json"
@@ -74,10 +79,7 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = (
         Game.objects.select_related("match")
         .annotate(fault_list=F("log__faults"))
-        .prefetch_related(
-            seats_with_bots(),
-            Prefetch("match__games", queryset=Game.objects.only("id", "match_id", "number")),
-        )
+        .prefetch_related(seats_with_bots(), match_games_numbered())
         .order_by("id")
     )
     serializer_class = GameSerializer
@@ -133,11 +135,11 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, methods=["get"])
     def diagnostics(self, request: Request, pk: str) -> Response:
-        siblings = Game.objects.only("id", "match_id", "number")
         game = (
             Game.objects.select_related("match")
-            .prefetch_related(Prefetch("match__games", queryset=siblings))
+            .prefetch_related(match_games_numbered())
             .filter(pk=pk)
+            .order_by()
             .first()
         )
         if game is None:
