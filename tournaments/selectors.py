@@ -202,7 +202,11 @@ def game_log_gzip(*, game_id: int) -> tuple[bool, bool, bytes | None]:
 
     The log endpoint serves these bytes as they are to clients that accept gzip.
     """
-    rows = Game.objects.filter(pk=game_id).values_list("log__document_gzip", "match__status")
+    rows = (
+        Game.objects.filter(pk=game_id)
+        .values_list("log__document_gzip", "match__status")
+        .order_by()  # one row: no sort (Game's default ordering joins the league for it)
+    )
     for stored, status in rows:
         sealed = Match(status=status).sealed
         return True, sealed, None if stored is None else bytes(stored)

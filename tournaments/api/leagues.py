@@ -200,7 +200,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
             "games",
             queryset=Game.objects.only(
                 "id", "match_id", "number", "status", "seating", "winner", "totals", "reason"
-            ),
+            ).order_by("match_id", "number"),
         ),
     ).order_by("league_id", "number")
     serializer_class = MatchSerializer
