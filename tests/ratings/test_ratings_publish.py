@@ -1,6 +1,7 @@
 """What a fit publishes: ranking order, provisional marks, LOS, history, API shapes, coalescing."""
 
 import random
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -160,6 +161,48 @@ def test_a_fit_requested_while_one_runs_is_run_by_the_holder(
     assert fits == [pool, pool]
     assert ratings_fit_coalesced(pool=pool) == 0  # nothing dirty: nothing to do
     assert cache.get(rating_services._lock_key(pool)) is None
+
+
+def test_a_lock_left_by_a_killed_holder_frees_the_pool_after_its_lease(
+    make_rated_bot, record_sets, monkeypatch
+):
+    monkeypatch.setattr(rating_services, "FIT_LEASE_S", 1)
+    a, b = make_rated_bot("greedy"), make_rated_bot("random")
+    record_sets("classic/2p", [(a, b, 1.0)], fit=False)
+    pool = "classic/2p"
+    # A worker child killed mid-fit leaves its lock behind: fits return at once while it lasts.
+    cache.add(rating_services._lock_key(pool), "killed-holder", rating_services.FIT_LEASE_S)
+    assert ratings_fit_coalesced(pool=pool) == 0
+    assert not ratings_recompute().exact
+    time.sleep(1.2)
+    assert ratings_sweep() == [pool]  # eager Celery: the fit it sends runs at once
+    assert ratings_recompute().exact
+
+
+def test_a_holder_renews_its_lease_so_long_runs_of_fits_stay_one_at_a_time(
+    make_rated_bot, record_sets, monkeypatch
+):
+    monkeypatch.setattr(rating_services, "FIT_LEASE_S", 1)
+    a, b = make_rated_bot("greedy"), make_rated_bot("random")
+    record_sets("classic/2p", [(a, b, 1.0)], fit=False)
+    pool = "classic/2p"
+    fits, overlapping = [], []
+    real = rating_services.ratings_fit
+
+    def slow_fit_while_results_arrive(**kwargs):
+        fits.append(kwargs["pool"])
+        time.sleep(0.6)  # three of these outlast one lease
+        if len(fits) <= 3:
+            cache.set(rating_services._dirty_key(pool), 1, None)  # a result recorded meanwhile
+        if len(fits) == 3:
+            overlapping.append(ratings_fit_coalesced(pool=pool))  # and its task arrives now
+        return real(**kwargs)
+
+    monkeypatch.setattr(rating_services, "ratings_fit", slow_fit_while_results_arrive)
+    cache.set(rating_services._dirty_key(pool), 1, None)
+    assert ratings_fit_coalesced(pool=pool) == 4  # the holder fitted for every result
+    assert overlapping == [0], "a second fit ran while the holder was still fitting"
+    assert ratings_recompute().exact
 
 
 def test_the_sweep_refits_pools_with_sets_newer_than_their_fit(make_rated_bot, record_sets):

@@ -71,9 +71,10 @@ DEFAULT_NOSHOW_PAUSE_AFTER = 3
 # A history point is kept when a rating moved at least this much (or its sets changed).
 HISTORY_MIN_CHANGE = Decimal("1.00")
 CENT = Decimal("0.01")
-# Longer than any fit takes (about a second for a thousand bots); a holder that died frees the
-# pool after it, and the sweep (``ratings_sweep``) sends the fit it owed.
-FIT_LOCK_S = 300
+# The pool's fit lock is a lease, renewed before every fit: far longer than one fit takes (about
+# a second for a thousand bots), short enough that a holder that died (a killed worker child)
+# frees the pool soon; the sweep (``ratings_sweep``) then sends the fit it owed.
+FIT_LEASE_S = 30
 
 
 def noshow_pause_after() -> int:
@@ -357,13 +358,15 @@ def ratings_fit_coalesced(*, pool: str) -> int:
     fits = 0
     while True:
         token = uuid.uuid4().hex
-        if not cache.add(_lock_key(pool), token, FIT_LOCK_S):
+        if not cache.add(_lock_key(pool), token, FIT_LEASE_S):
             return fits
         try:
             # The database is the truth, the mark a hint: a mark lost with the process or the
             # cache that held it (a killed worker child, a Redis that lost its data) must not
             # leave recorded sets unfitted.
             while cache.delete(_dirty_key(pool)) or _pool_behind(pool):
+                if not _lease_renew(pool, token):
+                    return fits  # the lease ran out and another task holds the pool now
                 ratings_fit(pool=pool)
                 fits += 1
         finally:
@@ -371,6 +374,13 @@ def ratings_fit_coalesced(*, pool: str) -> int:
                 cache.delete(_lock_key(pool))
         if cache.get(_dirty_key(pool)) is None and not _pool_behind(pool):
             return fits
+
+
+def _lease_renew(pool: str, token: str) -> bool:
+    """Give the holder of the pool's lock another ``FIT_LEASE_S``; False if it is not the holder
+    any more."""
+    key = _lock_key(pool)
+    return cache.get(key) == token and cache.touch(key, FIT_LEASE_S)
 
 
 def _pool_behind(pool: str) -> bool:
