@@ -117,6 +117,42 @@ def test_a_game_is_watched_live_to_its_end(asgi_server, league_world, page):
     assert "Final score" in announced[-1][1]
 
 
+def test_the_step_controls_wait_for_the_game_and_no_focus_is_lost_when_it_comes(
+    asgi_server, league_world, page
+):
+    """Until the stream's first snapshot starts the viewer, its step controls are disabled: one
+    focused before then (Tab reaches them at once) would be disabled under the user by the first
+    live update, which drops focus to the page."""
+    world = league_world(move_delay=THINK_S)
+    game = _first_game(world.league)
+    held = []  # the page's event stream, held until the controls have been looked at
+    page.route("**/live/games/**", lambda route: held.append(route))
+    page.goto(f"{asgi_server.url}/games/{game.pk}/")
+    controls = page.locator("[data-replay] [data-go], [data-replay] [data-part=slider]")
+    assert controls.count() == 8
+    for control in controls.all():
+        expect(control).to_be_disabled()
+    follow = page.get_by_role("button", name="Follow live")
+    follow.focus()
+    page.keyboard.press("Tab")
+    tabbed_to = page.evaluate("() => document.activeElement.dataset.go || null")
+    assert tabbed_to is None, f"Tab reached a step control before the game: {tabbed_to}"
+    follow.focus()
+
+    for _ in range(50):  # the stream's request reaches the route as Playwright runs
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the page did not open its event stream"
+    held[0].continue_()
+    page.wait_for_function("() => window.escobaLiveGame.events >= 2", timeout=90_000)
+    for name in ("first", "prev-round", "prev", "last", "play"):
+        expect(page.locator(f"[data-go={name}]")).to_be_enabled()
+    expect(page.locator("[data-part=slider]")).to_be_enabled()
+    expect(page.locator("[data-go=next]")).to_be_disabled()  # following: at the last play
+    assert page.evaluate("() => document.activeElement.dataset.part") == "follow"
+
+
 def test_pausing_keeps_the_step_and_follow_live_catches_up(asgi_server, league_world, page):
 
     world = league_world(move_delay=THINK_S)

@@ -193,6 +193,11 @@ export class ReplayViewer {
   }
 
   start() {
+    // A live game's page shows these disabled until its first snapshot starts the viewer
+    // (game_replay.html): one focused then would be disabled under the user, losing focus.
+    this.root.querySelectorAll("[data-go], [data-part=slider]").forEach((control) => {
+      control.disabled = false;
+    });
     const slider = this.el("slider");
     slider.max = String(this.steps.length - 1);
     slider.addEventListener("input", () => this.go(Number(slider.value)));
