@@ -109,6 +109,8 @@ class MatchAdmin(ReadOnlyAdmin):
     list_filter = ["status"]
     search_fields = ["league__name"]
     list_select_related = ["league"]
+    # The newest league's matches first, by the key's columns (no join to sort).
+    ordering = ["-league_id", "number"]
     inlines = [GameInline]
 
 
@@ -132,6 +134,8 @@ class GameAdmin(ReadOnlyAdmin):
     list_filter = ["status", "reason", "rated", "seats__no_show"]
     search_fields = ["league__name"]
     list_select_related = ["match__league"]
+    # The newest league's games first, in the order they were scheduled (no join to sort).
+    ordering = ["-league_id", "match_id", "number"]
     inlines = [SeatInline]
 
 

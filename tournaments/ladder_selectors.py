@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Q, QuerySet
 
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, game_participants, set_pair_scores
@@ -76,9 +76,7 @@ def ladder_of(pool: str) -> League | None:
 
 def _sets(matches: QuerySet[Match]) -> list[dict[str, Any]]:
     rows = []
-    # The games by number (Game's default ordering would join match and league to sort them).
-    games_by_number = Prefetch("games", queryset=Game.objects.order_by("match_id", "number"))
-    for match in matches.prefetch_related("bots", games_by_number):
+    for match in matches.prefetch_related("bots", "games"):
         games = list(match.games.all())
         seating = games[0].seating if games else []
         by_id = {bot.id: bot for bot in match.bots.all()}

@@ -223,12 +223,10 @@ def owner_notifications(*, owner: AbstractBaseUser, limit: int) -> list[Notifica
 
 def game_find(game_id: int) -> Game | None:
     """The game with its league, match, log (if it has one) and seats' bots, or None."""
-    # One row by its key: no ordering (``Game``'s default ordering would join the league a
-    # second time and sort a single row).
     games = Game.objects.select_related("league", "match", "log").prefetch_related(
         selectors.seats_with_bots()
     )
-    return games.filter(pk=game_id).order_by().first()
+    return games.filter(pk=game_id).first()
 
 
 def game_status(game_id: int) -> str | None:

@@ -31,23 +31,19 @@ def bots_schedulable() -> QuerySet[Bot]:
 
 
 def seats_with_bots() -> Prefetch:
-    """A game's seats with their bots, for ``prefetch_related``: in seat order by the seat's own
-    columns (``Seat``'s default ordering goes through game, match and league, a join of three
-    tables that grows with the pool), the bots read in the same query without what no list of
-    seats shows (the check report, a few KB of JSON each, the description and the secret)."""
-    seats = (
-        Seat.objects.select_related("bot")
-        .defer("bot__last_check_report", "bot__description", "bot__secret")
-        .order_by("game_id", "seat")
+    """A game's seats with their bots, for ``prefetch_related``: the bots read in the same query
+    without what no list of seats shows (the check report, a few KB of JSON each, the description
+    and the secret)."""
+    seats = Seat.objects.select_related("bot").defer(
+        "bot__last_check_report", "bot__description", "bot__secret"
     )
     return Prefetch("seats", queryset=seats)
 
 
 def match_games_numbered() -> Prefetch:
     """A game's match with the ids and numbers of all its games (the set's games, the same deals
-    with the seats rotated), for ``prefetch_related``: by number alone (``Game``'s default
-    ordering goes through match and league, a join of three tables for a few ids)."""
-    games = Game.objects.only("id", "match_id", "number").order_by("number")
+    with the seats rotated), for ``prefetch_related``."""
+    games = Game.objects.only("id", "match_id", "number")
     return Prefetch("match__games", queryset=games)
 
 
@@ -202,11 +198,7 @@ def game_log_gzip(*, game_id: int) -> tuple[bool, bool, bytes | None]:
 
     The log endpoint serves these bytes as they are to clients that accept gzip.
     """
-    rows = (
-        Game.objects.filter(pk=game_id)
-        .values_list("log__document_gzip", "match__status")
-        .order_by()  # one row: no sort (Game's default ordering joins the league for it)
-    )
+    rows = Game.objects.filter(pk=game_id).values_list("log__document_gzip", "match__status")
     for stored, status in rows:
         sealed = Match(status=status).sealed
         return True, sealed, None if stored is None else bytes(stored)

@@ -127,7 +127,9 @@ class Match(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["league", "number"]
+        # By the key's columns: ordering by the foreign key itself would sort by League's own
+        # ordering, a join for every read of matches that names no order.
+        ordering = ["league_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["league", "number"], name="match_unique_number"),
         ]
@@ -175,7 +177,8 @@ class Game(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["match", "number"]
+        # By the key's columns, not through Match and League (see Match.Meta).
+        ordering = ["match_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="game_unique_number"),
         ]
@@ -279,7 +282,8 @@ class Seat(models.Model):
     )
 
     class Meta:
-        ordering = ["game", "seat"]
+        # By the key's columns, not through Game, Match and League (see Match.Meta).
+        ordering = ["game_id", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_per_game"),
         ]

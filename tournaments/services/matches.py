@@ -390,7 +390,7 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         game=game, document=record.log, diagnostics=record.diagnostics, faults=faults
     )
     stats = _seat_stats(record)
-    seats = list(game.seats.order_by("seat"))  # not Seat's default: it sorts through the league
+    seats = list(game.seats.all())
     for seat in seats:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
