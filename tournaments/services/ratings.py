@@ -357,30 +357,29 @@ def ratings_fit_coalesced(*, pool: str) -> int:
     """
     fits = 0
     while True:
-        token = uuid.uuid4().hex
-        if not cache.add(_lock_key(pool), token, FIT_LEASE_S):
+        token, lock = uuid.uuid4().hex, _lock_key(pool)
+        if not cache.add(lock, token, FIT_LEASE_S):
             return fits
         try:
             # The database is the truth, the mark a hint: a mark lost with the process or the
             # cache that held it (a killed worker child, a Redis that lost its data) must not
             # leave recorded sets unfitted.
             while cache.delete(_dirty_key(pool)) or _pool_behind(pool):
-                if not _lease_renew(pool, token):
+                if not _lease_renew(lock, token):
                     return fits  # the lease ran out and another task holds the pool now
                 ratings_fit(pool=pool)
                 fits += 1
         finally:
-            if cache.get(_lock_key(pool)) == token:
-                cache.delete(_lock_key(pool))
+            if cache.get(lock) == token:
+                cache.delete(lock)
         if cache.get(_dirty_key(pool)) is None and not _pool_behind(pool):
             return fits
 
 
-def _lease_renew(pool: str, token: str) -> bool:
-    """Give the holder of the pool's lock another ``FIT_LEASE_S``; False if it is not the holder
-    any more."""
-    key = _lock_key(pool)
-    return cache.get(key) == token and cache.touch(key, FIT_LEASE_S)
+def _lease_renew(lock: str, token: str) -> bool:
+    """Give the holder of a pool's lock another ``FIT_LEASE_S``; False if ``token`` is not the
+    holder's any more."""
+    return cache.get(lock) == token and cache.touch(lock, FIT_LEASE_S)
 
 
 def _pool_behind(pool: str) -> bool:
