@@ -205,6 +205,37 @@ def test_a_holder_renews_its_lease_so_long_runs_of_fits_stay_one_at_a_time(
     assert ratings_recompute().exact
 
 
+def test_a_fit_overtaken_by_a_fit_of_newer_sets_is_not_published(make_rated_bot, record_sets):
+    a, b = make_rated_bot("greedy"), make_rated_bot("random")
+    pool = "classic/2p"
+    record_sets(pool, [(a, b, 1.0)])
+    # A holder reads the pool and stalls past its lease; two more sets arrive meanwhile and the
+    # task that took the pool over fits and publishes them; then the stalled holder wakes up.
+    stalled = rating_services.pool_fit_compute(pool=pool)
+    record_sets(pool, [(a, b, 0.0), (a, b, 0.0)], fit=False)
+    newer = ratings_fit(pool=pool)
+    points = RatingPoint.objects.count()
+    assert rating_services.pool_fit_publish(result=stalled) is None
+    assert RatingFit.objects.filter(pool=pool).latest("id") == newer
+    assert Rating.objects.get(bot=a).sets == 3
+    assert RatingPoint.objects.count() == points, "the stale fit added history points"
+    assert ratings_recompute().exact
+    assert ratings_sweep() == []
+
+
+def test_a_fit_of_fewer_sets_is_published_when_no_fit_came_between(make_rated_bot, record_sets):
+    from tournaments.models import RatedSet
+
+    a, b = make_rated_bot("greedy"), make_rated_bot("random")
+    pool = "classic/2p"
+    record_sets(pool, [(a, b, 1.0), (a, b, 1.0)])
+    RatedSet.objects.filter(pool=pool).latest("id").delete()  # a set deleted by hand
+    assert not ratings_recompute().exact
+    assert not ratings_recompute(write=True).exact  # it reports what it mended
+    assert Rating.objects.get(bot=a).sets == 1
+    assert ratings_recompute().exact
+
+
 def test_the_sweep_refits_pools_with_sets_newer_than_their_fit(make_rated_bot, record_sets):
     a, b = make_rated_bot("greedy"), make_rated_bot("random")
     record_sets("classic/2p", [(a, b, 1.0)])

@@ -499,6 +499,8 @@ class PoolFit:
     fit: Fit
     entries: list[Entry]
     seconds: float
+    # The pool's newest fit when this one began reading (0: none): see ``pool_fit_publish``.
+    after_fit_id: int = 0
 
 
 def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
@@ -509,6 +511,7 @@ def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
     right. The published ranking holds each bot's current version that has a rated set:
     established ratings first, provisional ones after them, each group best first.
     """
+    after_fit_id = RatingFit.objects.filter(pool=pool).aggregate(last=Max("id"))["last"] or 0
     # The highest set id first: the totals read after it hold at least every set up to it (a
     # set committed in between is in them too, and its own fit request follows).
     last_set_id = RatedSet.objects.filter(pool=pool).aggregate(last=Max("id"))["last"] or 0
@@ -555,13 +558,36 @@ def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
             rank=rank,
             los_next=None if below is None else fit.los(version_id, below),
         )
-    return PoolFit(pool, sets, last_set_id, fit, [entries[v] for v in sorted(entries)], seconds)
+    ranked_entries = [entries[v] for v in sorted(entries)]
+    return PoolFit(pool, sets, last_set_id, fit, ranked_entries, seconds, after_fit_id)
 
 
 @transaction.atomic
-def pool_fit_publish(*, result: PoolFit) -> RatingFit:
-    """Replace the pool's published ratings with ``result`` and add the history points."""
+def pool_fit_publish(*, result: PoolFit) -> RatingFit | None:
+    """Replace the pool's published ratings with ``result`` and add the history points; None,
+    publishing nothing, when a fit of more sets was published since this one began.
+
+    Fits of one pool run one at a time under a lease (``ratings_fit_coalesced``), but a holder
+    stalled past its lease (a paused process, a slow database) can finish after the fit that
+    took over. Published last, its older figures would put the rankings and their history back
+    in time, and the sweep, which trusts the newest fit's highest set, would not mend them.
+    Publishers of a pool take turns on its newest fit's row, so the check sees every fit
+    committed before this one writes. A fit from fewer sets with no fit in between (a set
+    deleted by hand, then ``ratings_recompute --write``) is published as before.
+    """
     pool = result.pool
+    # Publishers of one pool queue here (the pool's first fit has no row to queue on: the
+    # lease alone keeps two first fits apart).
+    RatingFit.objects.select_for_update().filter(pool=pool).order_by("-id").first()
+    overtaken = RatingFit.objects.filter(
+        pool=pool, id__gt=result.after_fit_id, last_set_id__gt=result.last_set_id
+    ).exists()
+    if overtaken:
+        logger.info(
+            "fit of %s up to set %s not published: a fit of newer sets was published meanwhile",
+            pool, result.last_set_id,
+        )  # fmt: skip
+        return None
     rating_fit = RatingFit.objects.create(
         pool=pool,
         sets=result.sets,
@@ -675,8 +701,9 @@ def _ratings_update(ratings: list[Rating], *, fields: list[str], fit: RatingFit)
             )
 
 
-def ratings_fit(*, pool: str) -> RatingFit:
-    """Fit the pool from all its rated sets and publish the result (see the module docstring)."""
+def ratings_fit(*, pool: str) -> RatingFit | None:
+    """Fit the pool from all its rated sets and publish the result (see the module docstring);
+    None when a fit of newer sets was published while this one ran (``pool_fit_publish``)."""
     return pool_fit_publish(result=pool_fit_compute(pool=pool))
 
 
