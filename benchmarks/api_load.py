@@ -351,7 +351,10 @@ def serve_and_load(
         for name, endpoint_paths in paths.items():
             if args.only and not re.search(args.only, name):
                 continue
-            asyncio.run(load(base, endpoint_paths, args.connections, args.warm_up, args.clients))
+            if args.warm_up > 0:  # 0: the first reads of every path are measured too
+                asyncio.run(
+                    load(base, endpoint_paths, args.connections, args.warm_up, args.clients)
+                )
             web_cpu = process_cpu_s(web.pid)
             db_cpu = process_cpu_s(database) if database else 0.0
             result = asyncio.run(
