@@ -1,5 +1,6 @@
 """Two publishers of one pool on PostgreSQL: the one holding older figures waits its turn and
-then publishes nothing, so the rankings never go back in time (``pool_fit_publish``)."""
+then publishes nothing, so the rankings never go back in time (``pool_fit_publish``), the pool's
+first fit included."""
 
 import threading
 
@@ -12,12 +13,13 @@ from tournaments.services.ratings import pool_fit_compute, pool_fit_publish, rat
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.mark.parametrize("first_fit", [False, True], ids=["later-fit", "pool's-first-fit"])
 def test_a_stale_fit_waits_for_the_newer_publisher_then_publishes_nothing(
-    make_rated_bot, record_sets
+    make_rated_bot, record_sets, first_fit
 ):
     a, b = make_rated_bot("greedy"), make_rated_bot("random")
     pool = "classic/2p"
-    record_sets(pool, [(a, b, 1.0)])
+    record_sets(pool, [(a, b, 1.0)], fit=not first_fit)  # a first fit has no fit row to lock
     stalled = pool_fit_compute(pool=pool)  # a holder that then stalls past its lease
     record_sets(pool, [(a, b, 0.0), (a, b, 0.0)], fit=False)
     newer = pool_fit_compute(pool=pool)  # the holder that took the pool over

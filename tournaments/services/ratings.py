@@ -571,14 +571,12 @@ def pool_fit_publish(*, result: PoolFit) -> RatingFit | None:
     stalled past its lease (a paused process, a slow database) can finish after the fit that
     took over. Published last, its older figures would put the rankings and their history back
     in time, and the sweep, which trusts the newest fit's highest set, would not mend them.
-    Publishers of a pool take turns on its newest fit's row, so the check sees every fit
-    committed before this one writes. A fit from fewer sets with no fit in between (a set
-    deleted by hand, then ``ratings_recompute --write``) is published as before.
+    Publishers of a pool take turns (``_publish_turn``), so the check sees every fit committed
+    before this one writes. A fit from fewer sets with no fit in between (a set deleted by
+    hand, then ``ratings_recompute --write``) is published as before.
     """
     pool = result.pool
-    # Publishers of one pool queue here (the pool's first fit has no row to queue on: the
-    # lease alone keeps two first fits apart).
-    RatingFit.objects.select_for_update().filter(pool=pool).order_by("-id").first()
+    _publish_turn(pool)
     overtaken = RatingFit.objects.filter(
         pool=pool, id__gt=result.after_fit_id, last_set_id__gt=result.last_set_id
     ).exists()
@@ -652,6 +650,25 @@ def pool_fit_publish(*, result: PoolFit) -> RatingFit | None:
     RatingPoint.objects.bulk_create(points, batch_size=1000)
     reads_changed("ratings")
     return rating_fit
+
+
+# The first key of the pool's PostgreSQL advisory lock (the second is the pool's hash): a
+# constant of our own, so no other lock in the database shares it.
+_PUBLISH_LOCK_CLASS = 0x45_53_43_42  # "ESCB"
+
+
+def _publish_turn(pool: str) -> None:
+    """Wait until no other transaction is publishing a fit of ``pool``; held until commit.
+
+    On PostgreSQL, a transaction-level advisory lock per pool: unlike a row lock it also
+    serialises a pool's first fits, which have no row to lock yet. SQLite lets one writer at a
+    time into the whole database already.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [_PUBLISH_LOCK_CLASS, pool]
+            )
 
 
 # Column types of ``_ratings_update``'s values, so PostgreSQL need not guess them from the first
