@@ -661,8 +661,9 @@ def _publish_turn(pool: str) -> None:
     """Wait until no other transaction is publishing a fit of ``pool``; held until commit.
 
     On PostgreSQL, a transaction-level advisory lock per pool: unlike a row lock it also
-    serialises a pool's first fits, which have no row to lock yet. SQLite lets one writer at a
-    time into the whole database already.
+    serialises a pool's first fits, which have no row to lock yet. SQLite (development and
+    tests) has no such lock; its writers queue for the whole database, and the lease keeps fits
+    apart there.
     """
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
