@@ -9,7 +9,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from tournaments.models import Rating, RatingFit, RatingPoint
+from tournaments.models import RatedSet, Rating, RatingFit, RatingPoint
 from tournaments.rating_selectors import bot_rating_series, pool_standing, ranking_rows
 from tournaments.selectors import league_standings
 from tournaments.services import ratings as rating_services
@@ -224,8 +224,6 @@ def test_a_fit_overtaken_by_a_fit_of_newer_sets_is_not_published(make_rated_bot,
 
 
 def test_a_fit_of_fewer_sets_is_published_when_no_fit_came_between(make_rated_bot, record_sets):
-    from tournaments.models import RatedSet
-
     a, b = make_rated_bot("greedy"), make_rated_bot("random")
     pool = "classic/2p"
     record_sets(pool, [(a, b, 1.0), (a, b, 1.0)])

@@ -558,14 +558,14 @@ def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
             rank=rank,
             los_next=None if below is None else fit.los(version_id, below),
         )
-    ranked_entries = [entries[v] for v in sorted(entries)]
-    return PoolFit(pool, sets, last_set_id, fit, ranked_entries, seconds, after_fit_id)
+    by_version = [entries[v] for v in sorted(entries)]
+    return PoolFit(pool, sets, last_set_id, fit, by_version, seconds, after_fit_id)
 
 
 @transaction.atomic
 def pool_fit_publish(*, result: PoolFit) -> RatingFit | None:
     """Replace the pool's published ratings with ``result`` and add the history points; None,
-    publishing nothing, when a fit of more sets was published since this one began.
+    publishing nothing, when a fit of newer sets was published since this one began.
 
     Fits of one pool run one at a time under a lease (``ratings_fit_coalesced``), but a holder
     stalled past its lease (a paused process, a slow database) can finish after the fit that
