@@ -16,8 +16,16 @@ caches are shared by all rulesets, as in a long-running worker.
 Then what a search pays per simulated move: ``clone()`` + ``apply()`` of a random legal move, over
 2,000 positions taken from seeded games, and one ``Determinizer.sample()``.
 
+The CPU spent building the logs is timed apart as well, so each configuration is also printed
+with the log aside (play alone, as the Rust engine of issue 16 was measured), and under it what
+bounds the ratio whatever a compiled engine does: this script's own loop (timed by running it
+again over the recorded games against stand-ins whose every call is a C function) and the log
+cost the same in both builds, so a compiled engine that cost nothing would still take
+``loop + compiled log`` a round.
+
 The last lines are one per configuration and one per search measurement, each build's figure
-and the ratio: ``<ruleset> <players>p: python <R> rounds/s, compiled <R> rounds/s, <x>×``.
+and the ratio: ``<ruleset> <players>p: python <R> rounds/s, compiled <R> rounds/s, <x>×``, with
+that bound under each configuration.
 With ``--before <checkout>`` the two builds of another checkout of the engine (say main, with
 its compiled build) take their turns too, printed as ``before python`` and ``before compiled``:
 a before/after comparison under the same load.
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import operator
 import os
 import platform
 import random
@@ -47,28 +56,85 @@ BUILDS = ("python", "compiled")
 # -- the worker: one build, commands on stdin, answers on stdout ------------------------------
 
 
-def play(ruleset: object, first_seed: int, seconds: float) -> tuple[int, int, float]:
-    """Play games for about ``seconds`` of CPU time; returns (rounds, games, CPU seconds)."""
+def play(ruleset: object, first_seed: int, seconds: float) -> tuple[int, int, float, float]:
+    """Play games for about ``seconds`` of CPU time; returns (rounds, games, CPU seconds, CPU
+    seconds of those spent building the logs)."""
     from games.engine import Game
 
     chooser = random.Random(first_seed)
     pick = chooser.random
+    clock = time.process_time
     rounds = games = 0
+    logging = 0.0
     seed = first_seed
-    start = time.process_time()
+    start = clock()
     deadline = start + seconds
     while True:
         game = Game.new(ruleset, seed)
         while not game.is_over:
             moves = game.legal_moves()
             game.apply(moves[int(pick() * len(moves))])
+        logged = clock()
         game.log()
+        now = clock()
+        logging += now - logged
         rounds += game.round
         games += 1
         seed += 1
-        now = time.process_time()
         if now >= deadline:
-            return rounds, games, now - start
+            return rounds, games, now - start, logging
+
+
+class _Replay(list):  # type: ignore[type-arg]
+    """A stand-in for a finished game that ``play``'s loop can run again at no engine cost:
+    every call it makes is a C function (the recorded legal-move lists handed out in turn, a
+    list's ``pop`` for ``apply``, ``not`` for ``is_over``), so timing the loop over replays
+    measures the loop alone."""
+
+    __slots__ = ("legal_moves", "apply", "round")
+    is_over = property(operator.not_)
+
+
+def loop_cost(ruleset: object, first_seed: int, seconds: float) -> float:
+    """CPU microseconds a round that ``play``'s own loop costs, without the engine: the games
+    ``play`` would play from ``first_seed`` are recorded (every legal-move list, as lists of
+    the same length), then the loop runs over them again against ``_Replay`` stand-ins."""
+    from games.engine import Game
+
+    chooser = random.Random(first_seed)
+    pick = chooser.random
+    recorded: list[tuple[int, list[list[int]]]] = []
+    seed = first_seed
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        game = Game.new(ruleset, seed)
+        lists = []
+        while not game.is_over:
+            moves = game.legal_moves()
+            lists.append([0] * len(moves))
+            game.apply(moves[int(pick() * len(moves))])
+        recorded.append((game.round, lists))
+        seed += 1
+    rounds = sum(number for number, _ in recorded)
+    best = float("inf")
+    for _ in range(5):
+        replays = []
+        for number, lists in recorded:
+            replay = _Replay([0] * len(lists))
+            replay.legal_moves = iter([list(moves) for moves in lists]).__next__
+            replay.apply = replay.pop
+            replay.round = number
+            replays.append(replay)
+        pick = random.Random(first_seed).random
+        total = 0
+        started = time.process_time()
+        for game in replays:  # the loop of ``play``, line for line, less the log
+            while not game.is_over:
+                moves = game.legal_moves()
+                game.apply(moves[int(pick() * len(moves))])
+            total += game.round
+        best = min(best, time.process_time() - started)
+    return best / rounds * 1e6
 
 
 def positions(count: int) -> list[tuple[object, object]]:
@@ -139,8 +205,17 @@ def worker() -> None:
             key = (command["ruleset"], command["players"])
             if key not in rulesets:
                 rulesets[key] = Ruleset.from_preset(key[0], {"players": key[1]})
-            rounds, games, elapsed = play(rulesets[key], command["seed"], command["seconds"])
-            answer: dict[str, object] = {"rounds": rounds, "games": games, "cpu": elapsed}
+            rounds, games, elapsed, logging = play(
+                rulesets[key], command["seed"], command["seconds"]
+            )
+            answer: dict[str, object] = {
+                "rounds": rounds, "games": games, "cpu": elapsed, "log_cpu": logging,
+            }  # fmt: skip
+        elif command["do"] == "loop":
+            key = (command["ruleset"], command["players"])
+            if key not in rulesets:
+                rulesets[key] = Ruleset.from_preset(key[0], {"players": key[1]})
+            answer = {"loop_us": loop_cost(rulesets[key], command["seed"], command["seconds"])}
         else:
             answer = search_costs(command["repeat"])
         print(json.dumps(answer), flush=True)
@@ -213,20 +288,30 @@ def main() -> None:
     lines = []
     for name, players in CONFIGURATIONS:
         rates: dict[str, list[float]] = {build: [] for build in workers}
+        play_rates: dict[str, list[float]] = {build: [] for build in workers}
+        log_costs: dict[str, list[float]] = {build: [] for build in workers}
         best_games: dict[str, float] = {build: 0.0 for build in workers}
         for run in range(args.repeat):
             for build, worker_process in workers.items():
                 answer = worker_process.ask(do="play", ruleset=name, players=players,
                                             seed=run * 10**5, seconds=args.seconds)  # fmt: skip
                 rates[build].append(answer["rounds"] / answer["cpu"])
+                play_rates[build].append(answer["rounds"] / (answer["cpu"] - answer["log_cpu"]))
+                log_costs[build].append(answer["log_cpu"] / answer["rounds"] * 1e6)
                 best_games[build] = max(best_games[build], answer["games"] / answer["cpu"])
         parts = []
         for build in workers:
             best = max(rates[build])
             print(f"  {name} {players}p {build}: median run {median(rates[build]):,.0f} "
-                  f"rounds/s, best {best:,.0f}, {best_games[build]:,.0f} games/s")  # fmt: skip
+                  f"rounds/s, best {best:,.0f}, {best_games[build]:,.0f} games/s; "
+                  f"the log aside, best {max(play_rates[build]):,.0f} rounds/s; "
+                  f"the log {min(log_costs[build]):.1f} µs a round")  # fmt: skip
             parts.append(f"{build} {max(rates[build]):.0f} rounds/s")
         lines.append(f"{name} {players}p: {', '.join(parts)}{_ratio(rates, max)}")
+        if set(BUILDS) <= set(workers):
+            loop = workers["python"].ask(do="loop", ruleset=name, players=players, seed=10**6,
+                                         seconds=args.seconds)["loop_us"]  # fmt: skip
+            lines.append("  " + _ceiling(rates, play_rates, log_costs, loop))
     costs = {build: worker_process.ask(do="search", repeat=max(3, args.repeat // 2))
              for build, worker_process in workers.items()}  # fmt: skip
     for measure in ("clone", "clone+apply", "determinize sample"):
@@ -241,6 +326,27 @@ def main() -> None:
     print(f"load average {end_load:.2f} at the end")
     for line in lines:
         print(line)
+
+
+def _ceiling(
+    rates: dict[str, list[float]],
+    play_rates: dict[str, list[float]],
+    log_costs: dict[str, list[float]],
+    loop: float,
+) -> str:
+    """What bounds the ratio whatever the compiled engine does: this script's loop and the
+    log's objects are paid in both builds, so even a compiled engine that cost nothing could
+    not play faster than one round per (loop + the compiled build's log)."""
+    pure = 1e6 / max(rates["python"])
+    pure_play = 1e6 / max(play_rates["python"])
+    log = min(log_costs["compiled"])
+    return (
+        f"the log aside: python {max(play_rates['python']):.0f}, compiled "
+        f"{max(play_rates['compiled']):.0f} rounds/s{_ratio(play_rates, max)}; per round, "
+        f"this script's loop {loop:.1f} µs and the log {min(log_costs['python']):.1f} µs "
+        f"(python) / {log:.1f} µs (compiled): a compiled engine that cost nothing would be at "
+        f"most {pure / (loop + log):.1f}× (with the log aside {pure_play / loop:.1f}×)"
+    )
 
 
 def _ratio(rates: dict[str, list[float]], pick: object) -> str:

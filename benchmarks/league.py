@@ -17,7 +17,10 @@ stored; this process, which starts the league as the web server would, has impor
 modules and opened its broker connection before the clock starts, as a running server has),
 the rate while every game was in flight (the sum over games of moves / game duration, which the
 tail of the last long games does not dilute), when the matches were sent and had begun, the
-worker's CPU seconds, and the floor.
+worker's CPU seconds, and the floor. Last, league / floor split exactly into its two factors:
+the whole machine's CPU per move (floor over league) and the share of the cores busy (league
+over floor), so a run shows whether the league lost to the floor by needing more CPU a move or
+by leaving cores idle (its start, its tail, waiting).
 """
 
 from __future__ import annotations
@@ -204,6 +207,14 @@ def run(args: argparse.Namespace) -> None:
             shutil.rmtree(data_dir, ignore_errors=True)
 
 
+def machine_cpu() -> float:
+    """CPU seconds every process on the machine has used (all cores), from ``/proc/stat``."""
+    import psutil
+
+    times = psutil.cpu_times()
+    return times.user + times.nice + times.system + times.irq + times.softirq
+
+
 def cpu_seconds(processes: list[subprocess.Popen]) -> float:
     import psutil
 
@@ -250,6 +261,7 @@ def measure(
     load_before = os.getloadavg()[0]
     cpu_before = cpu_seconds(workers)
     bots_cpu_before = cpu_seconds(bot_processes)
+    machine_before = machine_cpu()
     started = time.perf_counter()
     started_at = time.time()
     league_start(league_id=league.id)
@@ -259,6 +271,7 @@ def measure(
             raise SystemExit("the league did not finish in time")
         time.sleep(0.05)
     wall = time.perf_counter() - started
+    machine_league = machine_cpu() - machine_before
     worker_cpu = cpu_seconds(workers) - cpu_before
     bots_cpu = cpu_seconds(bot_processes) - bots_cpu_before
     load_after = os.getloadavg()[0]
@@ -279,10 +292,12 @@ def measure(
     seats = Seat.objects.filter(game__league=league, latency_mean_ms__isnull=False)
     round_trip = seats.aggregate(t=Sum(F("latency_mean_ms") * F("moves")))["t"] / moves
     per_move = sum(durations) / moves * 1000
-    floor_cpu_before = time.process_time(), cpu_seconds(bot_processes)
+    floor_cpu_before = time.process_time(), cpu_seconds(bot_processes), machine_cpu()
     floor_seconds = asyncio.run(floor(list(urls.values()), moves, streams=count))
     floor_client_cpu = time.process_time() - floor_cpu_before[0]
     floor_bots_cpu = cpu_seconds(bot_processes) - floor_cpu_before[1]
+    machine_floor = machine_cpu() - floor_cpu_before[2]
+    cores = os.cpu_count() or 1
     faults = games.aggregate(f=Sum("faults"))["f"]
 
     say(f"bots: {', '.join(urls)} (delay {args.delay_ms} ms per move)")
@@ -305,6 +320,14 @@ def measure(
     say(f"  floor CPU per move: client {floor_client_cpu / moves * 1000:.2f} ms, bots "
         f"{floor_bots_cpu / moves * 1000:.2f} ms")  # fmt: skip
     say(f"league / floor: {(moves / wall) / (moves / floor_seconds):.2f}")
+    # The ratio is exactly (the floor's machine CPU per move / the league's) x (the share of
+    # the cores busy during the league / during the floor): which of the two holds it back.
+    league_busy = machine_league / (wall * cores)
+    floor_busy = machine_floor / (floor_seconds * cores)
+    say(f"  = CPU per move, whole machine: floor {machine_floor / moves * 1000:.2f} ms / league "
+        f"{machine_league / moves * 1000:.2f} ms = {machine_floor / machine_league:.2f}, "
+        f"x cores busy: league {league_busy:.0%} / floor {floor_busy:.0%} = "
+        f"{league_busy / floor_busy:.2f} ({cores} cores, all processes)")  # fmt: skip
     say(f"load average (1 min): {load_before:.1f} at the start, {load_after:.1f} at the end")
 
 
