@@ -14,7 +14,9 @@ printed too). Every configuration is warmed up first, because the engine's captu
 caches are shared by all rulesets, as in a long-running worker.
 
 Then what a search pays per simulated move: ``clone()`` + ``apply()`` of a random legal move, over
-2,000 positions taken from seeded games, and one ``Determinizer.sample()``.
+2,000 positions taken from seeded games, one ``Determinizer.sample()``, and a rollout: a clone of
+each position played on at random to the end of its round (which scores the round), as a
+determinized search does for every simulation.
 
 The CPU spent building the logs is timed apart as well, so each configuration is also printed
 with the log aside (play alone, as the Rust engine of issue 16 was measured), and under it what
@@ -187,10 +189,20 @@ def search_costs(repeat: int) -> dict[str, float]:
         for sampler in samplers:
             sampler.sample(rng)
 
+    def rollouts() -> None:
+        pick = random.Random(6).random
+        for game, _ in found:
+            game = game.clone()
+            number = game.round
+            while not game.is_over and game.round == number:
+                moves = game.legal_moves()
+                game.apply(moves[int(pick() * len(moves))])
+
     return {
         "clone": best(clones, len(found)),
         "clone+apply": best(clone_applies, len(found)),
         "determinize sample": best(samples, len(samplers)),
+        "rollout to the round's end": best(rollouts, len(found)),
     }
 
 
@@ -314,7 +326,7 @@ def main() -> None:
             lines.append("  " + _ceiling(rates, play_rates, log_costs, loop))
     costs = {build: worker_process.ask(do="search", repeat=max(3, args.repeat // 2))
              for build, worker_process in workers.items()}  # fmt: skip
-    for measure in ("clone", "clone+apply", "determinize sample"):
+    for measure in ("clone", "clone+apply", "determinize sample", "rollout to the round's end"):
         parts = [f"{build} {costs[build][measure]:.2f} µs" for build in workers]
         ratio = ""
         if set(BUILDS) <= set(workers):
@@ -340,9 +352,9 @@ def _ceiling(
     pure = 1e6 / max(rates["python"])
     pure_play = 1e6 / max(play_rates["python"])
     log = min(log_costs["compiled"])
+    alone = ", ".join(f"{build} {max(play_rates[build]):.0f}" for build in play_rates)
     return (
-        f"the log aside: python {max(play_rates['python']):.0f}, compiled "
-        f"{max(play_rates['compiled']):.0f} rounds/s{_ratio(play_rates, max)}; per round, "
+        f"the log aside: {alone} rounds/s{_ratio(play_rates, max)}; per round, "
         f"this script's loop {loop:.1f} µs and the log {min(log_costs['python']):.1f} µs "
         f"(python) / {log:.1f} µs (compiled): a compiled engine that cost nothing would be at "
         f"most {pure / (loop + log):.1f}× (with the log aside {pure_play / loop:.1f}×)"

@@ -72,7 +72,7 @@ def _replay_round(game: Game, number: int, logged: Any, *, last: bool, result: A
     if not isinstance(logged, Mapping):
         raise InvalidLogError("a round must be an object", number)
     record = game._record
-    engine = _round_log(record, game.ruleset.players)
+    engine = _round_log(record, game.ruleset.players, game.ruleset.options)
     for key in ("dealer", "table", "lucky_deal"):
         if logged.get(key) != engine[key]:
             raise InvalidLogError(
@@ -83,7 +83,7 @@ def _replay_round(game: Game, number: int, logged: Any, *, last: bool, result: A
         raise InvalidLogError("'plays' must be a list", number)
     for index, play in enumerate(plays, 1):
         _replay_play(game, record, number, index, play)
-    engine = _round_log(record, game.ruleset.players)
+    engine = _round_log(record, game.ruleset.players, game.ruleset.options)
     if logged.get("deals") != engine["deals"]:
         raise InvalidLogError("deals do not match the seed's shuffle", number)
     if engine["score"] is None:

@@ -19,6 +19,7 @@ cdef class _Round:
     cdef public object leftover
     cdef public object score
     cdef public object totals
+    cdef public list captured
 
     cpdef _Round copy(self)
 
@@ -104,4 +105,4 @@ cpdef list _deals_log(_Round record, int players)
 @cython.locals(moves=dict, logged=list, code=cython.longlong, move=_MoveFields)
 cpdef list _plays_log(list plays)
 
-cpdef dict _round_log(_Round record, int players)
+cpdef dict _round_log(_Round record, int players, object options)

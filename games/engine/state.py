@@ -136,6 +136,7 @@ class _Round:
 
     __slots__ = (
         "dealer", "deck", "deals", "table", "lucky", "plays", "leftover", "score", "totals",
+        "captured",
     )  # fmt: skip
 
     def __init__(self, dealer: int, table: list[int]) -> None:
@@ -148,12 +149,15 @@ class _Round:
         self.leftover: tuple[int, list[int]] | None = None
         self.score: list[dict[str, Any]] | None = None
         self.totals: list[int] | None = None
+        # Each side's captured cards while the score still lacks its breakdown (see _round_log).
+        self.captured: list[int] | None = None
 
     def copy(self) -> _Round:
         other = _Round(self.dealer, self.table)
         other.deck, other.deals = self.deck, self.deals
         other.lucky, other.plays = self.lucky, list(self.plays)
         other.leftover, other.score, other.totals = self.leftover, self.score, self.totals
+        other.captured = self.captured
         return other
 
 
@@ -428,7 +432,9 @@ class Game:
             "ruleset": self.ruleset.to_dict(),
             "seed": self.seed,
             "seats": [{"seat": s, "team": t} for s, t in enumerate(self._teams)],
-            "rounds": [_round_log(record, self._players) for record in self._rounds],
+            "rounds": [
+                _round_log(record, self._players, self.ruleset.options) for record in self._rounds
+            ],
             "result": result,
         }
 
@@ -495,7 +501,7 @@ class Game:
         for seat, count in enumerate(self._escobas):
             escobas[self._teams[seat]] += count
         record.score = score_round(self.ruleset.options, self._captured, escobas)
-        add_score_breakdown(self.ruleset.options, self._captured, record.score)
+        record.captured = list(self._captured)
         totals = [
             total + side["total"] for total, side in zip(self._totals, record.score, strict=True)
         ]
@@ -584,7 +590,14 @@ def _plays_log(plays: list[int]) -> list[dict[str, Any]]:
     return logged
 
 
-def _round_log(record: _Round, players: int) -> dict[str, Any]:
+def _round_log(record: _Round, players: int, options: Any) -> dict[str, Any]:
+    """A round as the log shows it. The score's breakdown (what decided each point, for the log
+    alone) is added here, the first time a log asks for the round, rather than when the round
+    ends: a search that plays rounds out to their end never pays for it. Adding it twice, from
+    two threads logging games that share the record, writes the same values."""
+    if record.captured is not None and record.score is not None:
+        add_score_breakdown(options, record.captured, record.score)
+        record.captured = None
     lucky = None
     if record.lucky is not None:
         seat, cards, sweeps = record.lucky

@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from games.engine import Game, InvalidLogError, Ruleset, replay_log, validate_log
+from games.engine.scoring import BREAKDOWN_KEYS
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[2] / "docs" / "game-log.schema.json").read_text()
@@ -207,3 +208,26 @@ def test_any_damaged_log_is_reported_as_invalid_never_a_crash(log):
 
 def _same_types(left, right):
     return json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True)
+
+
+def test_every_log_of_a_game_and_of_its_clones_has_the_score_breakdown_once():
+    """The breakdown is added when a log first asks for a round (clones share finished rounds):
+    whichever copy asks first, and however often, every log shows it, the same."""
+    game = Game.new(Ruleset.from_preset("classic"), 11)
+    chooser = random.Random(11)
+    clones = []
+    while not game.is_over:
+        number = game.round
+        game.apply(chooser.choice(game.legal_moves()))
+        if game.round != number:
+            clones.append(game.clone())
+    assert len(clones) >= 2
+    ended = game.clone()
+    logs = [ended.log(), game.log(), game.log(), *(c.log() for c in clones)]
+    assert logs[0] == logs[1] == logs[2]
+    for logged in logs:
+        for number, round_log in enumerate(logged["rounds"]):
+            if round_log["score"] is not None:
+                for side in round_log["score"]:
+                    assert list(side)[-3:] == list(BREAKDOWN_KEYS), (number, side)
+                    assert logs[0]["rounds"][number]["score"] == round_log["score"]
