@@ -243,11 +243,17 @@ def measure(
     while len(app.control.ping(destination=names, timeout=0.5)) < len(names):
         if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
             raise SystemExit("the workers did not start")
-    owner = system_user("bench")
-    bots = [bot_register(owner=owner, name=name, url=url) for name, url in urls.items()]
+    # Names of this run's own: with DATABASE_URL the database outlives the run, and the names of
+    # bots and leagues are unique (and an owner's bots are limited), so a second run against it
+    # would be refused them.
+    run_tag = os.urandom(3).hex()
+    owner = system_user(f"bench-{run_tag}")
+    bots = [
+        bot_register(owner=owner, name=f"{name}-{run_tag}", url=url) for name, url in urls.items()
+    ]
     league = league_create(
         creator=owner,
-        name="bench",
+        name=f"bench-{run_tag}",
         bot_ids=[b.id for b in bots],
         games_per_pairing=args.games_per_pairing,
         move_timeout_ms=2000,
