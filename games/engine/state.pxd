@@ -105,4 +105,5 @@ cpdef list _deals_log(_Round record, int players)
 @cython.locals(moves=dict, logged=list, code=cython.longlong, move=_MoveFields)
 cpdef list _plays_log(list plays)
 
+@cython.locals(captured=list)
 cpdef dict _round_log(_Round record, int players, object options)

@@ -593,10 +593,12 @@ def _plays_log(plays: list[int]) -> list[dict[str, Any]]:
 def _round_log(record: _Round, players: int, options: Any) -> dict[str, Any]:
     """A round as the log shows it. The score's breakdown (what decided each point, for the log
     alone) is added here, the first time a log asks for the round, rather than when the round
-    ends: a search that plays rounds out to their end never pays for it. Adding it twice, from
-    two threads logging games that share the record, writes the same values."""
-    if record.captured is not None and record.score is not None:
-        add_score_breakdown(options, record.captured, record.score)
+    ends: a search that plays rounds out to their end never pays for it. Two threads logging
+    games that share the record may both add it: each reads the captured cards once, and both
+    write the same values under the same keys, in the same order."""
+    captured = record.captured
+    if captured is not None and record.score is not None:
+        add_score_breakdown(options, captured, record.score)
         record.captured = None
     lucky = None
     if record.lucky is not None:
