@@ -70,10 +70,12 @@ def test_a_game_is_watched_live_to_its_end(asgi_server, league_world, page):
 
     # Moves arrive one by one while the game is played; the hands stay face down.
     # (Read while a hand holds cards: after a deal's last play both hands are empty until the
-    # next play deals again.)
+    # next play deals again; and once the plays list is drawn, which the page does at most every
+    # 200 ms, so it may be a play or two behind the events.)
     page.wait_for_function(
         "() => window.escobaLiveGame.events >= 5"
-        " && document.querySelector('[data-seat] [data-part=hand] .card')",
+        " && document.querySelector('[data-seat] [data-part=hand] .card')"
+        " && document.querySelectorAll('[data-part=plays] a').length > 5",
         timeout=90_000,
         polling=50,
     )
