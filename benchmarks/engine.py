@@ -46,6 +46,7 @@ import sys
 import time
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -210,24 +211,26 @@ def worker() -> None:
     from games.engine import BUILD, BUILD_REASON, Ruleset
 
     print(json.dumps({"build": BUILD, "reason": BUILD_REASON}), flush=True)
-    rulesets = {}
+    rulesets: dict[tuple[str, int], Ruleset] = {}
+
+    def ruleset_of(command: dict[str, Any]) -> Ruleset:
+        key = (command["ruleset"], command["players"])
+        if key not in rulesets:
+            rulesets[key] = Ruleset.from_preset(key[0], {"players": key[1]})
+        return rulesets[key]
+
     for line in sys.stdin:
         command = json.loads(line)
         if command["do"] == "play":
-            key = (command["ruleset"], command["players"])
-            if key not in rulesets:
-                rulesets[key] = Ruleset.from_preset(key[0], {"players": key[1]})
             rounds, games, elapsed, logging = play(
-                rulesets[key], command["seed"], command["seconds"]
+                ruleset_of(command), command["seed"], command["seconds"]
             )
             answer: dict[str, object] = {
                 "rounds": rounds, "games": games, "cpu": elapsed, "log_cpu": logging,
             }  # fmt: skip
         elif command["do"] == "loop":
-            key = (command["ruleset"], command["players"])
-            if key not in rulesets:
-                rulesets[key] = Ruleset.from_preset(key[0], {"players": key[1]})
-            answer = {"loop_us": loop_cost(rulesets[key], command["seed"], command["seconds"])}
+            loop = loop_cost(ruleset_of(command), command["seed"], command["seconds"])
+            answer = {"loop_us": loop}
         else:
             answer = search_costs(command["repeat"])
         print(json.dumps(answer), flush=True)

@@ -230,4 +230,4 @@ def test_every_log_of_a_game_and_of_its_clones_has_the_score_breakdown_once():
             if round_log["score"] is not None:
                 for side in round_log["score"]:
                     assert list(side)[-3:] == list(BREAKDOWN_KEYS), (number, side)
-                    assert logs[0]["rounds"][number]["score"] == round_log["score"]
+                assert logs[0]["rounds"][number]["score"] == round_log["score"]
