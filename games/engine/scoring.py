@@ -40,6 +40,10 @@ _BEST = _best_by_pattern()
 # A's setenta ranking as base-8 digit weights: a missing suit (0) < faces (10) < 2 < ... < 7.
 _WEIGHT = {value: 8**rank for rank, value in enumerate((0, 10, 12, 13, 14, 15, 16, 18, 21))}
 
+# The same weight of a suit's best card, by pattern (as _BEST), so that a round's end finds a
+# side's setenta key with four lookups and no list.
+_SETENTA_WEIGHT = {pattern: _WEIGHT[best] for pattern, best in _BEST.items()}
+
 
 def best_cards(mask: int) -> list[int]:
     """The primera value of the best card of each suit held in ``mask`` (0 for a missing suit)."""
@@ -65,58 +69,39 @@ def setenta_key(best: Sequence[int]) -> int:
     return _WEIGHT[best[0]] + _WEIGHT[best[1]] + _WEIGHT[best[2]] + _WEIGHT[best[3]]
 
 
+def round_totals(
+    options: Mapping[str, Any], captured: list[int], escobas: Sequence[int]
+) -> list[int]:
+    """Each side's points in a round: the totals of ``score_round`` without its dicts.
+
+    This is what playing on needs when a round ends (the game's totals and whether it is over);
+    the game keeps ``captured`` and ``escobas`` and builds the full score only when a log asks,
+    so that neither a game nor a search's rollout pays for dicts nobody reads.
+    """
+    card_points, oros_points, sevens_points = _category_points(options, captured)
+    seven_of_oros = options["seven_of_oros"]
+    totals = []
+    for side in range(len(captured)):
+        total = card_points[side] + oros_points[side] + sevens_points[side] + escobas[side]
+        if captured[side] >> SEVEN_OF_OROS & 1:
+            total += seven_of_oros
+        totals.append(total)
+    return totals
+
+
 def score_round(
-    options: Mapping[str, Any], captured: Sequence[int], escobas: Sequence[int]
+    options: Mapping[str, Any], captured: list[int], escobas: Sequence[int]
 ) -> list[dict[str, Any]]:
     """Score a round: one entry per side, with the counts, the points by category and the total.
 
     ``captured`` holds each side's captured cards as a bit mask, ``escobas`` its sweeps (lucky
-    deals included).
+    deals included). The totals are ``round_totals``'s.
     """
-    sides = range(len(captured))
-    cards = [mask.bit_count() for mask in captured]
-    oros = [(mask & OROS_MASK).bit_count() for mask in captured]
-    sevens = [(mask & SEVENS_MASK).bit_count() for mask in captured]
-    bests = [best_cards(mask) for mask in captured]
-    big_wins = options["big_wins"]
-
-    if options["count_rule"] == "over_half":
-        card_winner = next((side for side in sides if cards[side] > 20), None)
-        oros_winner = next((side for side in sides if oros[side] > 5), None)
-    else:
-        card_winner, oros_winner = strict_winner(cards), strict_winner(oros)
-    card_points = [0] * len(captured)
-    if card_winner is not None:
-        others_small = all(cards[side] < 10 for side in sides if side != card_winner)
-        big = big_wins and cards[card_winner] >= 30 and others_small
-        card_points[card_winner] = 2 if big else 1
-    oros_points = [0] * len(captured)
-    if oros_winner is not None:
-        every_oro = oros[oros_winner] == 10 and (big_wins or options["all_oros"])
-        oros_points[oros_winner] = 2 if every_oro else 1
-
-    category = options["sevens"]
-    sevens_points = [0] * len(captured)
-    sevens_winner = None
-    if category == "setenta":
-        sevens_winner = strict_winner([setenta_key(best) for best in bests])
-    elif category == "most":
-        sevens_winner = strict_winner(sevens)
-    elif category == "primera":
-        complete = [sum(best) if all(best) else -1 for best in bests]
-        sevens_winner = strict_winner(complete)
-        if sevens_winner is not None and complete[sevens_winner] < 0:
-            sevens_winner = None
-    elif category == "per_suit":
-        sevens_points = list(sevens)
-    if sevens_winner is not None:
-        every_seven = sevens[sevens_winner] == 4 and (big_wins or options["all_sevens"])
-        sevens_points[sevens_winner] = 2 if every_seven else 1
-
+    card_points, oros_points, sevens_points = _category_points(options, captured)
     seven_of_oros = options["seven_of_oros"]
     scores = []
-    for side in sides:
-        won_seven_of_oros = captured[side] >> SEVEN_OF_OROS & 1 == 1
+    for side, mask in enumerate(captured):
+        won_seven_of_oros = mask >> SEVEN_OF_OROS & 1 == 1
         points = {
             "cards": card_points[side],
             "oros": oros_points[side],
@@ -126,21 +111,106 @@ def score_round(
         }
         scores.append(
             {
-                "cards": cards[side],
-                "oros": oros[side],
+                "cards": mask.bit_count(),
+                "oros": (mask & OROS_MASK).bit_count(),
                 "seven_of_oros": won_seven_of_oros,
-                "sevens": sevens[side],
-                "primera": sum(bests[side]),
+                "sevens": (mask & SEVENS_MASK).bit_count(),
+                "primera": sum(best_cards(mask)),
                 "escobas": escobas[side],
                 "points": points,
-                "total": card_points[side]
-                + oros_points[side]
-                + points["seven_of_oros"]
-                + sevens_points[side]
-                + escobas[side],
+                "total": sum(points.values()),
             }
         )
     return scores
+
+
+def _category_points(
+    options: Mapping[str, Any], captured: list[int]
+) -> tuple[list[int], list[int], list[int]]:
+    """Each side's points for cards, oros and sevens (the categories sides compete for).
+
+    Plain loops over ints rather than comprehensions: every round's end runs this, in games and
+    in a search's rollouts, and the compiled build (``scoring.pxd``) turns them into C."""
+    sides = len(captured)
+    big_wins = options["big_wins"]
+    over_half = options["count_rule"] == "over_half"
+    card_points = [0] * sides
+    card_winner = _most(captured, _DECK_MASK, 20 if over_half else -1)
+    if card_winner >= 0:
+        big = big_wins and captured[card_winner].bit_count() >= 30
+        for side in range(sides):
+            if side != card_winner and captured[side].bit_count() >= 10:
+                big = False
+        card_points[card_winner] = 2 if big else 1
+    oros_points = [0] * sides
+    oros_winner = _most(captured, OROS_MASK, 5 if over_half else -1)
+    if oros_winner >= 0:
+        every_oro = (captured[oros_winner] & OROS_MASK) == OROS_MASK
+        oros_points[oros_winner] = 2 if every_oro and (big_wins or options["all_oros"]) else 1
+
+    category = options["sevens"]
+    sevens_points = [0] * sides
+    sevens_winner = -1
+    if category == "setenta":
+        sevens_winner = _strict_index([_setenta_of(mask) for mask in captured])
+    elif category == "most":
+        sevens_winner = _most(captured, SEVENS_MASK, -1)
+    elif category == "primera":
+        bests = [best_cards(mask) for mask in captured]
+        complete = [sum(best) if all(best) else -1 for best in bests]
+        sevens_winner = _strict_index(complete)
+        if sevens_winner >= 0 and complete[sevens_winner] < 0:
+            sevens_winner = -1
+    elif category == "per_suit":
+        sevens_points = [(mask & SEVENS_MASK).bit_count() for mask in captured]
+    if sevens_winner >= 0:
+        every_seven = (captured[sevens_winner] & SEVENS_MASK) == SEVENS_MASK
+        every_seven = every_seven and (big_wins or options["all_sevens"])
+        sevens_points[sevens_winner] = 2 if every_seven else 1
+    return card_points, oros_points, sevens_points
+
+
+_DECK_MASK = (1 << 40) - 1
+
+
+def _most(captured: list[int], cards: int, half: int) -> int:
+    """The side holding the most of ``cards`` strictly, or with ``half`` >= 0 the first side
+    holding more than ``half`` of them; -1 when no side does."""
+    best = -1
+    top = -1
+    tied = False
+    for side in range(len(captured)):
+        count = (captured[side] & cards).bit_count()
+        if half >= 0:
+            if count > half:
+                return side
+        elif count > top:
+            best, top, tied = side, count, False
+        elif count == top:
+            tied = True
+    return -1 if tied or half >= 0 else best
+
+
+def _strict_index(values: list[int]) -> int:
+    """``strict_winner`` with -1 for a tie, as a loop the compiled build makes C."""
+    best = 0
+    tied = False
+    for index in range(1, len(values)):
+        if values[index] > values[best]:
+            best, tied = index, False
+        elif values[index] == values[best]:
+            tied = True
+    return -1 if tied else best
+
+
+def _setenta_of(mask: int) -> int:
+    """``setenta_key(best_cards(mask))`` without the list between them."""
+    return (
+        _SETENTA_WEIGHT[mask & _SUIT_BITS]
+        + _SETENTA_WEIGHT[mask >> 1 & _SUIT_BITS]
+        + _SETENTA_WEIGHT[mask >> 2 & _SUIT_BITS]
+        + _SETENTA_WEIGHT[mask >> 3 & _SUIT_BITS]
+    )
 
 
 # --- the breakdown a log shows ---------------------------------------------------------------

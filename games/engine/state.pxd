@@ -17,9 +17,10 @@ cdef class _Round:
     cdef public object lucky
     cdef public list plays
     cdef public object leftover
+    cdef public list captured
+    cdef public list escobas
     cdef public object score
     cdef public object totals
-    cdef public list captured
 
     cpdef _Round copy(self)
 
@@ -76,7 +77,8 @@ cdef class Game:
     @cython.locals(deck=list, position=int, players=int, hands=list, seat=int, step=int)
     cpdef _deal_hands(self)
 
-    @cython.locals(record=_Round, taker=int, seat=int, count=int, escobas=list, totals=list)
+    @cython.locals(record=_Round, taker=int, seat=int, count=int, escobas=list, totals=list,
+                   points=list)
     cpdef _end_round(self)
 
     cpdef _finish(self, result)
@@ -105,5 +107,5 @@ cpdef list _deals_log(_Round record, int players)
 @cython.locals(moves=dict, logged=list, code=cython.longlong, move=_MoveFields)
 cpdef list _plays_log(list plays)
 
-@cython.locals(captured=list)
+@cython.locals(score=list)
 cpdef dict _round_log(_Round record, int players, object options)

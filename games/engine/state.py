@@ -23,7 +23,7 @@ from .errors import EscobaError, IllegalMoveError
 from .moves import _CACHE as _MOVES
 from .moves import Move, _interned
 from .rulesets import Ruleset
-from .scoring import add_score_breakdown, score_log, score_round, strict_winner
+from .scoring import add_score_breakdown, round_totals, score_log, score_round, strict_winner
 from .views import GameView, Play, Result, SeatPublic, lucky_deal_of
 
 try:
@@ -135,8 +135,8 @@ class _Round:
     """The log of one round, in card indices; completed rounds are never modified again."""
 
     __slots__ = (
-        "dealer", "deck", "deals", "table", "lucky", "plays", "leftover", "score", "totals",
-        "captured",
+        "dealer", "deck", "deals", "table", "lucky", "plays", "leftover", "captured", "escobas",
+        "score", "totals",
     )  # fmt: skip
 
     def __init__(self, dealer: int, table: list[int]) -> None:
@@ -147,17 +147,19 @@ class _Round:
         self.deals = 0  # how many deals were made: the cards are read back from the deck
         self.plays: list[int] = []  # see decode_play
         self.leftover: tuple[int, list[int]] | None = None
+        # When the round is over: each side's captured cards (bit masks) and escobas, from
+        # which _round_log builds the score the first time a log asks for it, and the totals.
+        self.captured: list[int] | None = None
+        self.escobas: list[int] | None = None
         self.score: list[dict[str, Any]] | None = None
         self.totals: list[int] | None = None
-        # Each side's captured cards while the score still lacks its breakdown (see _round_log).
-        self.captured: list[int] | None = None
 
     def copy(self) -> _Round:
         other = _Round(self.dealer, self.table)
         other.deck, other.deals = self.deck, self.deals
         other.lucky, other.plays = self.lucky, list(self.plays)
         other.leftover, other.score, other.totals = self.leftover, self.score, self.totals
-        other.captured = self.captured
+        other.captured, other.escobas = self.captured, self.escobas
         return other
 
 
@@ -500,11 +502,12 @@ class Game:
         escobas = [0] * self._num_teams
         for seat, count in enumerate(self._escobas):
             escobas[self._teams[seat]] += count
-        record.score = score_round(self.ruleset.options, self._captured, escobas)
-        record.captured = list(self._captured)
-        totals = [
-            total + side["total"] for total, side in zip(self._totals, record.score, strict=True)
-        ]
+        # The round's score is built from these when a log asks (_round_log); playing on needs
+        # only the points. _start_round gives the next round a new list of captured cards.
+        record.captured = self._captured
+        record.escobas = escobas
+        points = round_totals(self.ruleset.options, self._captured, escobas)
+        totals = [total + won for total, won in zip(self._totals, points, strict=True)]
         self._totals = totals
         record.totals = list(totals)
         result = round_outcome(self.ruleset.options, totals, self._round_number)
@@ -591,15 +594,16 @@ def _plays_log(plays: list[int]) -> list[dict[str, Any]]:
 
 
 def _round_log(record: _Round, players: int, options: Any) -> dict[str, Any]:
-    """A round as the log shows it. The score's breakdown (what decided each point, for the log
-    alone) is added here, the first time a log asks for the round, rather than when the round
-    ends: a search that plays rounds out to their end never pays for it. Two threads logging
-    games that share the record may both add it: each reads the captured cards once, and both
-    write the same values under the same keys, in the same order."""
-    captured = record.captured
-    if captured is not None and record.score is not None:
-        add_score_breakdown(options, captured, record.score)
-        record.captured = None
+    """A round as the log shows it. The round's score (its counts, points by category and what
+    decided each point) is built here, the first time a log asks for the round, rather than when
+    the round ends: a game or a search that plays rounds out to their end needs only the totals.
+    Two threads logging games that share the record may both build it; each stores a finished
+    score, equal to the other's, and logs its own."""
+    score = record.score
+    if score is None and record.captured is not None:
+        score = score_round(options, record.captured, record.escobas)
+        add_score_breakdown(options, record.captured, score)
+        record.score = score
     lucky = None
     if record.lucky is not None:
         seat, cards, sweeps = record.lucky
@@ -614,6 +618,6 @@ def _round_log(record: _Round, players: int, options: Any) -> dict[str, Any]:
         "deals": _deals_log(record, players),
         "plays": _plays_log(record.plays),
         "leftover": leftover,
-        "score": score_log(record.score) if record.score is not None else None,
+        "score": score_log(score) if score is not None else None,
         "totals": list(record.totals) if record.totals is not None else None,
     }

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from games.engine import PRESETS, Game, Ruleset, replay_log, validate_log
 from games.engine.cards import VALUES
+from games.engine.scoring import round_totals, score_round
 from games.engine.state import decode_play
 
 
@@ -79,7 +80,7 @@ def category_bounds(options):
     }
 
 
-def check_round(record, options):
+def check_round(record, score, options):
     escoba_plays = [0] * 4
     for seat, move, escoba in map(decode_play, record.plays):
         if move.capture:
@@ -88,15 +89,33 @@ def check_round(record, options):
     leftover = record.leftover[1] if record.leftover else []
     assert sum(VALUES[c] for c in leftover) % 15 == 10
     for category, most in category_bounds(options).items():
-        assert sum(side["points"][category] for side in record.score) <= most
+        assert sum(side["points"][category] for side in score) <= most
     # the 7 of oros is always captured by somebody, and it is never tied
-    assert sum(side["points"]["seven_of_oros"] for side in record.score) == options["seven_of_oros"]
+    assert sum(side["points"]["seven_of_oros"] for side in score) == options["seven_of_oros"]
     lucky = record.lucky[2] if record.lucky else 0
-    assert sum(side["escobas"] for side in record.score) == sum(escoba_plays) + lucky
-    for side in record.score:
+    assert sum(side["escobas"] for side in score) == sum(escoba_plays) + lucky
+    for side in score:
         assert side["points"]["escobas"] == side["escobas"]
         assert side["total"] == sum(side["points"].values())
-    assert sum(side["cards"] for side in record.score) == 40
+    assert sum(side["cards"] for side in score) == 40
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ruleset=rulesets(),
+    owners=st.lists(st.integers(0, 3), min_size=40, max_size=40),
+    escobas=st.lists(st.integers(0, 6), min_size=4, max_size=4),
+)
+def test_round_totals_are_the_totals_of_the_full_score(ruleset, owners, escobas):
+    # A game plays on with round_totals and builds score_round only for its log: they must agree
+    # on every way the cards can fall, including a side that took none.
+    sides = ruleset.num_teams
+    captured = [0] * sides
+    for card, owner in enumerate(owners):
+        captured[owner % sides] |= 1 << card
+    options = ruleset.options
+    score = score_round(options, captured, escobas[:sides])
+    assert round_totals(options, captured, escobas[:sides]) == [side["total"] for side in score]
 
 
 @settings(max_examples=40, deadline=None)
@@ -113,9 +132,15 @@ def test_random_play_keeps_every_invariant(ruleset, seed, chooser_seed):
         assert moves
         game.apply(chooser.choice(moves))
         steps += 1
-    for record in game._rounds:
-        check_round(record, ruleset.options)
     log = json.loads(json.dumps(game.log()))
+    before = [0] * ruleset.num_teams
+    for record, logged in zip(game._rounds, log["rounds"], strict=True):
+        check_round(record, logged["score"], ruleset.options)
+        # the totals the game played on with are the sums of the scores its log shows
+        won = [side["total"] for side in logged["score"]]
+        assert logged["totals"] == [b + w for b, w in zip(before, won, strict=True)]
+        before = logged["totals"]
+    assert game.totals == before
     validate_log(log)
     assert replay_log(log).log() == log
 
