@@ -1,5 +1,6 @@
 """The Celery app's configuration, and tasks through a real redis-server and worker."""
 
+import gc
 import json
 import os
 import subprocess
@@ -176,3 +177,24 @@ def test_messages_go_to_their_queue_and_a_match_carries_the_limits_of_now(redis_
     ]
     assert all(h["timelimit"] == [960, 930] for h in games)
     assert [(h["task"], h["argsrepr"]) for h in maintenance] == [("bots.check_one", "(7,)")]
+
+
+def test_a_started_worker_freezes_what_it_loaded_and_collects_less_often():
+    from celery.signals import worker_ready
+
+    from config.celery_app import WORKER_GC_THRESHOLD, settle_garbage_collector
+
+    assert settle_garbage_collector in worker_ready._live_receivers(None)
+    threshold = gc.get_threshold()
+    loaded: list[object] = []  # stands for everything a worker has loaded when it is ready
+    assert any(o is loaded for o in gc.get_objects())
+    try:
+        settle_garbage_collector(sender=None)
+        assert gc.get_threshold() == WORKER_GC_THRESHOLD
+        assert not any(o is loaded for o in gc.get_objects())  # frozen: no collection walks it
+        made_later: list[object] = []
+        made_later.append(made_later)  # a cycle made while playing is still collected
+        assert any(o is made_later for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
