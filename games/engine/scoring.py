@@ -53,10 +53,8 @@ def best_cards(mask: int) -> list[int]:
 
 def strict_winner(values: Sequence[Any]) -> int | None:
     """The index whose value is strictly greater than every other one, or None on a tie."""
-    top = max(values)
-    if values.count(top) != 1:
-        return None
-    return values.index(top)
+    winner = _strict_index(list(values))
+    return None if winner < 0 else winner
 
 
 def setenta_key(best: Sequence[int]) -> int:
@@ -191,8 +189,11 @@ def _most(captured: list[int], cards: int, half: int) -> int:
     return -1 if tied or half >= 0 else best
 
 
-def _strict_index(values: list[int]) -> int:
-    """``strict_winner`` with -1 for a tie, as a loop the compiled build makes C."""
+def _strict_index(values: list[Any]) -> int:
+    """``strict_winner`` with -1 for a tie (or no values), as a loop the compiled build makes
+    C."""
+    if not values:
+        return -1
     best = 0
     tied = False
     for index in range(1, len(values)):

@@ -4,6 +4,8 @@ import random
 
 import pytest
 from engine_positions import cards, classic, position
+from hypothesis import given
+from hypothesis import strategies as st
 
 from games.engine import (
     Card,
@@ -135,6 +137,17 @@ def test_same_seed_same_deals_whatever_is_played():
 )
 def test_most_means_strictly_more_than_each_other_side(values, winner):
     assert strict_winner(values) == winner
+
+
+@given(st.lists(st.integers(-3, 3), max_size=5))
+def test_the_strict_winner_is_the_one_value_above_every_other(values):
+    above_all = [
+        index
+        for index, value in enumerate(values)
+        if all(value > other for place, other in enumerate(values) if place != index)
+    ]
+    assert strict_winner(values) == (above_all[0] if above_all else None)
+    assert strict_winner(tuple(values)) == strict_winner(values)
 
 
 def test_three_player_ties_in_every_category():
