@@ -40,9 +40,11 @@ _BEST = _best_by_pattern()
 # A's setenta ranking as base-8 digit weights: a missing suit (0) < faces (10) < 2 < ... < 7.
 _WEIGHT = {value: 8**rank for rank, value in enumerate((0, 10, 12, 13, 14, 15, 16, 18, 21))}
 
-# The same weight of a suit's best card, by pattern (as _BEST), so that a round's end finds a
-# side's setenta key with four lookups and no list.
+# The same weight of a suit's best card, by pattern (as _BEST): a side's setenta key is four
+# lookups (_setenta_key).
 _SETENTA_WEIGHT = {pattern: _WEIGHT[best] for pattern, best in _BEST.items()}
+
+_DECK_MASK = (1 << 40) - 1
 
 
 def best_cards(mask: int) -> list[int]:
@@ -55,16 +57,6 @@ def strict_winner(values: Sequence[Any]) -> int | None:
     """The index whose value is strictly greater than every other one, or None on a tie."""
     winner = _strict_index(list(values))
     return None if winner < 0 else winner
-
-
-def setenta_key(best: Sequence[int]) -> int:
-    """A number that orders sides as A's setenta does: best cards compared best against best.
-
-    Comparing the four best cards sorted from best to worst is the same as comparing how many
-    sevens each side has, then how many sixes, and so on down A's ranking; with at most four
-    cards per rank, those counts are the base-8 digits of this number, highest rank first.
-    """
-    return _WEIGHT[best[0]] + _WEIGHT[best[1]] + _WEIGHT[best[2]] + _WEIGHT[best[3]]
 
 
 def round_totals(
@@ -150,7 +142,7 @@ def _category_points(
     sevens_points = [0] * sides
     sevens_winner = -1
     if category == "setenta":
-        sevens_winner = _strict_index([_setenta_of(mask) for mask in captured])
+        sevens_winner = _strict_index([_setenta_key(mask) for mask in captured])
     elif category == "most":
         sevens_winner = _most(captured, SEVENS_MASK, -1)
     elif category == "primera":
@@ -166,9 +158,6 @@ def _category_points(
         every_seven = every_seven and (big_wins or options["all_sevens"])
         sevens_points[sevens_winner] = 2 if every_seven else 1
     return card_points, oros_points, sevens_points
-
-
-_DECK_MASK = (1 << 40) - 1
 
 
 def _most(captured: list[int], cards: int, half: int) -> int:
@@ -190,8 +179,7 @@ def _most(captured: list[int], cards: int, half: int) -> int:
 
 
 def _strict_index(values: list[Any]) -> int:
-    """``strict_winner`` with -1 for a tie (or no values), as a loop the compiled build makes
-    C."""
+    """``strict_winner`` with -1 for a tie or no values: a loop the compiled build makes C."""
     if not values:
         return -1
     best = 0
@@ -204,8 +192,14 @@ def _strict_index(values: list[Any]) -> int:
     return -1 if tied else best
 
 
-def _setenta_of(mask: int) -> int:
-    """``setenta_key(best_cards(mask))`` without the list between them."""
+def _setenta_key(mask: int) -> int:
+    """A number that orders sides as A's setenta does: the best cards of ``mask``'s suits
+    compared best against best.
+
+    Comparing the four best cards sorted from best to worst is the same as comparing how many
+    sevens each side has, then how many sixes, and so on down A's ranking; with at most four
+    cards per rank, those counts are the base-8 digits of this number, highest rank first.
+    """
     return (
         _SETENTA_WEIGHT[mask & _SUIT_BITS]
         + _SETENTA_WEIGHT[mask >> 1 & _SUIT_BITS]
