@@ -1,9 +1,12 @@
 """The one error body of the API (tournaments/api/errors.py)."""
 
+import asyncio
+
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
+from django.test import AsyncClient
 from rest_framework import exceptions
 
 from tournaments import messages
@@ -84,3 +87,40 @@ def test_unknown_pages_outside_the_api_stay_html(client):
 
     assert response.status_code == 404
     assert response["Content-Type"].startswith("text/html")
+
+
+def test_unknown_api_urls_answer_with_the_error_body_in_debug_too(client, settings):
+    # With DEBUG on, Django answers an unknown path with its technical page, not handler404.
+    settings.DEBUG = True
+
+    for path in ("/api/", "/api/no-such-thing/", "/live/no-such-stream/"):
+        response = client.get(path, HTTP_ACCEPT="text/html")
+
+        assert response.status_code == 404, path
+        assert response.json() == {"detail": messages.NOT_FOUND, "code": "not_found", "errors": {}}
+
+
+def test_an_api_path_without_its_slash_is_still_redirected(client):
+    response = client.get("/api/bots")
+
+    assert response.status_code == 301
+    assert response["Location"] == "/api/bots/"
+
+
+@pytest.mark.django_db
+def test_the_apis_own_not_found_is_left_as_it_negotiated(client, settings):
+    settings.DEBUG = True
+
+    response = client.get("/api/bots/999999/", HTTP_ACCEPT="text/html")
+
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
+
+
+def test_unknown_api_urls_answer_with_the_error_body_under_asgi(settings):
+    settings.DEBUG = True
+
+    response = asyncio.run(AsyncClient().get("/live/no-such-stream/"))
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": messages.NOT_FOUND, "code": "not_found", "errors": {}}

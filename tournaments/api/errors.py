@@ -15,12 +15,15 @@ is a 413 (``too_large``), a body that is not JSON or nests too deep a 400 (``par
 match queue while Redis is unreachable a 503 (``queue_unavailable``), never a page of HTML.
 """
 
+from collections.abc import Callable
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.decorators import sync_and_async_middleware
 from django.views import defaults
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
@@ -150,6 +153,39 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
         return JsonResponse(error_body(messages.NOT_FOUND, "not_found"), status=404)
     return defaults.page_not_found(request, exception)
+
+
+@sync_and_async_middleware
+def api_not_found_middleware(get_response: Callable) -> Callable:
+    """Django's own 404 page under /api/ or /live/ becomes the API's body.
+
+    ``handler404`` is not asked when ``DEBUG`` is on: Django answers an unknown path with its
+    technical HTML page then, which a program reading our API cannot parse. The API's own
+    responses (DRF's, in whatever format the client negotiated) are left alone. Placed outside
+    ``CommonMiddleware``, so a path that only lacks its slash is still redirected. Sync and
+    async alike, so the live streams (async views under ASGI) are not sent through a thread.
+    """
+    if iscoroutinefunction(get_response):
+
+        async def middleware_async(request: HttpRequest) -> HttpResponse:
+            return _as_api_not_found(request, await get_response(request))
+
+        return middleware_async
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        return _as_api_not_found(request, get_response(request))
+
+    return middleware
+
+
+def _as_api_not_found(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    if (
+        response.status_code == status.HTTP_404_NOT_FOUND
+        and _is_api(request)
+        and not isinstance(response, Response | JsonResponse)
+    ):
+        return page_not_found(request, Http404())
+    return response
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
