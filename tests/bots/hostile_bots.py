@@ -138,6 +138,49 @@ async def wrong_protocol(writer: asyncio.StreamWriter) -> None:
     writer.write(reply("200 OK", body))
 
 
+# Replies outside HTTP or its bounds, and ways of ending a reply (tests/bots/test_connections.py).
+MAX_HEADERS = 64
+MAX_HEAD_BYTES = 16 * 1024
+
+
+async def many_headers(writer: asyncio.StreamWriter) -> None:
+    headers = {f"X-Filler-{index}": "x" for index in range(MAX_HEADERS + 1)}
+    writer.write(reply("200 OK", GOOD_MOVE, headers))
+
+
+async def huge_head(writer: asyncio.StreamWriter) -> None:
+    writer.write(reply("200 OK", GOOD_MOVE, {"X-Filler": "x" * (MAX_HEAD_BYTES + 1)}))
+
+
+async def not_http(writer: asyncio.StreamWriter) -> None:
+    writer.write(b"SSH-2.0-OpenSSH_9.6\r\n\r\n")
+
+
+async def until_close(writer: asyncio.StreamWriter) -> None:
+    writer.write(head("200 OK", {"Connection": "close"}) + GOOD_MOVE)
+    writer.close()
+
+
+async def chunked(writer: asyncio.StreamWriter) -> None:
+    half = len(GOOD_MOVE) // 2
+    parts = [GOOD_MOVE[:half], GOOD_MOVE[half:]]
+    body = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in parts) + b"0\r\n\r\n"
+    writer.write(head("200 OK", {"Transfer-Encoding": "chunked"}) + body)
+
+
+async def then_unasked(writer: asyncio.StreamWriter) -> None:
+    """The reply, then 50 ms later another that no request asked for."""
+    writer.write(reply("200 OK", GOOD_MOVE))
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.write(reply("200 OK", orjson.dumps({"card": "7o", "capture": []})))
+
+
+async def twice(writer: asyncio.StreamWriter) -> None:
+    """The reply and another one no request asked for, in one write."""
+    writer.write(reply("200 OK", GOOD_MOVE) + reply("200 OK", orjson.dumps({"card": "7o"})))
+
+
 BEHAVIOURS = {
     "silent": silent,
     "drip-headers": drip_headers,
@@ -154,6 +197,13 @@ BEHAVIOURS = {
     "good": good,
     "gzipped-good": gzipped_good,
     "wrong-protocol": wrong_protocol,
+    "many-headers": many_headers,
+    "huge-head": huge_head,
+    "not-http": not_http,
+    "until-close": until_close,
+    "chunked": chunked,
+    "then-unasked": then_unasked,
+    "twice": twice,
 }
 
 

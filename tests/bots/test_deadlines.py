@@ -81,7 +81,8 @@ def test_the_same_stall_under_a_plain_asyncio_timeout_loses_the_reply(servers):
             await client.fetch("POST", "move", body, TIMEOUT_MS)
             stall_when_seen(bot, 2)
             async with asyncio.timeout(TIMEOUT_MS / 1000):
-                await client._send("POST", client._url("move"), body)
+                request = client._request("POST", "move", body)
+                await client._connections().send(request, strict=True)
         finally:
             await client.aclose()
 

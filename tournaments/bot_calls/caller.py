@@ -6,19 +6,21 @@ call must never raise, never hang and never hurt other games. Each call:
 - runs under one total deadline (connect, headers and body together, `deadlines.CallDeadline`),
   so a bot that drips a byte at a time is cut off at the deadline rather than per read, and a
   stall of our own process across the deadline is never charged to the bot;
-- reads at most `max_bytes` of decoded body (a gzip bomb stops there) and never follows redirects;
-- connects only to addresses checked by `bot_calls.addresses`, resolved once per new connection by
-  `PinnedResolver`, while the URL keeps the host name for the Host header and TLS (SNI);
-- ignores proxy settings from the environment and cookies from bots;
+- goes over `connections.ConnectionPool`: at most `max_bytes` of decoded body (a gzip bomb stops
+  there) and a capped header block are read, redirects are never followed, and connections go
+  only to addresses checked by `bot_calls.addresses`, resolved once per new connection, while
+  the URL keeps the host name for the Host header and TLS (SNI);
+- sends no cookies and uses no proxy;
 - is signed per Standard Webhooks with the bot's own secret (`games.signing.Signer`);
 - ends as a `Reply`: the decoded JSON, or a typed `Fault`, plus the measured latency.
 
-Each bot gets its own `BotClient` with its own connector, so keep-alive connections are reused
+Each bot gets its own `BotClient` with its own connections, so keep-alive connections are reused
 across that bot's calls and never shared between bots. `Caller` keeps one client per bot.
 
 Every call the service makes to a bot goes through here: moves and notices (the runner),
 registration (`check_bot_info`) and the protocol check (`run_protocol_check`, the pure
-`games.check` with a `BotClient` as its transport).
+`games.check` with a `BotClient` as its transport). `PinnedResolver` gives the same address
+policy to aiohttp, for the owners' notification webhooks (`services.notifications`).
 """
 
 from __future__ import annotations
@@ -32,12 +34,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
-import aiohttp
 import orjson
 from aiohttp.abc import AbstractResolver, ResolveResult
 from asgiref.sync import async_to_sync
-from yarl import URL
 
 from games import check
 from games.engine import Move
@@ -53,6 +54,7 @@ from games.wire import (
 )
 
 from .addresses import AddressError, BotURL, Resolve, parse_bot_url, resolve_checked
+from .connections import ConnectionPool, ReplyFault
 from .deadlines import CallDeadline
 from .faults import Fault, FaultKind
 
@@ -113,7 +115,8 @@ class _FaultError(Exception):
 
 
 class PinnedResolver(AbstractResolver):
-    """Resolves only the bot's own host, and only to addresses that pass the address policy.
+    """For aiohttp: resolves only the target's own host, and only to addresses that pass the
+    address policy.
 
     The connector asks once per new connection and connects to exactly what we return, so the
     address checked is the address used: a DNS answer cannot change in between.
@@ -169,55 +172,52 @@ class BotClient:
         self._allow_private = allow_private
         self._resolve = resolve
         self._signer = Signer(secret) if secret else None
-        self._session: aiohttp.ClientSession | None = None
+        self._pool: ConnectionPool | None = None
         self.url_fault: Fault | None = None
         self.target: BotURL | None = None
-        # The checked URL of `U` (key None) and of each `U/name`, parsed once, not per call.
-        self._urls: dict[str | None, URL] = {}
+        # The start of each request (its request line and fixed headers) by method and name
+        # (None for `U` itself), made once.
+        self._heads: dict[tuple[str, str | None], bytes] = {}
         try:
             self.target = parse_bot_url(url, allow_private=allow_private)
         except AddressError as error:
             self.url_fault = Fault(FaultKind.ADDRESS, str(error))
 
-    def _session_for_loop(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
+    def _connections(self) -> ConnectionPool:
+        if self._pool is None:
             assert self.target is not None
-            connector = aiohttp.TCPConnector(
-                resolver=PinnedResolver(
-                    self.target, allow_private=self._allow_private, resolve=self._resolve
-                ),
-                use_dns_cache=False,
-                limit=0,
-                keepalive_timeout=30,
+            self._pool = ConnectionPool(
+                self.target,
+                allow_private=self._allow_private,
+                resolve=self._resolve,
+                max_bytes=self.max_bytes,
             )
-            self._session = aiohttp.ClientSession(
-                connector=connector,
-                trust_env=False,
-                cookie_jar=aiohttp.DummyCookieJar(),
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=None, sock_read=None),
-                headers={"User-Agent": USER_AGENT},
-                max_headers=64,
-            )
-        return self._session
+        return self._pool
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
-    def _headers(self, body: bytes, signature: str | None = None) -> dict[str, str]:
-        headers = {} if self._signer is None else self._signer.headers(body, signature=signature)
+    def _request(
+        self, method: str, name: str | None, body: bytes, signature: str | None = None
+    ) -> bytes:
+        """The whole request as bytes: its head (made once per method and name), the signature
+        headers and the body."""
+        head = self._heads.get((method, name))
+        if head is None:
+            head = self._heads[(method, name)] = _request_head(method, self._url(name))
+        lines = []
+        if self._signer is not None:
+            signed = self._signer.headers(body, signature=signature)
+            lines = [f"{header}: {value}\r\n" for header, value in signed.items()]
         if body:
-            headers["Content-Type"] = "application/json"
-        return headers
+            lines.append(f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n")
+        return b"".join((head, "".join(lines).encode("latin-1"), b"\r\n", body))
 
-    def _url(self, name: str | None) -> URL:
-        url = self._urls.get(name)
-        if url is None:
-            assert self.target is not None
-            text = self.target.url if name is None else self.target.endpoint(name)
-            url = self._urls[name] = URL(text)
-        return url
+    def _url(self, name: str | None) -> str:
+        assert self.target is not None
+        return self.target.url if name is None else self.target.endpoint(name)
 
     async def post(self, name: str, body: dict[str, Any], timeout_ms: int) -> Reply:
         """`POST U/name` with a JSON body; the reply's JSON or a fault, never an exception."""
@@ -261,79 +261,25 @@ class BotClient:
         the fault that stopped it. The latency is the bot's: decoding is not in it."""
         if self.url_fault is not None:
             return Reply(fault=self.url_fault)
-        url = self._url(name)
+        request = self._request(method, name, body)
         started = time.perf_counter()
         try:
             async with CallDeadline(timeout_ms / 1000):
-                data = await self._send(method, url, body)
+                reply = await self._connections().send(request, strict=True)
         except TimeoutError:
             fault = Fault(FaultKind.TIMEOUT, f"no complete answer within {timeout_ms} ms")
-        except _FaultError as error:
-            fault = error.fault
+        except ReplyFault as error:
+            fault = Fault(error.kind, error.detail)
         except AddressError as error:
             fault = Fault(FaultKind.ADDRESS, str(error))
-        except (aiohttp.ClientError, OSError) as error:
+        except OSError as error:
             fault = Fault(FaultKind.CONNECT, _describe(error))
         except Exception as error:  # a bot must never crash a worker, whatever it sends
-            logger.warning("unexpected error calling %s", url, exc_info=True)
+            logger.warning("unexpected error calling %s", self._url(name), exc_info=True)
             fault = Fault(FaultKind.CONNECT, _describe(error))
         else:
-            return Reply(data=data, latency_ms=_since(started))
+            return Reply(data=reply.body, latency_ms=_since(started))
         return Reply(fault=fault, latency_ms=_since(started))
-
-    async def _send(self, method: str, url: URL, body: bytes) -> Any:
-        session = self._session_for_loop()
-        response = await session.request(
-            method,
-            url,
-            data=body or None,
-            headers=self._headers(body),
-            allow_redirects=False,
-        )
-        complete = False
-        try:
-            if 300 <= response.status < 400:
-                location = response.headers.get("Location", "")[:200]
-                raise _FaultError(FaultKind.REDIRECT, f"HTTP {response.status} to {location!r}")
-            if response.status != 200:
-                raise _FaultError(FaultKind.HTTP_STATUS, f"HTTP {response.status}")
-            raw = await self._read_capped(response)
-            complete = True
-        finally:
-            if complete:
-                response.release()
-            else:
-                # Unread bytes are still coming: this connection cannot be reused.
-                response.close()
-        return raw
-
-    async def _read_capped(self, response: aiohttp.ClientResponse) -> bytes:
-        declared = response.content_length
-        if (
-            declared is not None
-            and declared > self.max_bytes
-            and "Content-Encoding" not in (response.headers)
-        ):
-            raise _FaultError(FaultKind.TOO_LARGE, f"{declared} bytes declared")
-        body = await self._read_upto(response)
-        if len(body) > self.max_bytes:
-            raise _FaultError(FaultKind.TOO_LARGE, f"more than {self.max_bytes} bytes")
-        return body
-
-    async def _read_upto(self, response: aiohttp.ClientResponse) -> bytes:
-        """The body, or its first chunks once they pass `max_bytes` (a gzip bomb stops there)."""
-        body = bytearray()
-        content = response.content
-        # A small reply is usually whole after the first read: checking for the end first
-        # saves an empty read per call.
-        while not content.at_eof():
-            chunk = await content.readany()
-            if not chunk:
-                break
-            body += chunk
-            if len(body) > self.max_bytes:
-                break
-        return bytes(body)
 
     async def answer(self, call: check.Call, timeout_ms: int) -> check.Answer:
         """One call of the protocol check (`games.check`), under the same deadline, address
@@ -342,41 +288,32 @@ class BotClient:
         if self.url_fault is not None:
             return check.Answer(error=self.url_fault.message, error_type="AddressError")
         body = b"" if call.body is None else orjson.dumps(call.body)
-        url = self._url(call.route or None)
+        forged = check.FORGED_SIGNATURE if call.forged else None
+        request = self._request(call.method, call.route or None, body, forged)
         started = time.perf_counter()
         try:
             async with CallDeadline(timeout_ms / 1000):
-                status, payload = await self._send_raw(call, url, body)
+                reply = await self._connections().send(request, strict=False)
         except TimeoutError:
             error = check.too_slow(timeout_ms)
             return check.Answer(error=error, error_type="TimeoutError", timed_out=True)
         except Exception as error:  # a bot must never crash a check, whatever it does
-            if not isinstance(error, aiohttp.ClientError | OSError | AddressError):
-                logger.warning("unexpected error checking %s", url, exc_info=True)
+            if not isinstance(error, ReplyFault | OSError | AddressError):
+                logger.warning("unexpected error checking %s", self._url(call.route), exc_info=True)
             name = type(error).__name__
             return check.Answer(error=f"{name}: {_describe(error)}", error_type=name)
-        return check.Answer(status, payload, _since(started))
+        return check.Answer(reply.status, reply.body, _since(started))
 
-    async def _send_raw(self, call: check.Call, url: URL, body: bytes) -> tuple[int, bytes]:
-        forged = check.FORGED_SIGNATURE if call.forged else None
-        session = self._session_for_loop()
-        response = await session.request(
-            call.method,
-            url,
-            data=body or None,
-            headers=self._headers(body, forged),
-            allow_redirects=False,
-        )
-        complete = False
-        try:
-            payload = await self._read_upto(response)
-            complete = len(payload) <= self.max_bytes
-        finally:
-            if complete:
-                response.release()
-            else:
-                response.close()
-        return response.status, payload
+
+def _request_head(method: str, url: str) -> bytes:
+    """A request's line and fixed headers for `url` (checked by the address policy, so its
+    host and path are plain ASCII)."""
+    parts = urlsplit(url)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return (
+        f"{method} {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nUser-Agent: {USER_AGENT}\r\n"
+        "Accept: */*\r\nAccept-Encoding: gzip, deflate\r\n"
+    ).encode("ascii")
 
 
 def _json(raw: bytes) -> tuple[Any, Fault | None]:

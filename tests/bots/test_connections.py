@@ -1,0 +1,115 @@
+"""The caller's keep-alive connections (tournaments/bot_calls/connections.py) against the
+misbehaving server of tests/bots/hostile_bots.py: header blocks out of bounds, replies that are
+not HTTP, bodies ended by the connection or chunked, bytes no request asked for, idle
+connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from games import check
+from games.engine import Move
+from tests.bots import hostile_bots
+from tournaments.bot_calls import connections
+from tournaments.bot_calls.caller import BotClient
+from tournaments.bot_calls.faults import FaultKind
+
+DEADLINE_MS = 2000
+MOVE = Move.from_str("1o")
+BODY = {"protocol": "escoba/1"}  # the server answers whatever was asked
+
+
+def moves(url: str, times: int = 1, pause_s: float = 0.0) -> list:
+    """`times` move calls on one client, `pause_s` apart."""
+
+    async def main() -> list:
+        client = BotClient(url, None, allow_private=True)
+        try:
+            replies = []
+            for index in range(times):
+                if index and pause_s:
+                    await asyncio.sleep(pause_s)
+                replies.append(await client.move(BODY, DEADLINE_MS))
+            return replies
+        finally:
+            await client.aclose()
+
+    return asyncio.run(main())
+
+
+def test_the_servers_bounds_are_the_callers():
+    assert hostile_bots.MAX_HEADERS == connections.MAX_HEADERS
+    assert hostile_bots.MAX_HEAD_BYTES == connections.MAX_HEAD_BYTES
+
+
+@pytest.mark.parametrize(
+    "behaviour, kind, detail",
+    [
+        ("many-headers", FaultKind.TOO_LARGE, "more than 64 headers"),
+        ("huge-head", FaultKind.TOO_LARGE, "a header block of more than 16384 bytes"),
+        ("not-http", FaultKind.CONNECT, "not an HTTP/1.1 reply"),
+    ],
+)
+def test_a_reply_outside_http_or_its_bounds_is_a_fault(hostile, behaviour, kind, detail):
+    base, _ = hostile
+
+    [answer] = moves(f"{base}/{behaviour}/")
+
+    assert answer.move is None and answer.fault is not None
+    assert answer.fault.kind == kind and answer.fault.detail.startswith(detail), answer.fault
+
+
+@pytest.mark.parametrize(
+    "behaviour, pause_s, connections_made",
+    [
+        # A body ended by the connection is taken; the next call connects again.
+        ("until-close", 0.0, 2),
+        # A chunked body is read whole, and its connection kept.
+        ("chunked", 0.0, 1),
+        # A reply no request asked for, later or in the same read, closes the connection: the
+        # next call must not take it (7o) for its own answer.
+        ("then-unasked", 0.2, 2),
+        ("twice", 0.0, 2),
+    ],
+)
+def test_how_a_reply_ends_decides_whether_its_connection_is_used_again(
+    hostile, behaviour, pause_s, connections_made
+):
+    base, bots = hostile
+    before = bots.connections
+
+    replies = moves(f"{base}/{behaviour}/", times=2, pause_s=pause_s)
+
+    assert [(r.move, r.fault) for r in replies] == [(MOVE, None)] * 2
+    assert bots.connections - before == connections_made
+
+
+def test_a_connection_idle_too_long_is_not_used_again(hostile, monkeypatch):
+    base, bots = hostile
+    monkeypatch.setattr(connections, "KEEPALIVE_S", 0.05)
+    before = bots.connections
+
+    replies = moves(f"{base}/good/", times=2, pause_s=0.15)
+
+    assert [(r.move, r.fault) for r in replies] == [(MOVE, None)] * 2
+    assert bots.connections - before == 2
+
+
+def test_the_check_reads_what_a_move_call_would_refuse(hostile):
+    """The protocol check judges statuses itself: a 500 comes back as one, with its body."""
+    base, _ = hostile
+
+    async def main() -> check.Answer:
+        client = BotClient(f"{base}/server-error/", None, allow_private=True)
+        try:
+            return await client.answer(check.Call("POST", "move", {}), DEADLINE_MS)
+        finally:
+            await client.aclose()
+
+    answer = asyncio.run(main())
+
+    assert answer.error is None and answer.status == 500
+    assert answer.payload == b'{"error": "boom"}'
