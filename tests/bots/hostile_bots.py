@@ -181,6 +181,14 @@ async def twice(writer: asyncio.StreamWriter) -> None:
     writer.write(reply("200 OK", GOOD_MOVE) + reply("200 OK", orjson.dumps({"card": "7o"})))
 
 
+async def bad_gzip(writer: asyncio.StreamWriter) -> None:
+    writer.write(reply("200 OK", b"not gzip at all", {"Content-Encoding": "gzip"}))
+
+
+async def deflated_good(writer: asyncio.StreamWriter) -> None:
+    writer.write(reply("200 OK", zlib.compress(GOOD_MOVE), {"Content-Encoding": "deflate"}))
+
+
 BEHAVIOURS = {
     "silent": silent,
     "drip-headers": drip_headers,
@@ -204,6 +212,8 @@ BEHAVIOURS = {
     "chunked": chunked,
     "then-unasked": then_unasked,
     "twice": twice,
+    "bad-gzip": bad_gzip,
+    "deflated-good": deflated_good,
 }
 
 

@@ -51,6 +51,7 @@ def test_the_servers_bounds_are_the_callers():
         ("many-headers", FaultKind.TOO_LARGE, "more than 64 headers"),
         ("huge-head", FaultKind.TOO_LARGE, "a header block of more than 16384 bytes"),
         ("not-http", FaultKind.CONNECT, "not an HTTP/1.1 reply"),
+        ("bad-gzip", FaultKind.BAD_JSON, "a compressed body that does not decode"),
     ],
 )
 def test_a_reply_outside_http_or_its_bounds_is_a_fault(hostile, behaviour, kind, detail):
@@ -85,6 +86,14 @@ def test_how_a_reply_ends_decides_whether_its_connection_is_used_again(
 
     assert [(r.move, r.fault) for r in replies] == [(MOVE, None)] * 2
     assert bots.connections - before == connections_made
+
+
+def test_a_deflated_reply_is_decoded(hostile):
+    base, _ = hostile
+
+    [answer] = moves(f"{base}/deflated-good/")
+
+    assert (answer.move, answer.fault) == (MOVE, None)
 
 
 def test_a_connection_idle_too_long_is_not_used_again(hostile, monkeypatch):

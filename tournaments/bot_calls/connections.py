@@ -252,9 +252,7 @@ class _Connection(asyncio.Protocol):
             try:
                 self._body += self._decoder.flush()
             except zlib.error as error:
-                self._outcome = ReplyFault(
-                    FaultKind.BAD_JSON, f"a body that does not decode: {error}"
-                )
+                self._outcome = _undecodable(error)
                 return
             self._decoder = None
             if len(self._body) > self.max_bytes:
