@@ -122,3 +122,17 @@ def test_the_check_reads_what_a_move_call_would_refuse(hostile):
 
     assert answer.error is None and answer.status == 500
     assert answer.payload == b'{"error": "boom"}'
+
+
+def test_a_request_is_one_piece_of_http_with_its_length():
+    client = BotClient("http://bot.example.org:8001/v1/", None)
+
+    get = client._request("GET", None, b"")
+    post = client._request("POST", "move", b'{"a":1}')
+    empty = client._request("POST", "end", b"")
+
+    assert get.startswith(b"GET /v1/ HTTP/1.1\r\nHost: bot.example.org:8001\r\n")
+    assert b"Content-Length" not in get and get.endswith(b"\r\n\r\n")
+    assert post.startswith(b"POST /v1/move HTTP/1.1\r\n")
+    assert post.endswith(b"Content-Length: 7\r\n\r\n" + b'{"a":1}')
+    assert empty.endswith(b"Content-Length: 0\r\n\r\n")

@@ -106,14 +106,6 @@ class InfoResult:
         return "ok" if self.fault is None else self.fault.message
 
 
-class _FaultError(Exception):
-    """Internal: carries a fault out of the middle of an exchange."""
-
-    def __init__(self, kind: FaultKind, detail: str) -> None:
-        super().__init__(detail)
-        self.fault = Fault(kind, detail)
-
-
 class PinnedResolver(AbstractResolver):
     """For aiohttp: resolves only the target's own host, and only to addresses that pass the
     address policy.
@@ -213,6 +205,8 @@ class BotClient:
             lines = [f"{header}: {value}\r\n" for header, value in signed.items()]
         if body:
             lines.append(f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n")
+        elif method != "GET":
+            lines.append("Content-Length: 0\r\n")
         return b"".join((head, "".join(lines).encode("latin-1"), b"\r\n", body))
 
     def _url(self, name: str | None) -> str:
@@ -299,7 +293,8 @@ class BotClient:
             return check.Answer(error=error, error_type="TimeoutError", timed_out=True)
         except Exception as error:  # a bot must never crash a check, whatever it does
             if not isinstance(error, ReplyFault | OSError | AddressError):
-                logger.warning("unexpected error checking %s", self._url(call.route), exc_info=True)
+                url = self._url(call.route or None)
+                logger.warning("unexpected error checking %s", url, exc_info=True)
             name = type(error).__name__
             return check.Answer(error=f"{name}: {_describe(error)}", error_type=name)
         return check.Answer(reply.status, reply.body, _since(started))
