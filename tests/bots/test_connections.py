@@ -136,3 +136,20 @@ def test_a_request_is_one_piece_of_http_with_its_length():
     assert post.startswith(b"POST /v1/move HTTP/1.1\r\n")
     assert post.endswith(b"Content-Length: 7\r\n\r\n" + b'{"a":1}')
     assert empty.endswith(b"Content-Length: 0\r\n\r\n")
+
+
+def test_an_idle_connection_is_closed_even_if_its_bot_is_never_called_again(hostile, monkeypatch):
+    base, _ = hostile
+    monkeypatch.setattr(connections, "KEEPALIVE_S", 0.05)
+
+    async def main() -> tuple[bool, bool, int]:
+        client = BotClient(f"{base}/good/", None, allow_private=True)
+        try:
+            answer = await client.move(BODY, DEADLINE_MS)
+            [connection] = client._connections()._idle
+            await asyncio.sleep(0.2)
+            return answer.fault is None, connection.open, len(client._connections()._idle)
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(main()) == (True, False, 0)

@@ -17,8 +17,9 @@ Bot replies are hostile input; what a general client gave us is kept here:
   is capped too;
 - in strict mode (moves and notices) a redirect, any status but 200 and a declared length over
   the cap end the exchange as soon as the header block is in, without reading on;
-- a connection is used again only after a whole reply that allows it, and never once it was
-  idle for `KEEPALIVE_S`; bytes from a bot that no request asked for close it;
+- a connection is used again only after a whole reply that allows it; one idle for
+  `KEEPALIVE_S` is closed, whether its bot is called again or not; bytes from a bot that no
+  request asked for close it;
 - connections go only to addresses the address policy passed (`resolve_checked`, once per new
   connection), with the URL's host name kept for TLS (SNI and the certificate's check).
 
@@ -294,6 +295,7 @@ class ConnectionPool:
         self._resolve = resolve
         self._max_bytes = max_bytes
         self._idle: list[_Connection] = []
+        self._pruning: asyncio.TimerHandle | None = None
         self._tls: ssl.SSLContext | None = None
         if target.scheme == "https":
             self._tls = ssl.create_default_context()
@@ -315,7 +317,26 @@ class ConnectionPool:
         if keep and connection.open:
             connection.idle_since = loop.time()
             self._idle.append(connection)
+            if self._pruning is None:
+                self._pruning = loop.call_later(KEEPALIVE_S, self._prune, loop)
         return exchange
+
+    def _prune(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Close the connections idle for `KEEPALIVE_S`, and look again when the next one will
+        be: a bot no longer called (it left the ladder, its URL changed) holds no socket of the
+        worker's for longer than that."""
+        now = loop.time()
+        kept = []
+        for connection in self._idle:
+            if connection.open and now - connection.idle_since < KEEPALIVE_S:
+                kept.append(connection)
+            else:
+                connection.close()
+        self._idle = kept
+        self._pruning = None
+        if kept:
+            due = min(connection.idle_since for connection in kept) + KEEPALIVE_S
+            self._pruning = loop.call_at(due, self._prune, loop)
 
     def _take_idle(self, now: float) -> _Connection | None:
         idle = self._idle
@@ -359,6 +380,9 @@ class ConnectionPool:
         return ConnectionError(f"the TLS handshake with {ip} failed: {text}")
 
     def close(self) -> None:
+        if self._pruning is not None:
+            self._pruning.cancel()
+            self._pruning = None
         idle, self._idle = self._idle, []
         for connection in idle:
             connection.close()
