@@ -88,11 +88,10 @@ def wait_http(url: str, timeout: float = 30) -> None:
 
 
 def start_bots(env: dict, delay_ms: int) -> tuple[list[subprocess.Popen], dict[str, str]]:
-    from scripts.private_redis import free_port
+    from scripts.private_redis import free_ports
 
     processes, urls = [], {}
-    for name in BOTS:
-        port = free_port()
+    for name, port in zip(BOTS, free_ports(len(BOTS)), strict=True):
         command = [sys.executable, "-m", "bots_sdk", "serve", f"benchmarks.league:bot_{name}"]
         command += ["--port", str(port), "--name", name, "--log-level", "warning"]
         processes.append(

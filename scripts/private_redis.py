@@ -34,9 +34,24 @@ def redis_server_binary() -> str:
 
 def free_port() -> int:
     """A port the kernel just handed out on loopback (free unless someone grabs it first)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` different ports the kernel just handed out on loopback.
+
+    All are held until all are drawn: drawn one at a time, a port whose probe was closed could be
+    handed out again before the server meant for it had bound it, and two servers would be told
+    the same port.
+    """
+    probes = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
 
 
 class PrivateRedis:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import redis
 
-from scripts.private_redis import PrivateRedis, free_port
+from scripts.private_redis import PrivateRedis, free_port, free_ports
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN_USERNAME = "admin"
@@ -394,8 +394,7 @@ def start_example_bots(supervisor: Supervisor) -> None:
         return
     say(f"starting {len(DEMO_BOTS)} example bots")
     urls = []
-    for name in DEMO_BOTS:
-        port = free_port()
+    for name, port in zip(DEMO_BOTS, free_ports(len(DEMO_BOTS)), strict=True):
         supervisor.spawn(
             f"bot-{name}",
             python_command(

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from scripts import run
-from scripts.private_redis import free_port
+from scripts.private_redis import free_port, free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -326,3 +326,11 @@ def test_the_demo_search_bot_is_charged_its_thinking_once(monkeypatch):
     monkeypatch.setenv("ESCOBA_DEMO_THINK_MS", "50")
     run.demo_search(state)
     assert deadlines == [state.received_at + search.budget_seconds(state)]
+
+
+def test_the_example_bots_are_given_different_ports():
+    # Drawn one at a time, a port whose probe had closed could come back for a second bot before
+    # the first had bound it: both were then told the same port (seen once in CI).
+    for _ in range(50):
+        ports = free_ports(9)
+        assert len(set(ports)) == 9 and all(1024 < port < 65536 for port in ports)
