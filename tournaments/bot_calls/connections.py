@@ -125,6 +125,10 @@ class _Connection(asyncio.Protocol):
         if not keep:
             self.close()
 
+    def reusable(self, now: float) -> bool:
+        """Open, and idle for less than `KEEPALIVE_S` at `now` (the loop's time)."""
+        return self.open and now - self.idle_since < KEEPALIVE_S
+
     def close(self) -> None:
         self.open = False
         if self.transport is not None:
@@ -328,7 +332,7 @@ class ConnectionPool:
         now = loop.time()
         kept = []
         for connection in self._idle:
-            if connection.open and now - connection.idle_since < KEEPALIVE_S:
+            if connection.reusable(now):
                 kept.append(connection)
             else:
                 connection.close()
@@ -342,7 +346,7 @@ class ConnectionPool:
         idle = self._idle
         while idle:
             connection = idle.pop()
-            if connection.open and now - connection.idle_since < KEEPALIVE_S:
+            if connection.reusable(now):
                 return connection
             connection.close()
         return None
