@@ -1,8 +1,9 @@
 """Which build of the engine this process runs: compiled or pure Python, from the same source.
 
 The hot modules (``COMPILED``) can be compiled by Cython from these very ``.py`` files, with the
-C types of their fields and locals in the ``.pxd`` file beside each (``make engine-build`` runs
-``scripts/engine_build.py``). The extension modules land in ``_compiled/<ABI>/`` with a stamp
+C types of their fields and locals in the ``.pxd`` file beside each (``_compile.py``, which ``make
+engine-build`` runs in a checkout and ``pip install ./games`` runs in the package it installs).
+The extension modules land in ``_compiled/<ABI>/`` with a stamp
 of the sources they were built from. When this package is imported, ``select`` puts that
 directory first on the package's ``__path__``, so ``from .state import Game`` finds the compiled
 module, but only while the stamp still matches the sources: a stale or missing build, or no C
@@ -28,9 +29,10 @@ STAMP = "SOURCES"
 HERE = Path(__file__).resolve().parent
 
 
-def compiled_dir() -> Path:
-    """Where the compiled modules for this interpreter live (one directory per ABI)."""
-    return HERE / "_compiled" / (sysconfig.get_config_var("SOABI") or "unknown-abi")
+def compiled_dir(engine: Path = HERE) -> Path:
+    """Where the compiled modules for this interpreter live (one directory per ABI) in the
+    engine package at ``engine`` (this one, or its copy in a package being built)."""
+    return engine / "_compiled" / (sysconfig.get_config_var("SOABI") or "unknown-abi")
 
 
 def extension_suffix() -> str:
@@ -54,13 +56,19 @@ def build_problem() -> str | None:
     directory = compiled_dir()
     stamp = directory / STAMP
     if not stamp.exists():
-        return f"no compiled build in {directory} (run `make engine-build`; it needs a C compiler)"
+        return f"no compiled build in {directory} ({_HOW})"
     if stamp.read_text(encoding="utf-8").strip() != source_digest():
-        return "the compiled build is older than the engine sources (run `make engine-build`)"
+        return f"the compiled build is older than the engine sources ({_HOW})"
     missing = [n for n in COMPILED if not (directory / f"{n}{extension_suffix()}").exists()]
     if missing:
-        return f"the compiled build lacks {', '.join(missing)} (run `make engine-build`)"
+        return f"the compiled build lacks {', '.join(missing)} ({_HOW})"
     return None
+
+
+_HOW = (
+    "`make engine-build` in a checkout, or `pip install ./games` again, makes one where a C "
+    "compiler and Python's headers are"
+)
 
 
 def select(package_name: str, package_path: list[str]) -> tuple[str, str]:

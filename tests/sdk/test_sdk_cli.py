@@ -11,11 +11,13 @@ import socket
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from bots_sdk import run_check
+from games.engine._compile import compiler_command
 from tests.sdk.conftest import SAMPLE_REQUEST
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,12 +131,16 @@ with serve_in_thread(expert.choose) as handle:
     report = run_check(handle.url)
 print(json.dumps({
     "ok": report.ok,
+    "report": report.to_text(),
     "django": sorted(name for name in sys.modules if name.split(".")[0] == "django"),
     "django_installed": importlib.util.find_spec("django") is not None,
     "same_move": bots_sdk.Move is games.engine.Move,
     "same_error": bots_sdk.ProtocolError is games.wire.ProtocolError,
     "games": games.__file__,
     "bots_sdk": bots_sdk.__file__,
+    "engine": games.engine.BUILD,
+    "engine_reason": games.engine.BUILD_REASON,
+    "setup_installed": importlib.util.find_spec("games.setup") is not None,
 }))
 """
 
@@ -144,13 +150,15 @@ print(json.dumps({
 def test_pip_install_into_a_fresh_venv(tmp_path):
     """`pip install ./games ./bots_sdk`, as the SDK README says, into a virtualenv of its own
     (no system site-packages, no Django): the SDK imports the installed `games`, and `serve`,
-    `check`, `duel`, `league`, `replay` and the example bots work from there."""
+    `check`, `duel`, `league`, `replay` and the example bots work from there. Where a C
+    compiler and Python's headers are (as here), the install compiles the engine itself: the
+    checkout's own build is not copied along."""
     repo = tmp_path / "repo"
     for package in ("games", "bots_sdk"):
         shutil.copytree(
             ROOT / package,
             repo / package,
-            ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
+            ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "_compiled"),
         )
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
@@ -177,11 +185,16 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
     smoke = run(python, "-c", INSTALLED_SMOKE)
     assert smoke.returncode == 0, smoke.stderr
     facts = json.loads(smoke.stdout)
-    assert facts["ok"] and facts["same_move"] and facts["same_error"]
+    assert facts["ok"], facts["report"]
+    assert facts["same_move"] and facts["same_error"]
     assert facts["django"] == [] and not facts["django_installed"]
     for package in ("games", "bots_sdk"):
         installed = Path(facts[package])
         assert "site-packages" in installed.parts and not installed.parent.is_symlink()
+    assert not facts["setup_installed"]
+    if compiler_command() is not None:
+        assert facts["engine"] == "compiled", facts["engine_reason"]
+        assert "site-packages" in facts["engine_reason"]
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -237,3 +250,25 @@ def test_the_readme_bot_passes_the_check(tmp_path):
         assert report.ok, report.to_text()
     finally:
         stop(process)
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_the_games_wheel_without_a_compiled_engine_is_pure(tmp_path):
+    """`ESCOBA_ENGINE_BUILD=python` (or no C compiler) builds a wheel of the pure-Python engine
+    alone: tagged for any platform, no extension module in it, and the engine's C types (the
+    `.pxd` files a compiled build is checked against) and never `setup.py` as a module."""
+    env = {**os.environ, "ESCOBA_ENGINE_BUILD": "python"}
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
+         str(tmp_path), str(ROOT / "games")],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = tmp_path.glob("*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert not [name for name in names if name.endswith(".so")]
+    assert "games/engine/state.pxd" in names and "games/engine/_compile.py" in names
+    assert "games/setup.py" not in names
