@@ -1,4 +1,17 @@
 # One image for web (gunicorn), worker and beat (Celery); docker-compose.yml picks the command.
+
+# The rules engine compiled with Cython ("Two builds, one source" in docs/architecture.md): made
+# in an image that has a C compiler and Python's headers, with the Cython that make engine-build
+# uses (requirements/local.txt), then copied into the slim image, which has neither. The same
+# Python 3.11 on the same Debian, so the same ABI.
+FROM python:3.11 AS engine
+WORKDIR /app
+COPY requirements/local.txt requirements/local.txt
+RUN pip install --no-cache-dir "$(grep -i '^cython==' requirements/local.txt)"
+COPY games/ games/
+COPY scripts/__init__.py scripts/engine_build.py scripts/
+RUN python -m scripts.engine_build
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -12,6 +25,10 @@ COPY requirements/ requirements/
 RUN pip install -r requirements/production.txt
 
 COPY . .
+# The engine checks a build's stamp against its sources at import: the second command fails the
+# image if the worker would referee with the pure-Python engine.
+COPY --from=engine /app/games/engine/_compiled/ games/engine/_compiled/
+RUN python -m games info && ESCOBA_ENGINE=compiled python -c "import games.engine"
 # Static files (admin, Swagger UI) are collected and fingerprinted at build time; whitenoise
 # serves them. The secret is a throwaway: collectstatic needs one, the running image gets its own.
 RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \

@@ -1,7 +1,11 @@
 """The project's own files: requirements pins, compose, CI entry, ignores, Makefile."""
 
 import ast
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -205,3 +209,62 @@ def test_make_test_checks_the_import_contracts_after_ruff():
 
     assert target.index("ruff check .") < target.index("lint-imports") < target.index("pytest")
     assert "import-linter" in pins("local.txt")
+
+
+def dockerfile_stages() -> list[tuple[str, str | None, list[str]]]:
+    """The Dockerfile's stages as (base image, stage name, instructions), continuation lines
+    joined and comments left out."""
+    text = re.sub(r"\\\n\s*", " ", (ROOT / "Dockerfile").read_text())
+    stages: list[tuple[str, str | None, list[str]]] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("FROM "):
+            words = line.split()
+            stages.append((words[1], words[3] if len(words) > 3 else None, []))
+        else:
+            stages[-1][2].append(line)
+    return stages
+
+
+def test_the_image_referees_with_the_compiled_engine(tmp_path):
+    """The slim image has no C compiler, so a stage of the full image of the same Python makes
+    the engine's compiled build with the Cython that make engine-build uses, and the final image
+    copies it in and refuses to build when the engine would not load it. The build stage copies
+    in only games/ and the build script, which must therefore need nothing else."""
+    (builder_image, name, builder), (final_image, _, final) = dockerfile_stages()
+    assert name == "engine"
+    assert builder_image.split(":")[0] == final_image.split(":")[0] == "python"
+    assert final_image == builder_image + "-slim"
+    assert any("grep -i '^cython==' requirements/local.txt" in step for step in builder)
+    assert "cython" in pins("local.txt")
+    copied = [step.split()[1:-1] for step in builder if step.startswith("COPY ")]
+    assert ["scripts/__init__.py", "scripts/engine_build.py"] in copied
+    assert "RUN python -m scripts.engine_build" in builder
+
+    copy = "COPY --from=engine /app/games/engine/_compiled/ games/engine/_compiled/"
+    assert copy in final
+    check = next(step for step in final if "ESCOBA_ENGINE=compiled" in step)
+    assert final.index(copy) < final.index(check)
+    assert final.index("COPY . .") < final.index(copy)
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert "games/engine/_compiled" in ignored
+
+    # What the build stage holds is enough to run the build script (without building here):
+    # no site-packages (-S), so it imports nothing beyond the standard library and games.
+    for path in ("games", "scripts/__init__.py", "scripts/engine_build.py"):
+        source = ROOT / path
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / path, ignore=shutil.ignore_patterns("_compiled"))
+        else:
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, tmp_path / path)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    imported = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", "import sys; sys.path.insert(0, '.'); "
+         "import scripts.engine_build as b; print(b._build.compiled_dir())"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.startswith(str(tmp_path / "games" / "engine" / "_compiled"))
