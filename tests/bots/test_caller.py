@@ -11,56 +11,16 @@ import orjson
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from games.engine import Game, Move, Ruleset
+from games.engine import Move
 from games.signing import Signer
-from games.wire import move_request
+from tests.bots.calls import DEADLINE_MS, call, sample_request
 from tests.bots.servers import closed_port
 from tests.bots.simple_bots import SimpleBot
 from tournaments.bot_calls.caller import BotClient, Caller, call_move, check_bot_info
 from tournaments.bot_calls.faults import FaultKind
 
-DEADLINE_MS = 300
 MARGIN_S = 0.4
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-
-
-def sample_request() -> dict:
-    game = Game.new(Ruleset.from_preset("classic", {}), seed=5)
-    return move_request(
-        game.view(game.current_seat),
-        game_id=1,
-        match_id=1,
-        timeout_ms=300,
-        seat_names=["a", "b"],
-        latency_ms=None,
-        time_bank_ms=300,
-    )
-
-
-def call(
-    url: str,
-    *,
-    timeout_ms: int = DEADLINE_MS,
-    secret: str | None = None,
-    allow_private: bool = True,
-    resolve=None,
-    times: int = 1,
-):
-    """Make `times` move calls with one client; the replies and the slowest call's seconds."""
-
-    async def main():
-        client = BotClient(url, secret, allow_private=allow_private, resolve=resolve)
-        replies, slowest = [], 0.0
-        try:
-            for _ in range(times):
-                started = time.perf_counter()
-                replies.append(await client.move(sample_request(), timeout_ms))
-                slowest = max(slowest, time.perf_counter() - started)
-        finally:
-            await client.aclose()
-        return replies, slowest
-
-    return asyncio.run(main())
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 from bots_sdk import Bot, run_check, serve_in_thread
 from bots_sdk.examples import greedy
 from games.check import FAIL, PASS, POSITIONS, CheckReport
-from tests.sdk.test_sdk_check import raw_bot, trail_first_card
+from tests.sdk.raw_bots import raw_bot, trail_first_card
 from tournaments.bot_calls.caller import run_protocol_check
 
 SECRET = "whsec_" + "dHJhbnNwb3J0LXRlc3Qtc2VjcmV0"

@@ -14,7 +14,7 @@ from games.wire import (
     move_reply_debug,
     parse_move_reply,
 )
-from tests.bots.test_caller import call, sample_request
+from tests.bots.calls import call, sample_request
 from tournaments.bot_calls.faults import FaultKind
 
 

@@ -9,7 +9,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from games.signing import SignatureError, Signer
-from tests.sdk.test_sdk_server import signed_headers
+from tests.sdk.signed import signed_headers
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 BODY = b'{"protocol":"escoba/1","name":"\xc3\xb1"}'

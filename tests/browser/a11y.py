@@ -81,3 +81,10 @@ UNREACHABLE_SCROLLERS = """() => [...document.querySelectorAll("body *")].filter
 # WCAG 1.4.12's text spacing, as its understanding document's bookmarklet sets it.
 TEXT_SPACING_CSS = """* { line-height: 1.5 !important; letter-spacing: 0.12em !important;
   word-spacing: 0.16em !important; } p { margin-bottom: 2em !important; }"""
+
+
+def page_problems(page) -> list[str]:
+    """axe's violations, and boxes that scroll sideways without being reachable by keyboard."""
+    return axe_violations(page) + [
+        f"scrolls but cannot be focused: {html}" for html in page.evaluate(UNREACHABLE_SCROLLERS)
+    ]

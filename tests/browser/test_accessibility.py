@@ -18,10 +18,16 @@ from tests.browser.a11y import (
     FOCUS_RING,
     TEXT_SPACING_CSS,
     UNREACHABLE_SCROLLERS,
-    axe_violations,
+    page_problems,
 )
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.data import stored_game
+from tests.browser.forms import (
+    FORM_MARKUP_PROBLEMS,
+    POST_WITH_CSRF,
+    focused_is_invalid_and_described,
+    log_in,
+)
 from tournaments.models import Bot, Game, League, LeagueEntry
 from web.forms import PASSWORDS_DIFFER
 from web.urls import urlpatterns
@@ -33,13 +39,6 @@ PASSWORD = "keyboard-only-pass-42"
 # the league page's live fragment (checked inside the league page), the icon.
 NOT_PAGES = {"logout", "league_live", "ladder_live", "favicon"}
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
-
-
-def _problems(page) -> list[str]:
-    """axe's violations, and boxes that scroll sideways without being reachable by keyboard."""
-    return axe_violations(page) + [
-        f"scrolls but cannot be focused: {html}" for html in page.evaluate(UNREACHABLE_SCROLLERS)
-    ]
 
 
 class Sweep:
@@ -59,20 +58,12 @@ class Sweep:
         for width, viewport in VIEWPORTS.items():
             self.page.set_viewport_size(viewport)
             self.page.wait_for_timeout(200)  # resize handlers, reflow
-            self.problems += [f"{label} @{width}: {line}" for line in _problems(self.page)]
+            self.problems += [f"{label} @{width}: {line}" for line in page_problems(self.page)]
         self.page.set_viewport_size(DESKTOP)
 
     def visit(self, path: str, label: str | None = None) -> None:
         self.page.goto(f"{self.base_url}{path}")
         self.check(label or path)
-
-
-def _log_in(page, base_url: str, username: str, password: str) -> None:
-    page.goto(f"{base_url}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page).to_have_url(re.compile(r"/my/bots/$"))
 
 
 def _public_pages(sweep: Sweep, world, games: dict[str, Game]) -> None:
@@ -96,19 +87,6 @@ def _public_pages(sweep: Sweep, world, games: dict[str, Game]) -> None:
     sweep.visit(f"/games/{games['aborted'].pk}/", "aborted game")
     sweep.visit(f"/games/{games['pending'].pk}/", "game not played yet")
     sweep.visit("/no/such/page/", "404")
-
-
-POST_WITH_CSRF = """(action) => {
-  const form = document.createElement("form");
-  form.method = "post";
-  form.action = action;
-  const input = document.createElement("input");
-  input.name = "csrfmiddlewaretoken";
-  input.value = (document.cookie.match(/csrftoken=([^;]+)/) || ["", ""])[1];
-  form.append(input);
-  document.body.append(form);
-  form.submit();
-}"""
 
 
 def _league_pages(sweep: Sweep, world, other) -> None:
@@ -192,7 +170,7 @@ def test_axe_finds_nothing_on_any_page_signed_in_or_out(
     expect(page.locator(".errorlist")).to_be_visible()
     sweep.check("log-in refused")
 
-    _log_in(page, live_server.url, world.owner.username, world.password)
+    log_in(page, live_server.url, world.owner.username, world.password)
     sweep.check("my bots")
     page.locator(f"#bot-{world.bots[1].pk}").get_by_role(
         "button", name="Run protocol check"
@@ -249,7 +227,7 @@ def test_axe_finds_nothing_on_a_running_league(
         for width, viewport in VIEWPORTS.items():
             page.set_viewport_size(viewport)
             page.wait_for_timeout(200)
-            problems += [f"{status} @{width}: {line}" for line in _problems(page)]
+            problems += [f"{status} @{width}: {line}" for line in page_problems(page)]
     page.set_viewport_size(DESKTOP)
     assert problems == [], "\n".join(problems)
 
@@ -312,41 +290,6 @@ def test_patch_keeps_nodes_and_focus_when_rows_come_go_and_reorder(live_server, 
     assert result == {"same": True, "text": "B 2", "order": "new,b,a", "paragraph": "2"}
 
 
-def _focused_is_invalid_and_described(page) -> dict:
-    """What has the focus after a form was sent back with errors: its id, ``aria-invalid`` and
-    the texts that describe it.
-
-    Submitting navigates, and ``click`` does not wait for the answer: read at once, the page
-    may still be the form being left (focus on its button) or none yet (no active element).
-    So wait, as a user would, for a page whose focus is on an invalid field."""
-    expect(page.locator("[aria-invalid='true']:focus")).to_have_count(1)
-    return page.evaluate(
-        """() => {
-          const el = document.activeElement;
-          const ids = (el.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
-          return {
-            id: el.id,
-            invalid: el.getAttribute("aria-invalid"),
-            described: ids.map((id) => (document.getElementById(id) || {}).textContent || null),
-          };
-        }"""
-    )
-
-
-FORM_MARKUP_PROBLEMS = """() => {
-  const problems = [];
-  for (const el of document.querySelectorAll("[aria-describedby]")) {
-    for (const id of el.getAttribute("aria-describedby").split(" ").filter(Boolean)) {
-      if (!document.getElementById(id)) problems.push(`${el.id} described by missing #${id}`);
-    }
-  }
-  if (document.querySelector("ul[role=alert], p ul, p .errorlist")) {
-    problems.push("an error list in a p, or with role=alert");
-  }
-  return problems;
-}"""
-
-
 def test_form_errors_are_tied_to_fields_and_focus_goes_to_the_first(
     league_world, live_server, page
 ):
@@ -357,7 +300,7 @@ def test_form_errors_are_tied_to_fields_and_focus_goes_to_the_first(
     page.get_by_label("Password", exact=True).fill("a-long-pass-991")
     page.get_by_label("Password (again)").fill("a-long-pass-992")
     page.get_by_role("button", name="Create account").click()
-    focused = _focused_is_invalid_and_described(page)
+    focused = focused_is_invalid_and_described(page)
     assert focused["id"] == "id_password_again"
     assert focused["invalid"] == "true"
     assert focused["described"] == [PASSWORDS_DIFFER]
@@ -371,11 +314,11 @@ def test_form_errors_are_tied_to_fields_and_focus_goes_to_the_first(
     expect(page.locator("#form-errors")).to_contain_text("correct username and password")
     assert page.evaluate(FORM_MARKUP_PROBLEMS) == []
 
-    _log_in(page, live_server.url, world.owner.username, world.password)
+    log_in(page, live_server.url, world.owner.username, world.password)
     page.get_by_label("Name").fill("ghost")
     page.get_by_label("URL").fill("http://127.0.0.1:9/")
     page.get_by_role("button", name="Register bot").click()
-    focused = _focused_is_invalid_and_described(page)
+    focused = focused_is_invalid_and_described(page)
     assert focused["id"] == "id_url"
     assert focused["invalid"] == "true"
     assert focused["described"][-1], focused
@@ -454,7 +397,7 @@ def test_the_focus_ring_has_3_to_1_contrast_on_every_surface(league_world, live_
         rings = _tab_until(page, lambda ring: "/admin/" in ring["label"])
         assert len(rings) >= 3, rings
         weak += [(path, ring) for ring in _weak(rings)]
-    _log_in(page, live_server.url, world.owner.username, world.password)
+    log_in(page, live_server.url, world.owner.username, world.password)
     rings = _tab_until(page, lambda ring: "/admin/" in ring["label"])
     weak += [("/my/bots/", ring) for ring in _weak(rings)]
     assert weak == [], "\n".join(str(item) for item in weak)
@@ -470,7 +413,7 @@ def test_tables_fit_or_scroll_by_keyboard_at_phone_width(league_world, live_serv
     crosstable's row names stay in view while its cells scroll."""
     world = league_world()
     page.set_viewport_size(PHONE)
-    _log_in(page, live_server.url, world.owner.username, world.password)
+    log_in(page, live_server.url, world.owner.username, world.password)
     page.locator(f"#bot-{world.bots[0].pk}").get_by_role(
         "button", name="Run protocol check"
     ).click()

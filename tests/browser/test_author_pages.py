@@ -11,12 +11,12 @@ import pytest
 from playwright.sync_api import expect
 
 from games.scheduling import ERROR_TOO_FEW_BOTS
-from tests.browser.test_accessibility import (
+from tests.browser.a11y import page_problems
+from tests.browser.forms import (
     FORM_MARKUP_PROBLEMS,
     POST_WITH_CSRF,
-    _focused_is_invalid_and_described,
-    _log_in,
-    _problems,
+    focused_is_invalid_and_described,
+    log_in,
 )
 from tests.registry.servers import StrictBot
 from tournaments.models import Bot, League, Notification
@@ -39,7 +39,7 @@ def author(league_world, django_user_model):
 
 def test_an_author_creates_an_unrated_league_and_starts_it(author, live_server, page):
     world, user = author
-    _log_in(page, live_server.url, user.username, PASSWORD)
+    log_in(page, live_server.url, user.username, PASSWORD)
     page.goto(f"{live_server.url}/leagues/")
     page.get_by_role("link", name="New league").click()
     expect(page).to_have_url(re.compile(r"/leagues/new/$"))
@@ -50,7 +50,7 @@ def test_an_author_creates_an_unrated_league_and_starts_it(author, live_server, 
     page.get_by_label("greedy (ana)").check()
     page.get_by_role("button", name="Create league").click()
 
-    focused = _focused_is_invalid_and_described(page)
+    focused = focused_is_invalid_and_described(page)
     assert focused["id"] == "id_name"
     assert focused["invalid"] == "true"
     assert focused["described"][-1] == ERROR_LEAGUE_NAME_TAKEN
@@ -61,7 +61,7 @@ def test_an_author_creates_an_unrated_league_and_starts_it(author, live_server, 
         "id_bots_error",
     ]
     assert page.evaluate(FORM_MARKUP_PROBLEMS) == []
-    assert _problems(page) == []
+    assert page_problems(page) == []
     # What was entered stays entered.
     expect(page.get_by_label("greedy (ana)")).to_be_checked()
 
@@ -84,7 +84,7 @@ def test_an_author_creates_an_unrated_league_and_starts_it(author, live_server, 
 
 def test_staff_may_rate_and_others_cannot_start_someone_else_s_league(author, live_server, page):
     world, user = author
-    _log_in(page, live_server.url, world.owner.username, world.password)
+    log_in(page, live_server.url, world.owner.username, world.password)
     page.goto(f"{live_server.url}/leagues/new/")
     page.get_by_label("Name").fill("Rated by staff")
     page.get_by_label("Rated").check()
@@ -97,7 +97,7 @@ def test_staff_may_rate_and_others_cannot_start_someone_else_s_league(author, li
 
     # Another user sees no start button, and a forged start is a 403 that changes nothing.
     page.context.clear_cookies()
-    _log_in(page, live_server.url, user.username, PASSWORD)
+    log_in(page, live_server.url, user.username, PASSWORD)
     page.goto(f"{live_server.url}/leagues/{league.pk}/")
     expect(page.get_by_role("button", name="Start league")).to_have_count(0)
     page.evaluate(POST_WITH_CSRF, f"/leagues/{league.pk}/start/")
@@ -109,13 +109,13 @@ def test_staff_may_rate_and_others_cannot_start_someone_else_s_league(author, li
 def test_a_strict_bot_registers_with_the_secret_entered_in_the_page(author, live_server, page):
     world, user = author
     secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
-    _log_in(page, live_server.url, user.username, PASSWORD)
+    log_in(page, live_server.url, user.username, PASSWORD)
     with StrictBot(secret) as strict:
         page.get_by_label("Name").fill("strict")
         page.get_by_label("URL").fill(strict.url)
         page.get_by_label("Signing secret (optional)").fill("not-a-secret")
         page.get_by_role("button", name="Register bot").click()
-        focused = _focused_is_invalid_and_described(page)
+        focused = focused_is_invalid_and_described(page)
         assert focused["id"] == "id_secret"
         assert focused["described"][-1] == ERROR_SECRET_PREFIX
         assert strict.calls == []  # refused before any call
@@ -150,7 +150,7 @@ def test_my_bots_lists_the_owner_s_notifications_newest_first(author, live_serve
     )  # fmt: skip
     Notification.objects.filter(pk=older.pk).update(created_at=older.created_at.replace(year=2020))
 
-    _log_in(page, live_server.url, user.username, PASSWORD)
+    log_in(page, live_server.url, user.username, PASSWORD)
 
     notices = page.get_by_test_id("notifications").locator("li")
     expect(notices).to_have_count(2)
@@ -159,4 +159,4 @@ def test_my_bots_lists_the_owner_s_notifications_newest_first(author, live_serve
     expect(notices.nth(1)).to_contain_text("mine is unhealthy")
     expect(notices.nth(1)).to_contain_text("2020-")
     expect(page.get_by_text("not for noa")).to_have_count(0)
-    assert _problems(page) == []
+    assert page_problems(page) == []

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from tests.leagues.test_game_log_migration import migrate
+from tests.leagues.conftest import migrate
 
 # Found by name, so that renumbering the migration at merge needs no change here.
 NAME = next(Path(__file__).parents[2].glob("tournaments/migrations/*_compact_logs.py")).stem

@@ -7,13 +7,16 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
+import redis
 from django.db.models import Count
 
 from bots_sdk.bot import Bot as SdkBot
 from bots_sdk.examples import greedy
 from bots_sdk.server import ServerHandle, serve_in_thread
+from scripts.private_redis import PrivateRedis
 from tournaments.models import Game, League, RatedSet, SetScore
 from tournaments.selectors import league_progress
 from tournaments.services.ratings import ratings_recompute, ratings_sweep
@@ -148,3 +151,40 @@ def assert_no_fault_charged(league: League) -> None:
     forfeits = league.games.filter(forfeit__isnull=False)
     details = [(g.id, g.log.faults[:2]) for g in charged.select_related("log")[:5]]
     assert not charged.exists() and not forfeits.exists(), details
+
+
+class RestartableRedis:
+    def __init__(self, directory: Path, persistent: bool = False) -> None:
+        self.persistent = persistent
+        self.server = PrivateRedis(directory=directory, persistent=persistent).start()
+        self.url = self.server.url
+
+    def kill(self) -> None:
+        """``kill -9``: whatever was not yet in its append-only file (if any) is lost."""
+        self.server.process.kill()
+        self.server.process.wait(10)
+
+    def start(self) -> None:
+        self.server = PrivateRedis(
+            port=self.server.port, directory=self.server.directory, persistent=self.persistent
+        ).start()
+
+    def restart(self, keep_data: bool = True) -> None:
+        """Shut down with a snapshot (``SHUTDOWN SAVE``), then start on the same port and data.
+
+        ``keep_data=False``: killed, nothing kept, as a Redis without persistence loses its queue.
+        """
+        if keep_data:
+            client = redis.Redis.from_url(self.url)
+            try:
+                client.shutdown(save=True)
+            except redis.ConnectionError:
+                pass  # the server closes the connection as it exits
+        else:
+            self.server.process.kill()
+            (self.server.directory / "dump.rdb").unlink(missing_ok=True)
+        self.server.process.wait(10)
+        self.server = PrivateRedis(port=self.server.port, directory=self.server.directory).start()
+
+    def stop(self) -> None:
+        self.server.stop()

@@ -17,8 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count
 
 from bots_sdk.server import serve_in_thread
-from tests.reliability.helpers import SlowGreedy, wait_for
-from tests.reliability.test_redis_restart import RestartableRedis
+from tests.reliability.helpers import RestartableRedis, SlowGreedy, wait_for
 from tournaments.ladder_selectors import league_set_scores
 from tournaments.models import Bot, Game, Match, RatedSet, SetScore, VersionTest
 from tournaments.services.ladder import ladder_league, ladder_tick

@@ -33,9 +33,9 @@ from kombu import Connection, Exchange, Queue
 
 from bots_sdk.server import serve_in_thread
 from config.redis_transport import Transport
-from scripts.private_redis import PrivateRedis
 from tests.reliability.helpers import (
     NoticedBot,
+    RestartableRedis,
     SlowGreedy,
     assert_each_game_ended_once,
     assert_no_fault_charged,
@@ -53,43 +53,6 @@ from tournaments.services.matches import HEARTBEAT_S, matches_sweep
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 KILLS = 6
-
-
-class RestartableRedis:
-    def __init__(self, directory: Path, persistent: bool = False) -> None:
-        self.persistent = persistent
-        self.server = PrivateRedis(directory=directory, persistent=persistent).start()
-        self.url = self.server.url
-
-    def kill(self) -> None:
-        """``kill -9``: whatever was not yet in its append-only file (if any) is lost."""
-        self.server.process.kill()
-        self.server.process.wait(10)
-
-    def start(self) -> None:
-        self.server = PrivateRedis(
-            port=self.server.port, directory=self.server.directory, persistent=self.persistent
-        ).start()
-
-    def restart(self, keep_data: bool = True) -> None:
-        """Shut down with a snapshot (``SHUTDOWN SAVE``), then start on the same port and data.
-
-        ``keep_data=False``: killed, nothing kept, as a Redis without persistence loses its queue.
-        """
-        if keep_data:
-            client = redis.Redis.from_url(self.url)
-            try:
-                client.shutdown(save=True)
-            except redis.ConnectionError:
-                pass  # the server closes the connection as it exits
-        else:
-            self.server.process.kill()
-            (self.server.directory / "dump.rdb").unlink(missing_ok=True)
-        self.server.process.wait(10)
-        self.server = PrivateRedis(port=self.server.port, directory=self.server.directory).start()
-
-    def stop(self) -> None:
-        self.server.stop()
 
 
 @pytest.fixture(params=[False], ids=["no-aof"])

@@ -7,16 +7,14 @@ import select
 import socket
 import statistics
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
-from standardwebhooks.webhooks import Webhook
 
 from bots_sdk import Bot, Move, serve_in_thread
 from bots_sdk.examples import greedy
 from bots_sdk.server import ReplayGuard, make_server
-
-SECRET = "whsec_" + "c2RrLXRlc3Qtc2VjcmV0LWZvci1zaWduaW5n"
+from tests.sdk.signed import SECRET, signed_headers
 
 
 def first_move(state):
@@ -33,17 +31,6 @@ def server():
 def signed_server():
     with serve_in_thread(first_move, secret=SECRET) as handle:
         yield handle
-
-
-def signed_headers(body: bytes, *, secret: str = SECRET, age: timedelta = timedelta()) -> dict:
-    when = datetime.now(tz=UTC) - age
-    msg_id = f"msg_{time.perf_counter_ns()}"
-    return {
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(int(when.timestamp())),
-        "webhook-signature": Webhook(secret).sign(msg_id, when, body.decode()),
-        "Content-Type": "application/json",
-    }
 
 
 def test_info_names_the_bot(server, connect):

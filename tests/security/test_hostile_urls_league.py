@@ -11,7 +11,7 @@ import socket
 
 import pytest
 
-from tests.bots.test_addresses import HOSTILE_URLS
+from tests.bots.hostile_urls import HOSTILE_URLS
 from tournaments.live import LiveFeeds
 from tournaments.models import Game, Seat
 from tournaments.services import matches
