@@ -55,8 +55,8 @@ def child(folder: str, host: str) -> None:
     """Serve one TLS bot on 127.0.0.1 and call it by `host`; print what happened as JSON."""
     from aiohttp import web
 
+    from tests.bots.calls import sample_request
     from tests.bots.simple_bots import SimpleBot
-    from tests.bots.test_caller import sample_request
     from tournaments.bot_calls.caller import BotClient
 
     server_names: list[str | None] = []

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from games.engine import Card, Game, InvalidLogError, Ruleset, validate_log
 from games.engine.scoring import BREAKDOWN_KEYS, PRIMERA_VALUES, add_score_breakdown, score_round
-from tests.engine.strategies import rulesets
+from tests.engine.properties import rulesets
 
 SUITS = "oceb"
 # A's setenta ranking of values, best first; the face cards count alike.

@@ -10,9 +10,9 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engine_properties import check_cards_conserved, rulesets
 
 from games.engine import Determinizer, EscobaError, Game, Ruleset, determinize
+from tests.engine.properties import check_cards_conserved, rulesets
 
 
 def played(ruleset: Ruleset, seed: int, plays: int) -> Game:

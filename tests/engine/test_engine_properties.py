@@ -10,22 +10,7 @@ from games.engine import Game, replay_log, validate_log
 from games.engine.cards import VALUES
 from games.engine.scoring import round_totals, score_round
 from games.engine.state import decode_play
-from tests.engine.strategies import rulesets
-
-
-def check_cards_conserved(game):
-    held = []
-    for hand in game._hands:
-        held += hand
-    held += game._table
-    held += game._deck[game._deck_position :]
-    captured = 0
-    for mask in game._captured:
-        assert not mask & captured
-        captured |= mask
-    assert len(held) == len(set(held))
-    assert not captured & sum(1 << card for card in held)
-    assert len(held) + captured.bit_count() == 40
+from tests.engine.properties import check_cards_conserved, rulesets
 
 
 def check_view_hides_hidden_cards(game):

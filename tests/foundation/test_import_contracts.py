@@ -66,3 +66,35 @@ def test_only_the_queueing_module_sends_tasks():
 
     assert calls == []
     assert sending_calls(ROOT / SENDER), "the sender itself must be found by this scan"
+
+
+def imported_test_modules(path: Path) -> list[str]:
+    """The test modules (``test_*``) that ``path`` imports."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module] + [
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if (ROOT / f"{node.module}.{alias.name}".replace(".", "/"))
+                .with_suffix(".py")
+                .exists()
+            ]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        found += [m for m in modules if m.split(".")[-1].startswith("test_")]
+    return found
+
+
+def test_no_test_module_imports_another():
+    """What tests share lives in helper modules (``tests/*/servers.py``, ``helpers.py``, ...):
+    a test module imported by another would have its tests run twice once a name starting
+    with ``test`` is imported, and ties one file's tests to another's."""
+    imports = {
+        path.relative_to(ROOT).as_posix(): imported_test_modules(path)
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+    }
+
+    assert {path: found for path, found in imports.items() if found} == {}

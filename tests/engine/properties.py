@@ -1,4 +1,5 @@
-"""Hypothesis strategies for the engine's property tests."""
+"""What the engine's property tests share: the rulesets they draw, and the invariant that every
+one of the 40 cards is in exactly one place."""
 
 from __future__ import annotations
 
@@ -28,3 +29,18 @@ def rulesets(draw):
         if options["sevens"] in ("per_suit", "none"):
             options["all_sevens"] = False
     return Ruleset.from_preset(name, options)
+
+
+def check_cards_conserved(game):
+    held = []
+    for hand in game._hands:
+        held += hand
+    held += game._table
+    held += game._deck[game._deck_position :]
+    captured = 0
+    for mask in game._captured:
+        assert not mask & captured
+        captured |= mask
+    assert len(held) == len(set(held))
+    assert not captured & sum(1 << card for card in held)
+    assert len(held) + captured.bit_count() == 40
