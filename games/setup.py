@@ -65,12 +65,13 @@ class BuildPyWithEngine(build_py):
                 _build.COMPILED,
                 (_build.STAMP, _build.source_digest()),
                 _build.extension_suffix(),
-                say=lambda text: print(f"escoba engine: {text}", file=sys.stderr),
             )
         except _compile.CompileError as error:
             # A broken toolchain leaves the author with the engine that works everywhere.
             shutil.rmtree(target, ignore_errors=True)
             print(f"escoba engine: pure Python, the compiler failed:\n{error}", file=sys.stderr)
+        else:
+            print(f"escoba engine: compiled into {target}", file=sys.stderr)
 
 
 class EngineDistribution(Distribution):

@@ -42,7 +42,6 @@ def build(force: bool = False) -> int:
             _build.COMPILED,
             (_build.STAMP, _build.source_digest()),
             _build.extension_suffix(),
-            say=lambda text: None,
         )
     except _compile.CompileError as error:
         sys.stderr.write(f"engine-build: {error}\n")

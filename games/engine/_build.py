@@ -3,11 +3,11 @@
 The hot modules (``COMPILED``) can be compiled by Cython from these very ``.py`` files, with the
 C types of their fields and locals in the ``.pxd`` file beside each (``_compile.py``, which ``make
 engine-build`` runs in a checkout and ``pip install ./games`` runs in the package it installs).
-The extension modules land in ``_compiled/<ABI>/`` with a stamp
-of the sources they were built from. When this package is imported, ``select`` puts that
-directory first on the package's ``__path__``, so ``from .state import Game`` finds the compiled
-module, but only while the stamp still matches the sources: a stale or missing build, or no C
-compiler at all, leaves the pure-Python modules in charge.
+The extension modules land in ``_compiled/<ABI>/`` with a stamp of the sources they were built
+from. When this package is imported, ``select`` puts that directory first on the package's
+``__path__``, so ``from .state import Game`` finds the compiled module, but only while the stamp
+still matches the sources: a stale or missing build, or no C compiler at all, leaves the
+pure-Python modules in charge.
 
 ``ESCOBA_ENGINE`` chooses: ``auto`` (the default: compiled when a fresh build is there),
 ``python`` (never compiled) or ``compiled`` (fail with ImportError rather than fall back, so a

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sysconfig
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -66,7 +66,6 @@ def compile_engine(
     names: Sequence[str],
     stamp: tuple[str, str],
     suffix: str,
-    say: Callable[[str], None] = print,
 ) -> None:
     """Compile ``names`` from the sources in ``engine`` into ``target`` (replaced whole), and
     write ``stamp`` (file name, digest) last, so that a build cut short is never taken for a
@@ -114,4 +113,3 @@ def compile_engine(
             shutil.copy2(package / f"{name}{suffix}", target / f"{name}{suffix}")
         stamp_name, digest = stamp
         (target / stamp_name).write_text(digest + "\n", encoding="utf-8")
-    say(f"compiled {', '.join(names)} into {target}")

@@ -68,18 +68,18 @@ def test_only_the_queueing_module_sends_tasks():
     assert sending_calls(ROOT / SENDER), "the sender itself must be found by this scan"
 
 
+def is_module(name: str) -> bool:
+    """Whether the dotted ``name`` is a module file of this repository."""
+    return (ROOT / (name.replace(".", "/") + ".py")).exists()
+
+
 def imported_test_modules(path: Path) -> list[str]:
     """The test modules (``test_*``) that ``path`` imports."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.ImportFrom) and node.module:
-            modules = [node.module] + [
-                f"{node.module}.{alias.name}"
-                for alias in node.names
-                if (ROOT / f"{node.module}.{alias.name}".replace(".", "/"))
-                .with_suffix(".py")
-                .exists()
-            ]
+            named = [f"{node.module}.{alias.name}" for alias in node.names]
+            modules = [node.module] + [name for name in named if is_module(name)]
         elif isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
         else:
