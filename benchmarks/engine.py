@@ -54,14 +54,19 @@ sys.path.insert(0, str(ROOT))
 CONFIGURATIONS = [("classic", 2), ("classic", 3), ("classic", 4), ("del15", 2), ("del15", 3),
                   ("del15", 4)]  # fmt: skip
 BUILDS = ("python", "compiled")
+SEARCH_COSTS = ("clone", "clone+apply", "determinize sample", "rollout to the round's end",
+                "rollout by play_random")  # fmt: skip
 
 
 # -- the worker: one build, commands on stdin, answers on stdout ------------------------------
 
 
-def play(ruleset: object, first_seed: int, seconds: float) -> tuple[int, int, float, float]:
+def play(
+    ruleset: object, first_seed: int, seconds: float, in_engine: bool = False
+) -> tuple[int, int, float, float]:
     """Play games for about ``seconds`` of CPU time; returns (rounds, games, CPU seconds, CPU
-    seconds of those spent building the logs)."""
+    seconds of those spent building the logs). With ``in_engine`` the engine plays each game
+    itself (``Game.play_random``: the same moves as this loop, with the loop inside the engine)."""
     from games.engine import Game
 
     chooser = random.Random(first_seed)
@@ -74,6 +79,8 @@ def play(ruleset: object, first_seed: int, seconds: float) -> tuple[int, int, fl
     deadline = start + seconds
     while True:
         game = Game.new(ruleset, seed)
+        if in_engine:
+            game.play_random(chooser, to_game_end=True)
         while not game.is_over:
             moves = game.legal_moves()
             game.apply(moves[int(pick() * len(moves))])
@@ -199,18 +206,24 @@ def search_costs(repeat: int) -> dict[str, float]:
                 moves = game.legal_moves()
                 game.apply(moves[int(pick() * len(moves))])
 
+    def engine_rollouts() -> None:
+        rng = random.Random(6)
+        for game, _ in found:
+            game.clone().play_random(rng)
+
     return {
         "clone": best(clones, len(found)),
         "clone+apply": best(clone_applies, len(found)),
         "determinize sample": best(samples, len(samplers)),
         "rollout to the round's end": best(rollouts, len(found)),
+        "rollout by play_random": best(engine_rollouts, len(found)),
     }
 
 
 def worker() -> None:
     from games.engine import BUILD, BUILD_REASON, Ruleset
 
-    print(json.dumps({"build": BUILD, "reason": BUILD_REASON}), flush=True)
+    print(json.dumps({"build": BUILD, "reason": BUILD_REASON, "play_random": True}), flush=True)
     rulesets: dict[tuple[str, int], Ruleset] = {}
 
     def ruleset_of(command: dict[str, Any]) -> Ruleset:
@@ -223,7 +236,10 @@ def worker() -> None:
         command = json.loads(line)
         if command["do"] == "play":
             rounds, games, elapsed, logging = play(
-                ruleset_of(command), command["seed"], command["seconds"]
+                ruleset_of(command),
+                command["seed"],
+                command["seconds"],
+                command.get("in_engine", False),
             )
             answer: dict[str, object] = {
                 "rounds": rounds, "games": games, "cpu": elapsed, "log_cpu": logging,
@@ -301,46 +317,66 @@ def main() -> None:
             worker_process.ask(do="play", ruleset=name, players=players, seed=10**6,
                                seconds=args.warmup)  # fmt: skip
     lines = []
+    engine_workers = {build: w for build, w in workers.items() if w.hello.get("play_random")}
     for name, players in CONFIGURATIONS:
-        rates: dict[str, list[float]] = {build: [] for build in workers}
-        play_rates: dict[str, list[float]] = {build: [] for build in workers}
-        log_costs: dict[str, list[float]] = {build: [] for build in workers}
-        best_games: dict[str, float] = {build: 0.0 for build in workers}
-        for run in range(args.repeat):
-            for build, worker_process in workers.items():
-                answer = worker_process.ask(do="play", ruleset=name, players=players,
-                                            seed=run * 10**5, seconds=args.seconds)  # fmt: skip
-                rates[build].append(answer["rounds"] / answer["cpu"])
-                play_rates[build].append(answer["rounds"] / (answer["cpu"] - answer["log_cpu"]))
-                log_costs[build].append(answer["log_cpu"] / answer["rounds"] * 1e6)
-                best_games[build] = max(best_games[build], answer["games"] / answer["cpu"])
-        parts = []
-        for build in workers:
-            best = max(rates[build])
-            print(f"  {name} {players}p {build}: median run {median(rates[build]):,.0f} "
-                  f"rounds/s, best {best:,.0f}, {best_games[build]:,.0f} games/s; "
-                  f"the log aside, best {max(play_rates[build]):,.0f} rounds/s; "
-                  f"the log {min(log_costs[build]):.1f} µs a round")  # fmt: skip
-            parts.append(f"{build} {max(rates[build]):.0f} rounds/s")
-        lines.append(f"{name} {players}p: {', '.join(parts)}{_ratio(rates, max)}")
+        rates, play_rates, log_costs = measure(workers, name, players, args, in_engine=False)
+        lines.append(f"{name} {players}p: {_rates(rates)}")
         if set(BUILDS) <= set(workers):
             loop = workers["python"].ask(do="loop", ruleset=name, players=players, seed=10**6,
                                          seconds=args.seconds)["loop_us"]  # fmt: skip
             lines.append("  " + _ceiling(rates, play_rates, log_costs, loop))
+        rates, play_rates, _ = measure(engine_workers, name, players, args, in_engine=True)
+        lines.append(f"  the engine's own loop (play_random): {_rates(rates)}; "
+                     f"the log aside: {_rates(play_rates)}")  # fmt: skip
     costs = {build: worker_process.ask(do="search", repeat=max(3, args.repeat // 2))
              for build, worker_process in workers.items()}  # fmt: skip
-    for measure in ("clone", "clone+apply", "determinize sample", "rollout to the round's end"):
-        parts = [f"{build} {costs[build][measure]:.2f} µs" for build in workers]
+    for cost in SEARCH_COSTS:
+        ran = [build for build in workers if cost in costs[build]]
+        parts = [f"{build} {costs[build][cost]:.2f} µs" for build in ran]
         ratio = ""
-        if set(BUILDS) <= set(workers):
-            ratio = f", {costs['python'][measure] / costs['compiled'][measure]:.1f}×"
-        lines.append(f"{measure}: {', '.join(parts)}{ratio}")
+        if all(cost in costs.get(build, {}) for build in BUILDS):
+            ratio = f", {costs['python'][cost] / costs['compiled'][cost]:.1f}×"
+        lines.append(f"{cost}: {', '.join(parts)}{ratio}")
     for worker_process in workers.values():
         worker_process.close()
     end_load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {end_load:.2f} at the end")
     for line in lines:
         print(line)
+
+
+def measure(
+    workers: dict[str, Worker], name: str, players: int, args: argparse.Namespace, in_engine: bool
+) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[float]]]:
+    """Rounds/s of every run, with and without the log, and the log's µs a round, by build: the
+    builds take turns run by run, and each build's figures are printed as they stand."""
+    rates: dict[str, list[float]] = {build: [] for build in workers}
+    play_rates: dict[str, list[float]] = {build: [] for build in workers}
+    log_costs: dict[str, list[float]] = {build: [] for build in workers}
+    best_games: dict[str, float] = {build: 0.0 for build in workers}
+    for run in range(args.repeat):
+        for build, worker_process in workers.items():
+            answer = worker_process.ask(do="play", ruleset=name, players=players,
+                                        seed=run * 10**5, seconds=args.seconds,
+                                        in_engine=in_engine)  # fmt: skip
+            rates[build].append(answer["rounds"] / answer["cpu"])
+            play_rates[build].append(answer["rounds"] / (answer["cpu"] - answer["log_cpu"]))
+            log_costs[build].append(answer["log_cpu"] / answer["rounds"] * 1e6)
+            best_games[build] = max(best_games[build], answer["games"] / answer["cpu"])
+    how = ", play_random" if in_engine else ""
+    for build in workers:
+        best = max(rates[build])
+        print(f"  {name} {players}p{how} {build}: median run {median(rates[build]):,.0f} "
+              f"rounds/s, best {best:,.0f}, {best_games[build]:,.0f} games/s; "
+              f"the log aside, best {max(play_rates[build]):,.0f} rounds/s; "
+              f"the log {min(log_costs[build]):.1f} µs a round")  # fmt: skip
+    return rates, play_rates, log_costs
+
+
+def _rates(rates: dict[str, list[float]]) -> str:
+    """Each build's best rate, and the ratio when both builds ran."""
+    parts = ", ".join(f"{build} {max(rates[build]):.0f} rounds/s" for build in rates)
+    return f"{parts}{_ratio(rates, max)}"
 
 
 def _ceiling(

@@ -55,18 +55,33 @@ cdef class Game:
     cdef public int _turn
 
     @cython.locals(
-        seat=int, card=int, taken=int, position=int, key=cython.longlong,
-        mask=cython.ulonglong, one=cython.ulonglong, optional=bint,
-        table=list, hand=list, by_key=dict, by_card=tuple, combos=tuple, positions=tuple,
-        moves=dict, trails=tuple, legal=list,
+        seat=int, card=int, taken=int, position=int, mask=cython.ulonglong,
+        one=cython.ulonglong, optional=bint, table=list, hand=list, by_card=tuple,
+        combos=tuple, positions=tuple, moves=dict, trails=tuple, legal=list,
     )
     cpdef list legal_moves(self)
 
     @cython.locals(
-        seat=int, card=int, team=int, key=cython.longlong, mask=cython.ulonglong, escoba=bint,
-        fields=_MoveFields, hand=list, table=list, by_key=dict, by_card=tuple,
+        seat=int, card=int, mask=cython.ulonglong, fields=_MoveFields, by_card=tuple,
     )
     cpdef apply(self, move)
+
+    @cython.locals(number=int, made=int)
+    cpdef int play_random(self, object rng, int plays=*, bint to_game_end=*) except? -1
+
+    @cython.locals(
+        seat=int, card=int, taken=int, position=int, count=int, chosen=int,
+        mask=cython.ulonglong, one=cython.ulonglong, optional=bint, table=list, hand=list,
+        by_card=tuple, combos=tuple, moves=dict, trails=tuple,
+    )
+    cdef _play_random_one(self, double fraction)
+
+    @cython.locals(key=cython.longlong, by_key=dict, by_card=tuple)
+    cdef inline tuple _captures(self)
+
+    @cython.locals(card=int, team=int, mask=cython.ulonglong, escoba=bint, hand=list,
+                   table=list)
+    cdef _play(self, _MoveFields fields, int seat)
 
     @cython.locals(other=Game, record=_Round, rounds=list, hand=list)
     cpdef Game clone(self)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from bisect import insort
 from hashlib import blake2b
+from random import Random
 from typing import Any
 
 from .captures import _by_key as _BY_KEY
@@ -21,7 +22,7 @@ from .captures import captures_by_card
 from .cards import ALL_CARDS, BITS, NAMES, VALUE_KEYS, VALUES, Card, cards_of_mask
 from .errors import EscobaError, IllegalMoveError
 from .moves import _CACHE as _MOVES
-from .moves import Move, _interned
+from .moves import Move, _interned, _MoveFields
 from .rulesets import Ruleset
 from .scoring import add_score_breakdown, round_totals, score_log, score_round, strict_winner
 from .views import GameView, Play, Result, SeatPublic, lucky_deal_of
@@ -244,11 +245,7 @@ class Game:
         if seat < 0:
             return []
         table = self._table
-        key = self._table_key
-        by_key = _BY_KEY
-        by_card = by_key.get(key)
-        if by_card is None:
-            by_card = captures_by_card(key, table)
+        by_card = self._captures()
         moves = _MOVES
         trails = _TRAILS
         optional = self._optional
@@ -287,14 +284,93 @@ class Game:
         fields = move  # the compiled build reads the move's C fields through this typed name
         card = fields.card_index
         mask = fields.mask
-        hand = self._hands[seat]
-        if card not in hand:
+        if card not in self._hands[seat]:
             raise self._why_illegal(move)
-        table = self._table
         if mask:
             if (mask & self._table_mask) != mask or fields.total != 15:
                 raise self._why_illegal(move)
-            hand.remove(card)
+        elif not self._optional:
+            by_card = self._captures()
+            if by_card[card]:
+                raise self._why_illegal(move)
+        self._play(fields, seat)
+
+    def play_random(self, rng: Random, plays: int = -1, to_game_end: bool = False) -> int:
+        """Play on with uniformly random legal moves; returns how many plays were made.
+
+        Each play is the one ``legal_moves()[int(rng.random() * len(legal_moves()))]`` would
+        pick, so the same ``rng`` state plays the same moves as that loop in Python. It stops
+        after ``plays`` plays (no limit when negative), when the game ends, and at the end of
+        the round being played unless ``to_game_end``: a search's uniform rollout. The engine
+        runs it because in the compiled build the loop, the choice and the play are then C, and
+        the legal moves are counted rather than built, so only the chosen one is looked up.
+        """
+        number = self._round_number
+        draw = rng.random
+        made = 0
+        while made != plays and self._turn >= 0:
+            if not to_game_end and self._round_number != number:
+                break
+            self._play_random_one(draw())
+            made += 1
+        return made
+
+    def _play_random_one(self, fraction: float) -> None:
+        """Play the legal move at ``int(fraction * count)`` in ``legal_moves()``'s order."""
+        seat = self._turn
+        table = self._table
+        by_card = self._captures()
+        optional = self._optional
+        hand = self._hands[seat]
+        count = 0
+        for card in hand:
+            combos = by_card[card]
+            count += len(combos)
+            if optional or not combos:
+                count += 1
+        chosen = int(fraction * count)
+        for card in hand:
+            combos = by_card[card]
+            if chosen < len(combos):
+                one = 1
+                mask = 0
+                for position in combos[chosen]:
+                    taken = table[position]
+                    mask |= one << taken
+                moves = _MOVES
+                move = moves.get(mask << 6 | card)
+                if move is None:
+                    move = _interned(card, mask)
+                self._play(move, seat)
+                return
+            chosen -= len(combos)
+            if optional or not combos:
+                if chosen == 0:
+                    trails = _TRAILS
+                    self._play(trails[card], seat)
+                    return
+                chosen -= 1
+
+    def _captures(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """The table positions each card index captures (``captures.captures_by_card``), read
+        from the memo here rather than through that function: the call costs more than the
+        lookup when the table's values were seen before, as they nearly always were."""
+        key = self._table_key
+        by_key = _BY_KEY
+        by_card = by_key.get(key)
+        if by_card is None:
+            by_card = captures_by_card(key, self._table)
+        return by_card
+
+    def _play(self, fields: _MoveFields, seat: int) -> None:
+        """Play a legal move for ``seat``, whose turn it is, and pass the turn on (or deal, or
+        end the round)."""
+        card = fields.card_index
+        mask = fields.mask
+        hand = self._hands[seat]
+        table = self._table
+        hand.remove(card)
+        if mask:
             for taken in fields.taken:
                 table.remove(taken)
             self._table_key -= fields.taken_key
@@ -307,17 +383,8 @@ class Game:
             if escoba:
                 self._escobas[seat] += 1
         else:
-            key = self._table_key
-            if not self._optional:
-                by_key = _BY_KEY
-                by_card = by_key.get(key)
-                if by_card is None:
-                    by_card = captures_by_card(key, table)
-                if by_card[card]:
-                    raise self._why_illegal(move)
-            hand.remove(card)
             insort(table, card)
-            self._table_key = key + VALUE_KEYS[card]
+            self._table_key += VALUE_KEYS[card]
             self._table_mask |= fields.bit
             escoba = False
         self._plays.append(fields.code | seat << 1 | escoba)

@@ -109,6 +109,10 @@ for number in range(int(sys.argv[1])):
             print(json.dumps(sample.log()))
         game.apply(chooser.choice(game.legal_moves()))
     print(json.dumps(game.log()))
+    if number % 4 == 1:  # the engine's own random play, to the end of the game
+        game = Game.new(ruleset, number)
+        game.play_random(random.Random(number), to_game_end=True)
+        print(json.dumps(game.log()))
 """
 
 
@@ -130,7 +134,8 @@ def _logs(build: str, games: int) -> list[str]:
 
 def test_both_builds_write_the_same_logs_byte_for_byte():
     """300 seeded games over every preset and table size, some forfeited, plus rounds played
-    on from determinized samples: the compiled build's logs are the pure build's, to the byte."""
+    on from determinized samples and games played by ``play_random``: the compiled build's logs
+    are the pure build's, to the byte."""
     if _build.build_problem() is not None and os.environ.get("ESCOBA_ENGINE") != "compiled":
         pytest.skip(f"no compiled build to compare: {_build.build_problem()}")
     python_logs = _logs("python", 300)
