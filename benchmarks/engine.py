@@ -25,9 +25,14 @@ again over the recorded games against stand-ins whose every call is a C function
 cost the same in both builds, so a compiled engine that cost nothing would still take
 ``loop + compiled log`` a round.
 
+Every configuration is played a second time by the engine's own loop, ``Game.play_random``: the
+same games, move for move, with the loop, the choice and the play inside the engine, as a search's
+uniform rollout plays them (and as the Rust engine's harness of issue 16 plays its own). The
+rollout to the round's end is timed that way too.
+
 The last lines are one per configuration and one per search measurement, each build's figure
 and the ratio: ``<ruleset> <players>p: python <R> rounds/s, compiled <R> rounds/s, <x>×``, with
-that bound under each configuration.
+that bound under each configuration and then the engine's own loop, with and without the log.
 With ``--before <checkout>`` the two builds of another checkout of the engine (say main, with
 its compiled build) take their turns too, printed as ``before python`` and ``before compiled``:
 a before/after comparison under the same load.

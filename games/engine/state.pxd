@@ -66,8 +66,8 @@ cdef class Game:
     )
     cpdef apply(self, move)
 
-    @cython.locals(number=int, made=int)
-    cpdef int play_random(self, object rng, int plays=*, bint to_game_end=*) except? -1
+    @cython.locals(number=int, made=cython.longlong, limit=cython.longlong)
+    cpdef int play_random(self, object rng, object plays=*, bint to_game_end=*) except? -1
 
     @cython.locals(
         seat=int, card=int, taken=int, position=int, count=int, chosen=int,

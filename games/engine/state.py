@@ -305,10 +305,15 @@ class Game:
         runs it because in the compiled build the loop, the choice and the play are then C, and
         the legal moves are counted rather than built, so only the chosen one is looked up.
         """
+        draw = getattr(rng, "random", None)
+        if not callable(draw):
+            raise EscobaError(f"play_random needs a random.Random, not {rng!r}")
+        if not isinstance(plays, int) or isinstance(plays, bool):
+            raise EscobaError(f"plays must be an int, not {plays!r}")
+        limit = plays if 0 <= plays < 1 << 62 else -1  # more than a game has: no limit
         number = self._round_number
-        draw = rng.random
         made = 0
-        while made != plays and self._turn >= 0:
+        while made != limit and self._turn >= 0:
             if not to_game_end and self._round_number != number:
                 break
             self._play_random_one(draw())
@@ -317,6 +322,8 @@ class Game:
 
     def _play_random_one(self, fraction: float) -> None:
         """Play the legal move at ``int(fraction * count)`` in ``legal_moves()``'s order."""
+        if not 0.0 <= fraction < 1.0:  # a generator of our caller's that does not keep to [0, 1)
+            raise EscobaError(f"rng.random() must be in [0, 1), not {fraction!r}")
         seat = self._turn
         table = self._table
         by_card = self._captures()

@@ -4,11 +4,12 @@
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from properties import check_cards_conserved, rulesets
 
-from games.engine import Determinizer, Game, Ruleset
+from games.engine import Determinizer, EscobaError, Game, Ruleset
 
 
 def play_in_python(game, rng, plays=-1, to_game_end=False):
@@ -100,3 +101,31 @@ def test_a_rollout_from_a_determinized_sample_leaves_the_sample_alone():
     assert rollout.round == sample.round + 1 or rollout.is_over
     assert sample.view(sample.current_seat) == game.view(game.current_seat)
     check_cards_conserved(sample)
+
+
+def test_what_it_is_given_is_checked_in_our_words():
+    game = Game.new(Ruleset.from_preset("classic"), 1)
+    before = game.log()
+
+    with pytest.raises(EscobaError, match="needs a random.Random"):
+        game.play_random(7)
+    with pytest.raises(EscobaError, match="plays must be an int"):
+        game.play_random(random.Random(1), 2.5)
+    with pytest.raises(EscobaError, match="plays must be an int"):
+        game.play_random(random.Random(1), True)
+
+    class OutOfRange:
+        def random(self):
+            return 1.0
+
+    with pytest.raises(EscobaError, match=r"must be in \[0, 1\), not 1.0"):
+        game.play_random(OutOfRange())
+    assert game.log() == before
+
+
+def test_more_plays_than_a_game_has_is_no_limit():
+    game = Game.new(Ruleset.from_preset("classic"), 3)
+    other = game.clone()
+
+    assert game.play_random(random.Random(3), 10**30) == other.play_random(random.Random(3))
+    assert game.log() == other.log()
