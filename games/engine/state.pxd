@@ -76,6 +76,17 @@ cdef class Game:
     )
     cdef _play_random_one(self, double fraction)
 
+    @cython.locals(
+        one=cython.ulonglong, optional=bint, players=int, made=cython.longlong, record=_Round,
+        plays=list, dealer=int, turn=int, seat=int, hand=list, i=int, j=int, _step=int, team=int,
+        table_list=list, size=int, position=int, table_key=cython.longlong,
+        table_mask=cython.ulonglong, last_capturer=int, round_over=bint, fraction=double,
+        base=int, count=int, found=int, chosen=int, card=int, escoba=bint, taken=int,
+        mask=cython.ulonglong, kept=int, value=int, first=int, second=int, third=int,
+    )
+    cdef long _play_random_arrays(self, object draw, long long limit,
+                                  bint to_game_end) except? -1
+
     @cython.locals(key=cython.longlong, by_key=dict, by_card=tuple)
     cdef inline tuple _captures(self)
 
@@ -105,6 +116,13 @@ cdef class Game:
 cpdef list round_deck(object seed, int round_number)
 
 cpdef tuple decode_play(long long code)
+
+cpdef _move_of(long long key)
+
+@cython.locals(limit=int, depth=int, total=int, position=int, value=int, index=int)
+cdef int _search_sums(int* table, int size, int need, int chosen, int* out) noexcept
+
+cdef inline (int, int, int) _in_order(int first, int second, int third) noexcept
 
 @cython.locals(first=int, second=int, third=int)
 cpdef list _hand(list deck, int position)

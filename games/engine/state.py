@@ -98,7 +98,17 @@ def round_outcome(options: Any, totals: list[int], round_number: int) -> Result 
 def decode_play(code: int) -> tuple[int, Move, bool]:
     """(seat, move, escoba) of a play as the game records it: an int rather than a tuple, which
     keeps tens of objects per round away from the garbage collector."""
-    return code >> 1 & 3, _MOVES[code >> 3], bool(code & 1)
+    return code >> 1 & 3, _move_of(code >> 3), bool(code & 1)
+
+
+def _move_of(key: int) -> Move:
+    """The move of a play code's key (``code >> 3``: ``mask << 6 | card``). The compiled
+    ``play_random`` records plays without interning their moves, so a move may be interned only
+    when a view or a log first reads it."""
+    move = _MOVES.get(key)
+    if move is None:
+        move = _interned(key & 63, key >> 6)
+    return move
 
 
 class _ByPlay(dict):  # type: ignore[type-arg]
@@ -311,6 +321,8 @@ class Game:
         if not isinstance(plays, int) or isinstance(plays, bool):
             raise EscobaError(f"plays must be an int, not {plays!r}")
         limit = plays if 0 <= plays < 1 << 62 else -1  # more than a game has: no limit
+        if cython.compiled and len(self._deck) == 40:
+            return self._play_random_arrays(draw, limit, to_game_end)
         number = self._round_number
         made = 0
         while made != limit and self._turn >= 0:
@@ -357,6 +369,173 @@ class Game:
                     self._play(trails[card], seat)
                     return
                 chosen -= 1
+
+    def _play_random_arrays(self, draw: Any, limit: int, to_game_end: bool) -> int:
+        """``play_random`` in the compiled build: the same plays, on C arrays.
+
+        The round's hands, table, deck and piles are copied into C arrays, played there, and
+        written back when the round ends or the call returns (even by an exception), so the
+        rest of the engine sees the same state as after ``_play``. Each play's captures are
+        found by a search of the table in C (``_search_sums``) rather than read
+        from the memo, and its move is not interned (``_move_of`` does that when a view or a
+        log reads the play). Only the compiled build runs this: in the interpreter the
+        memo and ``_play_random_one`` are faster, so the pure build keeps them.
+        """
+        hands = cython.declare(cython.int[160])  # seat * 40 + i: more than any hand can hold
+        sizes = cython.declare(cython.int[4])
+        teams = cython.declare(cython.int[4])
+        seat_captured = cython.declare(cython.int[4])
+        escobas = cython.declare(cython.int[4])
+        captured = cython.declare(cython.ulonglong[4])
+        table = cython.declare(cython.int[40])
+        deck = cython.declare(cython.int[40])
+        counts = cython.declare(cython.int[15])
+        positions = cython.declare(cython.int[40])
+        keys = cython.declare(cython.longlong[11])  # VALUE_KEYS by value
+        keys[1] = 1
+        for value in range(2, 11):
+            keys[value] = keys[value - 1] * 5
+        one = 1
+        optional = self._optional
+        players = self._players
+        made = 0
+        while made != limit and self._turn >= 0:
+            # Load the round being played.
+            record = self._record
+            plays = self._plays
+            dealer = self._dealer
+            turn = self._turn
+            for seat in range(players):
+                hand = self._hands[seat]
+                sizes[seat] = len(hand)
+                for i in range(sizes[seat]):
+                    hands[seat * 40 + i] = hand[i]
+                teams[seat] = self._teams[seat]
+                seat_captured[seat] = self._seat_captured[seat]
+                escobas[seat] = self._escobas[seat]
+            for team in range(self._num_teams):
+                captured[team] = self._captured[team]
+            table_list = self._table
+            size = len(table_list)
+            for i in range(size):
+                table[i] = table_list[i]
+            position = self._deck_position
+            for i in range(position, 40):
+                deck[i] = self._deck[i]
+            table_key = self._table_key
+            table_mask = self._table_mask
+            last_capturer = self._last_capturer
+            round_over = False
+            try:
+                while made != limit:
+                    fraction = draw()
+                    if not 0.0 <= fraction < 1.0:
+                        raise EscobaError(f"rng.random() must be in [0, 1), not {fraction!r}")
+                    seat = turn
+                    base = seat * 40
+                    for i in range(15):
+                        counts[i] = 0
+                    _search_sums(table, size, 0, 0, counts)
+                    count = 0
+                    for i in range(sizes[seat]):
+                        found = counts[14 - (hands[base + i] >> 2)]
+                        count += found
+                        if optional or found == 0:
+                            count += 1
+                    chosen = cython.cast(cython.int, fraction * count)
+                    for i in range(sizes[seat]):
+                        card = hands[base + i]
+                        found = counts[14 - (card >> 2)]
+                        if chosen < found or (chosen == found and (optional or found == 0)):
+                            break
+                        chosen -= found
+                        if optional or found == 0:
+                            chosen -= 1
+                    for j in range(i + 1, sizes[seat]):
+                        hands[base + j - 1] = hands[base + j]
+                    sizes[seat] -= 1
+                    escoba = False
+                    if chosen < found:  # a capture: the chosen one of the card's captures
+                        taken = _search_sums(table, size, 14 - (card >> 2), chosen, positions)
+                        mask = 0
+                        kept = 0
+                        j = 0
+                        for i in range(size):
+                            if j < taken and positions[j] == i:
+                                mask |= one << table[i]
+                                table_key -= keys[(table[i] >> 2) + 1]
+                                j += 1
+                            else:
+                                table[kept] = table[i]
+                                kept += 1
+                        size = kept
+                        table_mask ^= mask
+                        captured[teams[seat]] |= mask | one << card
+                        seat_captured[seat] += taken + 1
+                        last_capturer = seat
+                        escoba = size == 0
+                        if escoba:
+                            escobas[seat] += 1
+                    else:  # the card's trail: into the table, which stays sorted
+                        mask = 0
+                        i = size
+                        while i > 0 and table[i - 1] > card:
+                            table[i] = table[i - 1]
+                            i -= 1
+                        table[i] = card
+                        size += 1
+                        table_key += keys[(card >> 2) + 1]
+                        table_mask |= one << card
+                    plays.append((mask << 6 | card) << 3 | seat << 1 | escoba)
+                    made += 1
+                    seat += 1
+                    if seat == players:
+                        seat = 0
+                    if sizes[seat]:
+                        turn = seat
+                    elif position < 40:  # deal as _deal_hands does
+                        seat = dealer
+                        for _step in range(players):
+                            seat = seat + 1 if seat + 1 < players else 0
+                            first, second, third = _in_order(
+                                deck[position], deck[position + 1], deck[position + 2]
+                            )
+                            hands[seat * 40] = first
+                            hands[seat * 40 + 1] = second
+                            hands[seat * 40 + 2] = third
+                            sizes[seat] = 3
+                            position += 3
+                        record.deals += 1
+                        turn = seat + 1 if seat + 1 < players else 0
+                    else:
+                        round_over = True
+                        break
+            finally:
+                # Write the round back, so the game is whole whatever happened.
+                self._turn = turn
+                self._deck_position = position
+                for seat in range(players):
+                    hand = []
+                    for i in range(sizes[seat]):
+                        hand.append(hands[seat * 40 + i])
+                    self._hands[seat] = hand
+                    self._seat_captured[seat] = seat_captured[seat]
+                    self._escobas[seat] = escobas[seat]
+                for team in range(self._num_teams):
+                    self._captured[team] = captured[team]
+                table_list = []
+                for i in range(size):
+                    table_list.append(table[i])
+                self._table = table_list
+                self._table_key = table_key
+                self._table_mask = table_mask
+                self._last_capturer = last_capturer
+            if not round_over:
+                break
+            self._end_round()
+            if not to_game_end:
+                break
+        return made
 
     def _captures(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
         """The table positions each card index captures (``captures.captures_by_card``), read
@@ -611,15 +790,59 @@ class Game:
         return IllegalMoveError("must_capture", f"{move.card} can make 15, so it must capture")
 
 
-def _hand(deck: list[int], position: int) -> list[int]:
-    """The 3 cards dealt from ``position``, sorted: three compares cost far less than sorted()."""
-    first, second, third = deck[position], deck[position + 1], deck[position + 2]
+def _search_sums(table: Any, size: int, need: int, chosen: int, out: Any) -> int:
+    """Search the sets of cards of the sorted ``table`` (C arrays, compiled build only) whose
+    values add up to 14 or less, in the canonical order of captures (the order of
+    ``captures._extend``, without recursion).
+
+    With ``need`` 0 it adds to ``out[s]`` how many sets add up to ``s``, for every ``s``: how
+    many captures each hand card has is then one read. Otherwise it puts in ``out`` the table
+    positions of the ``chosen``-th (from 0) set adding up to ``need`` and returns its size.
+    """
+    stack = cython.declare(cython.int[40])
+    limit = need if need else 14
+    depth = 0
+    total = 0
+    position = 0
+    while True:
+        if position < size:
+            value = (table[position] >> 2) + 1
+            if total + value <= limit:
+                stack[depth] = position
+                depth += 1
+                total += value
+                if not need:
+                    out[total] += 1
+                elif total == need:
+                    if chosen == 0:
+                        for index in range(depth):
+                            out[index] = stack[index]
+                        return depth
+                    chosen -= 1
+                position += 1
+                continue
+        if depth == 0:
+            return 0
+        depth -= 1
+        position = stack[depth]
+        total -= (table[position] >> 2) + 1
+        position += 1
+
+
+def _in_order(first: int, second: int, third: int) -> tuple[int, int, int]:
+    """Three cards sorted: three compares cost far less than sorted()."""
     if first > second:
         first, second = second, first
     if second > third:
         second, third = third, second
         if first > second:
             first, second = second, first
+    return first, second, third
+
+
+def _hand(deck: list[int], position: int) -> list[int]:
+    """The 3 cards dealt from ``position``, sorted."""
+    first, second, third = _in_order(deck[position], deck[position + 1], deck[position + 2])
     return [first, second, third]
 
 
@@ -659,7 +882,9 @@ def _plays_log(plays: list[int]) -> list[dict[str, Any]]:
     moves = _MOVES
     logged = []
     for code in plays:
-        move = moves[code >> 3]
+        move = moves.get(code >> 3)
+        if move is None:
+            move = _move_of(code >> 3)
         card, capture = move.wire
         logged.append(
             {"seat": code >> 1 & 3, "card": card, "capture": [*capture], "escoba": code & 1 == 1}

@@ -171,12 +171,16 @@ while not game.is_over:
     game.apply(chooser.choice(game.legal_moves()))
 print(BUILD, sys.modules["games.engine.state"].cython.__name__)
 print(json.dumps(game.log()))
+game = Game.new(Ruleset.from_preset("classic"), 12)
+game.play_random(random.Random(12), to_game_end=True)
+print(json.dumps(game.log()))
 """
 
 
 def test_the_pure_build_runs_where_cython_is_not_installed():
-    """The engine's source names Cython's decorators (``@cython.no_gc``); without Cython they
-    come from ``games.engine._nocython`` and change nothing: the same game, the same log."""
+    """The engine's source names Cython's decorators (``@cython.no_gc``) and asks whether it
+    is compiled (``cython.compiled``); without Cython they come from ``games.engine._nocython``
+    and change nothing: the same games, by ``apply`` and by ``play_random``, the same logs."""
     environment = {**os.environ, "ESCOBA_ENGINE": "python", "PYTHONHASHSEED": "0"}
     process = subprocess.run(
         [sys.executable, "-c", _WITHOUT_CYTHON],
@@ -187,10 +191,13 @@ def test_the_pure_build_runs_where_cython_is_not_installed():
         timeout=120,
     )
     assert process.returncode == 0, process.stderr
-    first, log = process.stdout.splitlines()
+    first, log, played_random = process.stdout.splitlines()
     assert first == "python games.engine._nocython"
     game = engine.Game.new(engine.Ruleset.from_preset("classic"), 11)
     chooser = random.Random(11)
     while not game.is_over:
         game.apply(chooser.choice(game.legal_moves()))
     assert log == json.dumps(game.log())
+    game = engine.Game.new(engine.Ruleset.from_preset("classic"), 12)
+    game.play_random(random.Random(12), to_game_end=True)
+    assert played_random == json.dumps(game.log())

@@ -2,14 +2,21 @@
 ``legal_moves()`` and ``apply()`` with the same generator, move for move, and stops where it says.
 """
 
+import json
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from properties import check_cards_conserved, rulesets
 
-from games.engine import Determinizer, EscobaError, Game, Ruleset
+from games.engine import BUILD, Determinizer, EscobaError, Game, Ruleset
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def play_in_python(game, rng, plays=-1, to_game_end=False):
@@ -50,6 +57,90 @@ def test_play_random_plays_what_the_python_loop_plays(ruleset, seed, prefix, pla
     assert engine.current_seat == python.current_seat
     assert engine_rng.getstate() == python_rng.getstate()  # one draw a play, no more
     check_cards_conserved(engine)
+
+
+class BreaksAfter:
+    """A generator of a caller's that raises after ``draws`` draws."""
+
+    def __init__(self, seed, draws):
+        self.rng = random.Random(seed)
+        self.left = draws
+
+    def random(self):
+        if self.left == 0:
+            raise RuntimeError("the generator broke")
+        self.left -= 1
+        return self.rng.random()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ruleset=rulesets(),
+    seed=st.integers(0, 2**64),
+    prefix=st.integers(0, 120),
+    draws=st.integers(0, 80),
+)
+def test_a_generator_failing_mid_play_leaves_the_game_whole(ruleset, seed, prefix, draws):
+    """The compiled build plays a round on C arrays and writes it back when it stops, by an
+    exception too: the game is where the Python loop leaves it after as many plays, and plays on
+    from there the same."""
+    engine = played_to(ruleset, seed, prefix)
+    python = engine.clone()
+
+    try:
+        engine.play_random(BreaksAfter(seed, draws), to_game_end=True)
+        raised = False
+    except RuntimeError:
+        raised = True
+    play_in_python(python, random.Random(seed), plays=draws, to_game_end=True)
+
+    assert raised == (not python.is_over)  # only the game's end stops it before the failure
+    assert engine.log() == python.log()
+    assert engine.current_seat == python.current_seat
+    assert engine.legal_moves() == python.legal_moves()
+    check_cards_conserved(engine)
+    engine.play_random(random.Random(seed + 1), to_game_end=True)
+    play_in_python(python, random.Random(seed + 1), to_game_end=True)
+    assert engine.log() == python.log()
+
+
+_FRESH_PROCESS = """
+import json
+import random
+import sys
+
+from games.engine import BUILD, Game, Ruleset
+
+game = Game.new(Ruleset.from_preset(sys.argv[1]), 42)
+game.play_random(random.Random(42), to_game_end=True)
+print(BUILD)
+print(json.dumps(game.log()))
+history = game.view(0).history
+print(json.dumps([[str(p.card), [str(c) for c in p.capture], p.escoba] for p in history]))
+"""
+
+
+@pytest.mark.parametrize("preset", ["classic", "del15"])
+def test_plays_whose_moves_were_never_looked_up_are_logged_and_shown(preset):
+    """In a fresh process no capture has been looked up yet, and the compiled ``play_random``
+    records plays without looking up their moves: its log and a view's history must still name
+    every card, as the Python loop's do."""
+    process = subprocess.run(
+        [sys.executable, "-c", _FRESH_PROCESS, preset],
+        cwd=ROOT,
+        env={**os.environ, "ESCOBA_ENGINE": BUILD},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stderr
+    build, log, history = process.stdout.splitlines()
+    game = Game.new(Ruleset.from_preset(preset), 42)
+    play_in_python(game, random.Random(42), to_game_end=True)
+    assert build == BUILD
+    assert log == json.dumps(game.log())
+    shown = [[str(p.card), [str(c) for c in p.capture], p.escoba] for p in game.view(0).history]
+    assert json.loads(history) == shown
 
 
 def test_by_default_it_plays_the_round_out_and_scores_it():
