@@ -82,7 +82,7 @@ cdef class Game:
         table_list=list, size=int, position=int, table_key=cython.longlong,
         table_mask=cython.ulonglong, last_capturer=int, round_over=bint, fraction=double,
         base=int, count=int, found=int, chosen=int, card=int, escoba=bint, taken=int,
-        mask=cython.ulonglong, kept=int, value=int, first=int, second=int, third=int,
+        mask=cython.ulonglong, kept=int, first=int, second=int, third=int,
     )
     cdef long _play_random_arrays(self, object draw, long long limit,
                                   bint to_game_end) except? -1

@@ -391,10 +391,9 @@ class Game:
         deck = cython.declare(cython.int[40])
         counts = cython.declare(cython.int[15])
         positions = cython.declare(cython.int[40])
-        keys = cython.declare(cython.longlong[11])  # VALUE_KEYS by value
-        keys[1] = 1
-        for value in range(2, 11):
-            keys[value] = keys[value - 1] * 5
+        keys = cython.declare(cython.longlong[40])  # VALUE_KEYS, as a C array
+        for i in range(40):
+            keys[i] = VALUE_KEYS[i]
         one = 1
         optional = self._optional
         players = self._players
@@ -463,7 +462,7 @@ class Game:
                         for i in range(size):
                             if j < taken and positions[j] == i:
                                 mask |= one << table[i]
-                                table_key -= keys[(table[i] >> 2) + 1]
+                                table_key -= keys[table[i]]
                                 j += 1
                             else:
                                 table[kept] = table[i]
@@ -484,7 +483,7 @@ class Game:
                             i -= 1
                         table[i] = card
                         size += 1
-                        table_key += keys[(card >> 2) + 1]
+                        table_key += keys[card]
                         table_mask |= one << card
                     plays.append((mask << 6 | card) << 3 | seat << 1 | escoba)
                     made += 1
