@@ -1,19 +1,27 @@
-"""The URL root: admin, the API under /api/, its schema and Swagger UI, the live event streams
-under /live/ (web/live.py), the pages."""
+"""The URL root: admin (with its Arena health page), the API under /api/, its schema and Swagger
+UI, the live event streams under /live/ (web/live.py), the operator's /metrics, the pages."""
 
 from django.contrib import admin
 from django.urls import include, path
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from tournaments.admin import arena_health
+from tournaments.api.metrics import metrics
 
 admin.site.site_header = "Escoba Arena administration"
 admin.site.site_title = "Escoba Arena"
+admin.site.index_template = "admin/arena_index.html"
 
 urlpatterns = [
+    path("admin/health/", admin.site.admin_view(arena_health), name="arena_health"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/", include("tournaments.api.urls")),
     path("live/", include("web.live_urls")),
+    # Prometheus' scrape: no session, so no CSRF check; the view decides who may read it.
+    path("metrics", csrf_exempt(metrics), name="metrics"),
     path("", include("web.urls")),
 ]
 

@@ -8,11 +8,13 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
 from tournaments import admin_bots  # noqa: F401  (registers Bot and BotCheck)
 from tournaments.messages import QUEUE_UNAVAILABLE
+from tournaments.metrics import arena_figures, figures_rates
 from tournaments.models import (
     Challenge,
     Game,
@@ -189,3 +191,44 @@ class VersionTestAdmin(ReadOnlyAdmin):
     list_filter = ["status"]
     search_fields = ["candidate__name", "baseline__name", "creator__username"]
     list_select_related = ["candidate", "baseline"]
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f} ms"
+
+
+def arena_health(request: HttpRequest) -> TemplateResponse:
+    """The *Arena health* page: the figures of ``/metrics`` for an operator without Prometheus
+    (tournaments/metrics.py), with rates since an earlier view of this page."""
+    figures = arena_figures()
+    rates = figures_rates(figures)
+    pools = []
+    for name, pool in sorted(figures.pools.items()):
+        pools.append(
+            {
+                "name": name,
+                "games": pool.games,
+                "moves": pool.moves,
+                "games_per_s": None if rates is None else rates.games.get(name, 0.0),
+                "moves_per_s": None if rates is None else rates.moves.get(name, 0.0),
+                "faults": sum(pool.faults.values()),
+                "fault_kinds": ", ".join(f"{k} {n}" for k, n in sorted(pool.faults.items())),
+                "calls": pool.latency_count,
+                "latency_mean": _ms(pool.latency_mean_ms),
+                "latency_p50": _ms(pool.latency_quantile_ms(0.5)),
+                "latency_p95": _ms(pool.latency_quantile_ms(0.95)),
+                "in_flight": pool.matches_in_flight,
+                "fit_lag_s": pool.fit_lag_s,
+                "sets_unfitted": pool.sets_unfitted,
+            }
+        )
+    ratio = figures.read_hit_ratio
+    context = {
+        **admin.site.each_context(request),
+        "title": "Arena health",
+        "figures": figures,
+        "pools": pools,
+        "rates": rates,
+        "read_hit_percent": None if ratio is None else f"{100 * ratio:.1f} %",
+    }
+    return TemplateResponse(request, "admin/arena_health.html", context)

@@ -19,3 +19,8 @@ BAD_REQUEST = "The request is malformed."
 QUEUE_UNAVAILABLE = (
     "The match queue is unreachable right now, so nothing was changed; try again in a minute."
 )
+# /metrics from outside ESCOBA_METRICS_NETWORKS without its token (tournaments/api/metrics.py).
+METRICS_FORBIDDEN = (
+    "The metrics are for the arena's operator: ask from the operator's network or send its token."
+)
+METRICS_METHOD = "The metrics are read with GET."

@@ -191,11 +191,20 @@ def broker_reachable(timeout: float = BROKER_CHECK_TIMEOUT_S) -> bool:
 
 def games_waiting() -> int:
     """How many messages wait in the broker's games queue (not those being run)."""
-    app = current_app
-    with app.connection_for_read() as connection:
-        try:
-            return connection.default_channel.queue_declare(
-                queue=GAMES_QUEUE, passive=True
-            ).message_count
-        except ChannelError:  # the queue does not exist (yet, or any more): nothing waits
-            return 0
+    return queue_depths([GAMES_QUEUE])[GAMES_QUEUE]
+
+
+def queue_depths(queues: Iterable[str] | None = None) -> dict[str, int]:
+    """How many messages wait in each queue (every queue of ``CELERY_TASK_QUEUES`` by default),
+    as the broker counts them: one connection, one passive declare per queue."""
+    names = [q.name for q in settings.CELERY_TASK_QUEUES] if queues is None else list(queues)
+    depths = {}
+    with current_app.connection_for_read() as connection:
+        for name in names:
+            try:
+                depths[name] = connection.default_channel.queue_declare(
+                    queue=name, passive=True
+                ).message_count
+            except ChannelError:  # the queue does not exist (yet, or any more): nothing waits
+                depths[name] = 0
+    return depths

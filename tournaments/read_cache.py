@@ -33,6 +33,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_vary_headers
 from redis.exceptions import RedisError
 
+from tournaments.metrics import read_counted
+
 logger = logging.getLogger(__name__)
 
 PREFIX = "escoba:read"
@@ -146,12 +148,14 @@ def cached_read(
     etag = f'"{tag}"'
     if _etag_matches(request, etag):
         response: HttpResponse = HttpResponseNotModified()
+        read_counted(hit=True)
     else:
         key = f"{PREFIX}:body:{tag}"
         try:
             stored = cache.get(key)
         except (RedisError, OSError):
             stored = None
+        read_counted(hit=stored is not None)
         if stored is not None:
             content, content_type = stored
             response = HttpResponse(content, content_type=content_type)

@@ -4,9 +4,11 @@ Defaults here are the safe ones (production-like); ``local`` and ``test`` relax 
 that differs between machines is read from the environment through ``config.env``.
 """
 
+from ipaddress import ip_network
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from config.env import env, env_bool, env_int, env_list
@@ -78,6 +80,19 @@ ESCOBA_LIVE_TTL_S = env_int("ESCOBA_LIVE_TTL_S", 3600)
 ESCOBA_LIVE_MAX_STREAMS = env_int("ESCOBA_LIVE_MAX_STREAMS", 200)
 ESCOBA_LIVE_HEARTBEAT_S = env_int("ESCOBA_LIVE_HEARTBEAT_S", 15)
 ESCOBA_LIVE_STREAM_MAX_S = env_int("ESCOBA_LIVE_STREAM_MAX_S", 1800)
+
+# Who may read /metrics (tournaments/metrics.py): clients in these networks (CIDRs; the address
+# as the throttles see it, after ESCOBA_TRUSTED_PROXIES), or anyone sending
+# "Authorization: Bearer <ESCOBA_METRICS_TOKEN>" (empty: no token opens it).
+ESCOBA_METRICS_NETWORKS = env_list("ESCOBA_METRICS_NETWORKS", ["127.0.0.0/8", "::1/128"])
+ESCOBA_METRICS_TOKEN = env("ESCOBA_METRICS_TOKEN", "")
+for _cidr in ESCOBA_METRICS_NETWORKS:
+    try:
+        ip_network(_cidr, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"ESCOBA_METRICS_NETWORKS: {_cidr!r} is not a network (10.0.0.0/8, ::1/128)."
+        ) from None
 ESCOBA_LIVE_DB_THREADS = env_int("ESCOBA_LIVE_DB_THREADS", 4)
 
 # Owners' notifications (tournaments/services/notifications.py). Mail is printed to the

@@ -133,7 +133,13 @@ class Match(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["league", "number"], name="match_unique_number"),
         ]
-        indexes = [models.Index(fields=["league", "status"])]
+        indexes = [
+            models.Index(fields=["league", "status"]),
+            # Matches in flight (the metrics' gauge): a few rows, however many were played.
+            models.Index(
+                fields=["league"], condition=models.Q(status="running"), name="match_running"
+            ),
+        ]
         verbose_name_plural = "matches"
 
     def __str__(self) -> str:

@@ -64,6 +64,7 @@ from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
 from tournaments.latency import nearest_rank_percentile
 from tournaments.live import LiveFeeds
+from tournaments.metrics import game_counted
 from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Match, Seat
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.services.ladder import ladder_after_set
@@ -402,6 +403,7 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         Seat.objects.filter(pk=seat.pk).update(finished_at=game.finished_at, **values)
     head_to_head_add(winner=game.winner, seats=seats)
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
+    game_counted(pool=game.league.pool, moves=game.moves, calls=record.calls)
     return True
 
 
