@@ -282,7 +282,8 @@ def _live_streams(figures: ArenaFigures, client: redis.Redis) -> None:
 def _pools() -> list[str]:
     """The pools with rated play or games: the ladder's and every rated league's."""
     pools = set(settings.ESCOBA_LADDER_POOLS)
-    pools.update(League.objects.filter(rated=True).values_list("pool", flat=True).distinct())
+    rated = League.objects.filter(rated=True).order_by()  # no ordering: DISTINCT pool alone
+    pools.update(rated.values_list("pool", flat=True).distinct())
     return sorted(pools)
 
 
