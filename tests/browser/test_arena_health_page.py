@@ -21,12 +21,15 @@ def _problems(page, label: str) -> list[str]:
         page.set_viewport_size(viewport)
         page.wait_for_timeout(200)
         found += [f"{label} @{width}: {line}" for line in page_problems(page)]
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        if wide > viewport["width"]:
+            found.append(f"{label} @{width}: the page is {wide} px wide")
     page.set_viewport_size(DESKTOP)
     return found
 
 
 def test_the_arena_health_page_passes_axe_with_figures_and_without(
-    league_world, live_server, page, settings, redis_url, django_user_model
+    league_world, live_server, page, settings, redis_url, django_user_model, screenshot
 ):
     redis.Redis.from_url(redis_url).flushall()
     settings.REDIS_URL = redis_url
@@ -45,6 +48,7 @@ def test_the_arena_health_page_passes_axe_with_figures_and_without(
         page.reload()
         expect(page.get_by_test_id("health-queues")).to_contain_text("tasks waiting in queue games")
         problems += _problems(page, "arena health, reloaded")
+        screenshot(page, "arena-health")
 
     settings.REDIS_URL = "redis://127.0.0.1:1/0"
     with celery_app_on_broker(settings.REDIS_URL):
