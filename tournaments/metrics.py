@@ -22,6 +22,7 @@ vanish with its container; the Redis hash has neither problem.
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
 import json
 import logging
@@ -113,14 +114,14 @@ def _bucket(seconds: float) -> str:
 
 def game_increments(*, pool: str, moves: int, calls: Iterable[PlayCall]) -> dict[str, float]:
     """What one stored game adds to the hash: a game and its moves, each fault by kind, and each
-    bot call's latency in its (non-cumulative) bucket, with the latencies' sum and count."""
+    bot call's latency in its (non-cumulative) bucket, with the latencies' sum (the count is the
+    buckets' total)."""
     adds: Counter[str] = Counter({_field("games", pool): 1, _field("moves", pool): moves})
     total = 0.0
     for call in calls:
         seconds = call.latency_ms / 1000
         total += seconds
         adds[_field("latency", pool, _bucket(seconds))] += 1
-        adds[_field("latency_count", pool)] += 1
         if call.fault is not None:
             adds[_field("faults", pool, str(call.fault.kind))] += 1
     values: dict[str, float] = dict(adds)
@@ -175,6 +176,7 @@ class _ReadTally:
 
 
 _reads = _ReadTally()
+atexit.register(_reads.flush)  # a web process that stops sends what it tallied
 
 
 def read_counted(*, hit: bool) -> None:
