@@ -80,6 +80,7 @@ ESCOBA_LIVE_TTL_S = env_int("ESCOBA_LIVE_TTL_S", 3600)
 ESCOBA_LIVE_MAX_STREAMS = env_int("ESCOBA_LIVE_MAX_STREAMS", 200)
 ESCOBA_LIVE_HEARTBEAT_S = env_int("ESCOBA_LIVE_HEARTBEAT_S", 15)
 ESCOBA_LIVE_STREAM_MAX_S = env_int("ESCOBA_LIVE_STREAM_MAX_S", 1800)
+ESCOBA_LIVE_DB_THREADS = env_int("ESCOBA_LIVE_DB_THREADS", 4)
 
 # Who may read /metrics (tournaments/metrics.py): clients in these networks (CIDRs; the address
 # as the throttles see it, after ESCOBA_TRUSTED_PROXIES), or anyone sending
@@ -93,7 +94,6 @@ for _cidr in ESCOBA_METRICS_NETWORKS:
         raise ImproperlyConfigured(
             f"ESCOBA_METRICS_NETWORKS: {_cidr!r} is not a network (10.0.0.0/8, ::1/128)."
         ) from None
-ESCOBA_LIVE_DB_THREADS = env_int("ESCOBA_LIVE_DB_THREADS", 4)
 
 # Owners' notifications (tournaments/services/notifications.py). Mail is printed to the
 # console unless EMAIL_BACKEND says otherwise (production sends through SMTP).
