@@ -7,14 +7,18 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections import Counter
+from itertools import count
 
 import pytest
 import redis
 from django.urls import reverse
 from prometheus_client.parser import text_string_to_metric_families
 
+from bots_sdk.examples import greedy
+from bots_sdk.server import serve_in_thread
 from tournaments import messages, metrics
-from tournaments.models import Game, League
+from tournaments.models import Bot, Game, League, Seat
 from tournaments.services.leagues import league_create, league_start
 
 POOL = "classic/2p"
@@ -63,6 +67,18 @@ def on_private_redis(redis_url, settings):
         yield redis_url
 
 
+def _crashing_every(n: int, choose):
+    """A bot that fails (its server answers 500) on every n-th move it is asked for."""
+    calls = count(1)
+
+    def crashing(state):
+        if next(calls) % n == 0:
+            raise RuntimeError("crashes on purpose")
+        return choose(state)
+
+    return crashing
+
+
 def wait_for(condition, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -85,10 +101,16 @@ def test_a_worker_storing_games_moves_the_counters_and_the_health_page_shows_the
     assert depths == {"games": 0, "maintenance": 0}
 
     celery_worker_factory(pool="threads", concurrency=4)
-    bots = [make_rated_bot("greedy"), make_rated_bot("random")]
-    league = league_create(creator=staff, name="metrics", bot_ids=[b.id for b in bots], rated=True)
-    league_start(league_id=league.id, user=staff)
-    wait_for(lambda: League.objects.get(pk=league.id).status == "finished", 90, "the league to end")
+    with serve_in_thread(_crashing_every(30, greedy.choose), name="flaky") as flaky:
+        bots = [make_rated_bot("greedy"), make_rated_bot("greedy", name="flaky")]
+        Bot.objects.filter(pk=bots[1].pk).update(url=flaky.url)
+        league = league_create(
+            creator=staff, name="metrics", bot_ids=[b.id for b in bots], rated=True
+        )
+        league_start(league_id=league.id, user=staff)
+        wait_for(
+            lambda: League.objects.get(pk=league.id).status == "finished", 90, "the league to end"
+        )
 
     # Counted after the game's transaction commits: the worker may still be sending.
     games = Game.objects.filter(league=league, status=Game.Status.FINISHED)
@@ -103,9 +125,16 @@ def test_a_worker_storing_games_moves_the_counters_and_the_health_page_shows_the
     assert games.count() == 2
     moves = sum(game.moves for game in games)
     assert value(after, "escoba_moves", "escoba_moves_total", pool=POOL) == moves > 0
+    kinds: Counter[str] = Counter()
+    for seat in Seat.objects.filter(game__in=games):
+        kinds.update(seat.fault_kinds)
+    assert kinds and sum(kinds.values()) == sum(game.faults for game in games)
+    counted = {s.labels["kind"]: s.value for s in after["escoba_faults"].samples}
+    assert counted == dict(kinds)  # e.g. {"http_status": 7}: the flaky bot's 500s
     latency = "escoba_bot_call_latency_seconds"
     calls = value(after, latency, f"{latency}_count", pool=POOL)
-    assert calls == moves  # no faults: one call per move
+    forfeits = sum(game.forfeit is not None for game in games)
+    assert calls == moves + forfeits  # one call per move, and the call that forfeited
     assert value(after, latency, f"{latency}_bucket", pool=POOL, le="+Inf") == calls
     assert 0 < value(after, latency, f"{latency}_sum", pool=POOL) < calls * 1.0
     assert value(after, "escoba_matches_in_flight", pool=POOL) == 0
