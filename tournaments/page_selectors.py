@@ -208,6 +208,42 @@ def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
     return Bot.objects.filter(owner=owner).prefetch_related("ratings").order_by("name")
 
 
+def owner_bots_at_play(*, owner: AbstractBaseUser, games: int) -> list[Bot]:
+    """The owner's bots by name (``bots_of_owner``), each with how it is doing, for "My bots":
+    ``current_ratings``, its current version's published rating per pool (with its rank,
+    interval and provisional mark), and ``latest_games``, its last ``games`` finished games,
+    newest first, each a dict: ``game``, ``result`` (won, lost or drawn, for the bot's side),
+    ``score`` (the totals, its side's first), ``no_show`` and ``faults`` (its own seat's)."""
+    bots = list(bots_of_owner(owner=owner))
+    for bot in bots:
+        bot.current_ratings = list(
+            rating_selectors.bot_current_ratings(bot).select_related("version")
+        )
+        bot.latest_games = [
+            _game_for_bot(game, bot) for game in bot_recent_games(bot=bot, limit=games)
+        ]
+    return bots
+
+
+def _game_for_bot(game: Game, bot: Bot) -> dict[str, Any]:
+    """A finished game as ``bot`` played it (the first of its seats, for a bot seated twice)."""
+    seat = min((s for s in game.seats.all() if s.bot_id == bot.pk), key=lambda s: s.seat)
+    totals = list(game.totals or [])
+    if game.winner is None:
+        result = "drawn"
+    else:
+        result = "won" if game.winner == seat.team else "lost"
+    ours = totals[seat.team : seat.team + 1]
+    score = ours + [points for team, points in enumerate(totals) if team != seat.team]
+    return {
+        "game": game,
+        "result": result,
+        "score": score,
+        "no_show": seat.no_show,
+        "faults": seat.faults,
+    }
+
+
 def league_bot_choices() -> list[tuple[int, str]]:
     """(id, "name (owner)") of every bot a new league may enter, by name: the bots a league may
     schedule (``selectors.bots_schedulable``), as the API accepts them."""

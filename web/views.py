@@ -59,6 +59,8 @@ BOT_REGISTERED_OWN_SECRET = (
 LEAGUE_CREATED = "League {name} is created and open: start it when its bots are entered."
 LEAGUE_STARTED = "League {name} has started."
 NOTIFICATIONS_LISTED = 20
+# The latest finished games "My bots" lists under each bot (its profile has more).
+MY_BOT_GAMES = 5
 # The site's icon (16, 32 and 48 px, drawn from favicon.svg) at the address browsers and the
 # admin ask for by default.
 FAVICON = Path(__file__).parent / "static" / "web" / "favicon.ico"
@@ -350,7 +352,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     context = {
         "nav": "my_bots",
         "form": form,
-        "bots": page_selectors.bots_of_owner(owner=request.user),
+        "bots": page_selectors.owner_bots_at_play(owner=request.user, games=MY_BOT_GAMES),
         "new_bot": new_bot,
         "notifications": page_selectors.owner_notifications(
             owner=request.user, limit=NOTIFICATIONS_LISTED
