@@ -17,6 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Lower
 
+from games.scheduling import build_schedule, schedule_errors
 from tournaments import rating_selectors, selectors
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Notification, Seat
@@ -145,6 +146,22 @@ def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
         for opponent, name, games, wins, draws in totals
     ]
     return sorted(records, key=lambda row: (-row["games"], row["name"].lower()))
+
+
+def league_planned_games(*, league: League) -> int | None:
+    """How many games the league would schedule if it started now, with the bots entered so far
+    (``games.scheduling``, as ``league_start`` writes them); None while it cannot start (too few
+    bots). A league that started has its games written: count those instead."""
+    bot_ids = list(league.entries.order_by("id").values_list("bot_id", flat=True))
+    errors = schedule_errors(
+        bot_count=len(bot_ids), players=league.players, games_per_pairing=league.games_per_pairing
+    )
+    if errors:
+        return None
+    schedule = build_schedule(
+        bot_ids, players=league.players, games_per_pairing=league.games_per_pairing, seed=0
+    )
+    return sum(len(match.games) for match in schedule)
 
 
 def league_find(league_id: int) -> League | None:

@@ -50,14 +50,14 @@ ROW_ID = "[0-9]{1,18}"
 RECENT_GAMES = 20
 LEAGUES_LISTED = 100
 
-BOT_REGISTERED = "Bot {name} is registered. Copy its signing secret now: it is shown only once."
+BOT_REGISTERED = "Bot “{name}” is registered. Copy its signing secret now: it is shown only once."
 CHECK_PASSED = "The protocol check passed."
 CHECK_FAILED = "The protocol check failed; see the report."
 BOT_REGISTERED_OWN_SECRET = (
-    "Bot {name} is registered; every call to it is signed with the secret you gave."
+    "Bot “{name}” is registered; every call to it is signed with the secret you gave."
 )
-LEAGUE_CREATED = "League {name} is created and open: start it when its bots are entered."
-LEAGUE_STARTED = "League {name} has started."
+LEAGUE_CREATED = "League “{name}” is created and open: start it when its bots are entered."
+LEAGUE_STARTED = "League “{name}” has started."
 NOTIFICATIONS_LISTED = 20
 # The latest finished games "My bots" lists under each bot (its profile has more).
 MY_BOT_GAMES = 5
@@ -128,6 +128,12 @@ def league_list(request: HttpRequest) -> HttpResponse:
 def _progress(league: League) -> dict:
     progress = selectors.league_progress(league)
     progress["percent"] = 100 * progress["done"] / progress["total"] if progress["total"] else 0
+    # Before its start a league has no games written: say how many its bots would play.
+    progress["planned"] = progress["total"] or (
+        page_selectors.league_planned_games(league=league)
+        if league.status == League.Status.OPEN
+        else None
+    )
     return progress
 
 
