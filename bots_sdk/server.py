@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import socket
 import sys
 import threading
@@ -254,14 +255,25 @@ def serve(
     secret: str | None = None,
     name: str | None = None,
 ) -> None:
-    """Serve `target` until interrupted (Ctrl-C)."""
+    """Serve `target` until interrupted: Ctrl-C, SIGINT or SIGTERM.
+
+    Both signals are taken over while serving, in the main thread: a process started in the
+    background (`cmd &`, a script, a supervisor) begins with SIGINT ignored, which Python keeps,
+    and SIGTERM would otherwise end it without closing its connections."""
     server = make_server(target, host=host, port=port, secret=secret, name=name)
     logger.info("serving %s on %s", server.bot.name, server.url)
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, signal.default_int_handler)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        for signum, handler in previous.items():
+            if handler is not None:  # None: a handler not set from Python, left as it is
+                signal.signal(signum, handler)
         server.close_connections()
         server.server_close()
 

@@ -17,7 +17,12 @@ urlpatterns = [
     path("admin/health/", admin.site.admin_view(arena_health), name="arena_health"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    # Our page around Swagger UI: its language and AA colours (web/templates/web/swagger_ui.html).
+    path(
+        "api/docs/",
+        SpectacularSwaggerView.as_view(url_name="schema", template_name="web/swagger_ui.html"),
+        name="swagger-ui",
+    ),
     path("api/", include("tournaments.api.urls")),
     path("live/", include("web.live_urls")),
     # Prometheus' scrape: no session, so no CSRF check; the view decides who may read it.

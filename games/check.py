@@ -223,6 +223,8 @@ def too_slow(timeout_ms: int) -> str:
 # --- the check ---------------------------------------------------------------------------------
 
 Steps = Generator[Call, Answer, None]
+# Said of every 401 a check without the bot's secret gets (the SDK's `check` without --secret).
+UNSIGNED_HINT = " (the bot checks signatures: give its secret with --secret)"
 
 
 def steps(report: CheckReport, *, signed: bool) -> Steps:
@@ -232,7 +234,7 @@ def steps(report: CheckReport, *, signed: bool) -> Steps:
     is sent last, to see that the bot refuses it.
     """
     timeout_ms = report.timeout_ms
-    if not _judge_info(report, (yield Call("GET", ""))):
+    if not _judge_info(report, (yield Call("GET", "")), signed):
         return
     for position in POSITIONS:
         game = position.game()
@@ -280,7 +282,7 @@ def _decode(payload: bytes) -> Any:
         raise ProtocolError(f"reply is not JSON: {exc}") from None
 
 
-def _judge_info(report: CheckReport, answer: Answer) -> bool:
+def _judge_info(report: CheckReport, answer: Answer, signed: bool) -> bool:
     """Whether the check goes on: only a bot that answered something is worth more calls."""
     if answer.timed_out:
         report.add("info", FAIL, answer.error or "")
@@ -289,7 +291,8 @@ def _judge_info(report: CheckReport, answer: Answer) -> bool:
         report.add("info", FAIL, f"unreachable: {answer.error}")
         return False
     if answer.status != 200:
-        report.add("info", FAIL, f"GET answered HTTP {answer.status}", answer.latency_ms)
+        hint = UNSIGNED_HINT if answer.status == 401 and not signed else ""
+        report.add("info", FAIL, f"GET answered HTTP {answer.status}{hint}", answer.latency_ms)
         return True
     try:
         info = parse_info_reply(_decode(answer.payload))
@@ -327,9 +330,7 @@ def _judge_move(
         report.add(name, FAIL, f"request failed: {answer.error}")
         return
     if answer.status != 200:
-        hint = ""
-        if answer.status == 401 and not signed:
-            hint = " (the bot checks signatures: give its secret with --secret)"
+        hint = UNSIGNED_HINT if answer.status == 401 and not signed else ""
         report.add(name, FAIL, f"HTTP {answer.status}: {_snippet(answer.payload)}{hint}", elapsed)
         return
     try:

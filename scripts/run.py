@@ -474,6 +474,8 @@ def main() -> int:
         host=os.environ.get("ESCOBA_HOST", "127.0.0.1"),
         port=int(os.environ.get("ESCOBA_PORT", "8000")),
     )
+    # Our own handlers for both, whatever we inherited: a run started in the background begins
+    # with SIGINT ignored (tests/foundation/test_run_signals.py).
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: supervisor.stopping.set())
     code = 1

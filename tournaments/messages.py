@@ -15,6 +15,11 @@ UNSUPPORTED_MEDIA_TYPE = (
     "Send the request body as JSON (Content-Type: application/json), not {media_type}."
 )
 BAD_REQUEST = "The request is malformed."
+# An Authorization header we do not read (tournaments/api/errors.py): its scheme, then the fix.
+AUTH_SCHEME = (
+    "The Authorization scheme here is Token, not {scheme}: send "
+    "'Authorization: Token <key>' with the key from POST /api/auth/token/."
+)
 # The broker (Redis) holding the queue of matches is unreachable (tournaments/services/leagues.py).
 QUEUE_UNAVAILABLE = (
     "The match queue is unreachable right now, so nothing was changed; try again in a minute."

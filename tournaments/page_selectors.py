@@ -17,6 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Lower
 
+from games.scheduling import build_schedule, schedule_errors
 from tournaments import rating_selectors, selectors
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Notification, Seat
@@ -147,6 +148,22 @@ def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
     return sorted(records, key=lambda row: (-row["games"], row["name"].lower()))
 
 
+def league_planned_games(*, league: League) -> int | None:
+    """How many games the league would schedule if it started now, with the bots entered so far
+    (``games.scheduling``, as ``league_start`` writes them); None while it cannot start (too few
+    bots). A league that started has its games written: count those instead."""
+    bot_ids = list(league.entries.order_by("id").values_list("bot_id", flat=True))
+    errors = schedule_errors(
+        bot_count=len(bot_ids), players=league.players, games_per_pairing=league.games_per_pairing
+    )
+    if errors:
+        return None
+    schedule = build_schedule(
+        bot_ids, players=league.players, games_per_pairing=league.games_per_pairing, seed=0
+    )
+    return sum(len(match.games) for match in schedule)
+
+
 def league_find(league_id: int) -> League | None:
     """The league with its creator, or None."""
     return League.objects.select_related("creator").filter(pk=league_id).first()
@@ -206,6 +223,42 @@ def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
 def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
     """The owner's bots by name, with their ratings."""
     return Bot.objects.filter(owner=owner).prefetch_related("ratings").order_by("name")
+
+
+def owner_bots_at_play(*, owner: AbstractBaseUser, games: int) -> list[Bot]:
+    """The owner's bots by name (``bots_of_owner``), each with how it is doing, for "My bots":
+    ``current_ratings``, its current version's published rating per pool (with its rank,
+    interval and provisional mark), and ``latest_games``, its last ``games`` finished games,
+    newest first, each a dict: ``game``, ``result`` (won, lost or drawn, for the bot's side),
+    ``score`` (the totals, its side's first), ``no_show`` and ``faults`` (its own seat's)."""
+    bots = list(bots_of_owner(owner=owner))
+    for bot in bots:
+        bot.current_ratings = list(
+            rating_selectors.bot_current_ratings(bot).select_related("version")
+        )
+        bot.latest_games = [
+            _game_for_bot(game, bot) for game in bot_recent_games(bot=bot, limit=games)
+        ]
+    return bots
+
+
+def _game_for_bot(game: Game, bot: Bot) -> dict[str, Any]:
+    """A finished game as ``bot`` played it (the first of its seats, for a bot seated twice)."""
+    seat = min((s for s in game.seats.all() if s.bot_id == bot.pk), key=lambda s: s.seat)
+    totals = list(game.totals or [])
+    if game.winner is None:
+        result = "drawn"
+    else:
+        result = "won" if game.winner == seat.team else "lost"
+    ours = totals[seat.team : seat.team + 1]
+    score = ours + [points for team, points in enumerate(totals) if team != seat.team]
+    return {
+        "game": game,
+        "result": result,
+        "score": score,
+        "no_show": seat.no_show,
+        "faults": seat.faults,
+    }
 
 
 def league_bot_choices() -> list[tuple[int, str]]:

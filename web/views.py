@@ -50,15 +50,17 @@ ROW_ID = "[0-9]{1,18}"
 RECENT_GAMES = 20
 LEAGUES_LISTED = 100
 
-BOT_REGISTERED = "Bot {name} is registered. Copy its signing secret now: it is shown only once."
+BOT_REGISTERED = "Bot “{name}” is registered. Copy its signing secret now: it is shown only once."
 CHECK_PASSED = "The protocol check passed."
 CHECK_FAILED = "The protocol check failed; see the report."
 BOT_REGISTERED_OWN_SECRET = (
-    "Bot {name} is registered; every call to it is signed with the secret you gave."
+    "Bot “{name}” is registered; every call to it is signed with the secret you gave."
 )
-LEAGUE_CREATED = "League {name} is created and open: start it when its bots are entered."
-LEAGUE_STARTED = "League {name} has started."
+LEAGUE_CREATED = "League “{name}” is created and open: start it when its bots are entered."
+LEAGUE_STARTED = "League “{name}” has started."
 NOTIFICATIONS_LISTED = 20
+# The latest finished games "My bots" lists under each bot (its profile has more).
+MY_BOT_GAMES = 5
 # The site's icon (16, 32 and 48 px, drawn from favicon.svg) at the address browsers and the
 # admin ask for by default.
 FAVICON = Path(__file__).parent / "static" / "web" / "favicon.ico"
@@ -126,6 +128,12 @@ def league_list(request: HttpRequest) -> HttpResponse:
 def _progress(league: League) -> dict:
     progress = selectors.league_progress(league)
     progress["percent"] = 100 * progress["done"] / progress["total"] if progress["total"] else 0
+    # Before its start a league has no games written: say how many its bots would play.
+    progress["planned"] = progress["total"] or (
+        page_selectors.league_planned_games(league=league)
+        if league.status == League.Status.OPEN
+        else None
+    )
     return progress
 
 
@@ -350,7 +358,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     context = {
         "nav": "my_bots",
         "form": form,
-        "bots": page_selectors.bots_of_owner(owner=request.user),
+        "bots": page_selectors.owner_bots_at_play(owner=request.user, games=MY_BOT_GAMES),
         "new_bot": new_bot,
         "notifications": page_selectors.owner_notifications(
             owner=request.user, limit=NOTIFICATIONS_LISTED

@@ -80,19 +80,20 @@ def page(browser) -> Iterator:
 
 @pytest.fixture
 def screenshot() -> Callable:
-    """``screenshot(page, "rankings")`` saves the page as it is now, at desktop and phone width."""
+    """``screenshot(page, "rankings")`` saves the page as it is now, at desktop and phone width;
+    ``full_page=False``: the window only, as the reader sees it (sticky parts where they stick)."""
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / ".gitignore").write_text("*\n")
     publish = os.environ.get("ESCOBA_SCREENSHOTS") == "1"
 
-    def take(page, name: str, phone: bool = True) -> Path:
+    def take(page, name: str, phone: bool = True, full_page: bool = True) -> Path:
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=full_page)
         shots = [path]
         if phone:
             page.set_viewport_size(PHONE)
             phone_path = ARTIFACTS / f"{name}-phone.png"
-            page.screenshot(path=str(phone_path), full_page=True)
+            page.screenshot(path=str(phone_path), full_page=full_page)
             page.set_viewport_size(DESKTOP)
             shots.append(phone_path)
         if publish:

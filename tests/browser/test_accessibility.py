@@ -655,3 +655,42 @@ def test_keyboard_only_journey(worker_beside_live_server, league_world, live_ser
     bot = _tab_to(page, lambda f: (f["href"] or "").startswith("/bots/"))
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(rf"{re.escape(bot['href'])}$"))
+
+
+# The exceptions on /api/docs/: Swagger UI's own markup, which neither our page around it
+# (web/templates/web/swagger_ui.html) nor our styles (web/static/web/css/swagger.css) reach.
+# Each operation's summary is a <button> that holds other buttons (copy the path, the lock),
+# and the Authorize dialog's close button is an icon with no name.
+SWAGGER_UI_OWN = {"nested-interactive", "button-name"}
+
+
+def test_the_api_docs_page_has_only_swagger_uis_own_problems(live_server, page, transactional_db):
+    """Issue 39: the page's language and every text colour are ours to fix and fixed, closed,
+    with an operation open, trying it out, and in the Authorize dialog, at both widths; what
+    remains is named above, and still there (else the exception goes)."""
+    page.goto(f"{live_server.url}/api/docs/")
+    assert page.locator("html").get_attribute("lang") == "en"
+    expect(page.locator(".opblock").first).to_be_visible()
+    seen_own: set[str] = set()
+    states = {
+        "closed": lambda: None,
+        "an operation open": lambda: page.locator(".opblock-summary-control").first.click(),
+        "trying it out": lambda: page.get_by_role("button", name="Try it out").first.click(),
+        "the Authorize dialog": lambda: page.locator("button.authorize").first.click(),
+    }
+    problems = []
+    for state, act in states.items():
+        act()
+        page.wait_for_timeout(300)
+        for width, viewport in VIEWPORTS.items():
+            page.set_viewport_size(viewport)
+            page.wait_for_timeout(200)
+            for line in page_problems(page):
+                rule = line.split(" ", 1)[0]
+                if rule in SWAGGER_UI_OWN:
+                    seen_own.add(rule)
+                else:
+                    problems.append(f"{state} @{width}: {line}")
+        page.set_viewport_size(DESKTOP)
+    assert problems == []
+    assert seen_own == SWAGGER_UI_OWN, "Swagger UI fixed its own: drop the exception"

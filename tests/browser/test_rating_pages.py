@@ -195,3 +195,49 @@ def test_axe_finds_nothing_on_rankings_and_bot_pages_with_every_rating_state(
             problems += [f"{path} {viewport['width']}px: {line}" for line in axe_violations(page)]
         page.set_viewport_size(DESKTOP)
     assert problems == []
+
+
+def test_my_bots_shows_each_bots_rating_rank_no_shows_and_latest_games(
+    rated_world, live_server, page, screenshot
+):
+    """Issue 39: "My bots" says how each bot is doing, not only its health: its current rating
+    per pool, as the rankings show it, and its rank; its no-shows; its latest games and how each
+    went for it, newest first."""
+    from tests.browser.conftest import OWNER_PASSWORD
+    from tests.browser.forms import log_in
+    from tournaments.page_selectors import bot_recent_games
+    from web.views import MY_BOT_GAMES
+
+    bots = {bot.name: Bot.objects.get(pk=bot.pk) for bot in rated_world.bots}
+    log_in(page, live_server.url, rated_world.owner.username, OWNER_PASSWORD)
+    pool = rated_world.league.pool
+    for viewport in (DESKTOP, PHONE):
+        page.set_viewport_size(viewport)
+        for name, bot in bots.items():
+            section = page.locator(f"#bot-{bot.pk}")
+            rating = _rating(bot)
+            item = section.locator(f"[data-testid=bot-ratings] li[data-pool='{pool}']")
+            expect_figure(item.locator(".rating-figure"), rating)
+            expect(item).to_contain_text(f"{pool}, rank {rating.rank}:")
+            no_shows = section.get_by_test_id("bot-no-shows")
+            expect(no_shows).to_contain_text(
+                f"No-shows: {bot.no_shows} in all, {bot.no_shows_in_row} in a row"
+            )
+            expect(no_shows.locator(".badge.paused")).to_have_count(1 if name == "random" else 0)
+
+            games = list(bot_recent_games(bot=bot, limit=MY_BOT_GAMES))
+            rows = section.locator("[data-testid=bot-latest-games] li")
+            expect(rows).to_have_count(len(games))
+            assert len(games) == 4  # two duplicate sets of two games in the league
+            for row, game in zip(rows.all(), games, strict=True):
+                seat = game.seats.get(bot=bot)
+                result = (
+                    "drawn" if game.winner is None
+                    else "won" if game.winner == seat.team else "lost"
+                )  # fmt: skip
+                ours, theirs = game.totals[seat.team], game.totals[1 - seat.team]
+                expect(row.get_by_role("link")).to_have_text(f"Game {game.pk}")
+                expect(row).to_contain_text(f"Game {game.pk}: {result} {ours}–{theirs}")
+        assert axe_violations(page) == []
+    page.set_viewport_size(DESKTOP)
+    screenshot(page, "my-bots-ratings")

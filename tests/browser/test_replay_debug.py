@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from bots_sdk import Reply, serve_in_thread
 from bots_sdk.examples.greedy import choose as greedy
 from tests.browser.a11y import axe_violations
-from tests.browser.conftest import OWNER_PASSWORD, PHONE
+from tests.browser.conftest import DESKTOP, OWNER_PASSWORD, PHONE
 from tournaments.models import Bot, Game
 from tournaments.selectors import game_diagnostics
 from tournaments.services.bots import bot_register
@@ -91,3 +91,56 @@ def test_owner_reads_debug_and_downloads_the_request_others_see_neither(
     expect(button).to_be_focused()
     expect(button).to_have_attribute("aria-disabled", "true")
     expect(panel.locator("pre")).to_be_hidden()
+
+
+# The box of `el` lies inside the window and is what the reader sees there: the topmost element at
+# its centre is itself or inside it (nothing sticky covers it).
+IN_VIEW = """(el) => {
+  const box = el.getBoundingClientRect();
+  if (box.height === 0 || box.top < 0 || box.bottom > innerHeight) return false;
+  const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return el === top || el.contains(top);
+}"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_stepping_keeps_the_narration_and_the_debug_text_beside_the_step_buttons(
+    debug_game, live_server, page, screenshot, viewport
+):
+    """Issue 39: what the author reads at each step (the narration, their bot's debug text, the
+    request to download) is in the window with the step buttons, from the top of the page on,
+    and stepping never scrolls; with the felt in view, no hand lies under the step dock."""
+    game, owner, _mine = debug_game
+    _log_in(page, live_server.url, owner.username)
+    page.set_viewport_size(viewport)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    narration = page.locator("[data-part=event]")
+    debug = page.get_by_role("region", name="Your bot's debug output").locator("pre")
+    download = page.get_by_role("button", name="Download request (JSON)")
+    box = page.get_by_role("button", name="Next", exact=True).bounding_box()
+    seen_debug = 0
+    for step in range(1, 7):
+        # A person's click: Playwright's own click first scrolls a sticky element "into view".
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        expect(page.locator("[data-part=step-label]")).to_contain_text(f"play {step} of")
+        assert page.evaluate("scrollY") == 0
+        assert narration.evaluate(IN_VIEW), f"the narration is out of view at play {step}"
+        assert download.evaluate(IN_VIEW), f"the download is out of view at play {step}"
+        if debug.is_visible():
+            assert debug.evaluate(IN_VIEW), f"the debug text is out of view at play {step}"
+            seen_debug += 1
+            if seen_debug == 1:
+                name = "replay-debug-phone" if viewport == PHONE else "replay-debug"
+                screenshot(page, name, phone=False, full_page=False)
+    assert seen_debug >= 2  # the owner's bot plays every other move
+    page.keyboard.press("ArrowRight")  # focus is on Next: the keys step too, still in place
+    assert page.evaluate("scrollY") == 0
+    assert narration.evaluate(IN_VIEW) and download.evaluate(IN_VIEW)
+
+    page.locator(".felt").evaluate("(felt) => felt.scrollIntoView()")
+    dock_top = page.locator("[data-part=dock]").bounding_box()["y"]
+    for hand in page.locator("[data-part=hand]").all():
+        hand_box = hand.bounding_box()
+        assert hand_box["y"] >= 0 and hand_box["y"] + hand_box["height"] <= dock_top
+    assert narration.evaluate(IN_VIEW)
+    assert axe_violations(page) == []

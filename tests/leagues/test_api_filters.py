@@ -5,7 +5,7 @@ import pytest
 from tournaments.api.filters import (
     ERROR_BAD_ID,
     ERROR_BOT_REQUIRED,
-    ERROR_POOL,
+    ERROR_POOL_NONE,
     ERROR_UNKNOWN_BOT,
 )
 from tournaments.messages import VALIDATION_FAILED
@@ -45,7 +45,15 @@ def test_each_filter_selects_what_it_names(api_client, leagues):
     assert ids(api_client.get(f"/api/games/?match={first_match.id}")) == list(
         first_match.games.order_by("id").values_list("id", flat=True)
     )
-    assert ids(api_client.get(f"/api/games/?bot={bots[0].id}")) == [g.id for g in bot_games]
+    # a bot's games: newest first (its latest results on top), unless ordering says otherwise
+    newest_first = [g.id for g in reversed(bot_games)]
+    assert ids(api_client.get(f"/api/games/?bot={bots[0].id}")) == newest_first
+    assert ids(api_client.get(f"/api/games/?bot={bots[0].id}&ordering=id")) == newest_first[::-1]
+    league_games = list(
+        Game.objects.filter(league=played).order_by("id").values_list("id", flat=True)
+    )
+    assert ids(api_client.get(f"/api/games/?league={played.id}")) == league_games
+    assert ids(api_client.get(f"/api/games/?league={played.id}&ordering=-id")) == league_games[::-1]
     assert len(bot_games) == 4  # two duplicate sets of two games
     assert ids(api_client.get(f"/api/games/?league={played.id}&status=aborted")) == []
     history = api_client.get(f"/api/rankings/history/?bot={bots[0].id}&pool=classic/2p")
@@ -70,16 +78,17 @@ def test_the_ladder_is_of_one_pool_and_ranks_within_it(api_client, leagues):
         ("/api/games/?bot=9223372036854775808", "bot", ERROR_BAD_ID),
         ("/api/games/?bot=%D9%A1", "bot", ERROR_BAD_ID),  # an Arabic-Indic digit one
         ("/api/games/?status=won", "status", "One of pending, finished, aborted."),
+        ("/api/games/?bot=1&ordering=name", "ordering", "One of id, -id."),
         ("/api/matches/?league=1.0", "league", ERROR_BAD_ID),
         ("/api/matches/?status=%00", "status", "One of pending, running, finished, cancelled."),
         ("/api/leagues/?status=x", "status", "One of open, running, paused, finished, cancelled."),
-        ("/api/leagues/?pool=classic", "pool", ERROR_POOL),
-        ("/api/rankings/?pool=classic/5p", "pool", ERROR_POOL),
-        ("/api/rankings/?pool=a%00b", "pool", ERROR_POOL),
+        ("/api/leagues/?pool=classic", "pool", ERROR_POOL_NONE),
+        ("/api/rankings/?pool=classic/5p", "pool", ERROR_POOL_NONE),
+        ("/api/rankings/?pool=a%00b", "pool", ERROR_POOL_NONE),
         ("/api/rankings/history/", "bot", ERROR_BOT_REQUIRED),
         ("/api/rankings/history/?bot=-3", "bot", ERROR_BAD_ID),
         ("/api/rankings/history/?bot=987654", "bot", ERROR_UNKNOWN_BOT),
-        ("/api/rankings/history/?bot=1&pool=2p", "pool", ERROR_POOL),
+        ("/api/rankings/history/?bot=1&pool=2p", "pool", ERROR_POOL_NONE),
     ],
 )
 def test_a_bad_value_is_our_400_naming_the_parameter(api_client, path, field, message):
@@ -110,7 +119,8 @@ def test_the_schema_lists_every_filter_with_its_type():
         return {p["name"]: p for p in paths[path]["get"]["parameters"] if p["in"] == "query"}
 
     games = parameters("/api/games/")
-    assert {"league", "match", "bot", "status"} <= set(games)
+    assert {"league", "match", "bot", "status", "ordering"} <= set(games)
+    assert "newest first" in games["ordering"]["description"]
     assert games["league"]["schema"]["type"] == "integer"
     assert games["status"]["schema"]["enum"] == ["aborted", "finished", "pending"]
     assert {"league", "status"} <= set(parameters("/api/matches/"))

@@ -65,6 +65,33 @@ def test_a_signed_bot_passes_with_its_secret_and_fails_without_it():
     assert "give its secret with --secret" in unsigned.failures[0].detail
 
 
+class RefusesUnsigned(RawBot):
+    """A strict bot (the Node.js starter's way): 401 to every call without a signature."""
+
+    def do_GET(self) -> None:
+        if "webhook-signature" in self.headers:
+            return RawBot.do_GET(self)
+        self.send_response(401)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def test_the_hint_for_a_secret_is_on_the_first_line_when_get_is_refused():
+    """Issue 39: a bot that refuses even the unsigned GET / says at once what to do."""
+    with raw_bot(do_GET=RefusesUnsigned.do_GET) as url:
+        report = run_check(url)
+    first = report.results[0]
+    assert (first.name, first.status) == ("info", FAIL)
+    assert (
+        first.detail
+        == "GET answered HTTP 401 (the bot checks signatures: give its secret with --secret)"
+    )
+    assert "give its secret with --secret" in report.to_text().splitlines()[1]
+    with raw_bot(do_GET=RefusesUnsigned.do_GET) as url:
+        signed = run_check(url, secret=SECRET)
+    assert signed.results[0].status == PASS  # with the secret, the same bot answers
+
+
 def test_a_bot_that_ignores_signatures_gets_a_warning_only():
     with serve_in_thread(greedy.choose) as handle:
         report = run_check(handle.url, secret=SECRET)

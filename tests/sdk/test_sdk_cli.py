@@ -69,6 +69,35 @@ def stop(process: subprocess.Popen) -> int:
             process.wait()
 
 
+def ignore_sigint() -> None:
+    """What a shell does for a job it starts in the background, or a script's `cmd &`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_serve_started_with_sigint_ignored_stops_on_sigint_and_sigterm(signum):
+    """Issue 39: started in the background, `serve` still stops, cleanly, on either signal."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bots_sdk", "serve", "bots_sdk.examples.greedy:choose",
+         "--port", str(port)],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ignore_sigint,
+    )  # fmt: skip
+    try:
+        assert wait_for_info(url, process)["name"] == "greedy"
+        process.send_signal(signum)
+        assert process.wait(timeout=10) == 0, process.communicate()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    with pytest.raises(OSError):  # the port is closed
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
 def test_serve_an_example_bot():
     port = free_port()
     url = f"http://127.0.0.1:{port}"

@@ -1,7 +1,9 @@
 """What the bots API accepts and shows. Input serializers check types and sizes only; the rules
 (name format, unique names, a URL that answers `escoba/1`) live in `tournaments.services.bots`."""
 
+import ipaddress
 from typing import Any
+from urllib.parse import urlsplit
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -16,6 +18,28 @@ SECRET_MAX = 100
 ERROR_NAME_TYPE = "Enter the bot's name as a string."
 ERROR_URL_TYPE = 'Enter the bot\'s URL as a string, e.g. "https://bot.example.org/".'
 ERROR_SECRET_TYPE = 'Enter the secret as a string, "whsec_" and base64.'
+ERROR_URL_NO_SCHEME = "A bot URL starts with http:// or https://: did you mean {suggestion}?"
+
+
+def url_with_scheme(value: str) -> str:
+    """A URL written without its scheme (``127.0.0.1:8801``), refused with the URL it most
+    likely means: http for a local or private address, https for a name (the arena's policy, in
+    ``tournaments.services.bots``, still judges the URL given)."""
+    if "://" in value or not value or any(c.isspace() or not c.isprintable() for c in value):
+        return value
+    try:
+        host = urlsplit(f"http://{value}").hostname or ""
+    except ValueError:
+        return value
+    if not host:
+        return value
+    try:
+        local = host == "localhost" or ipaddress.ip_address(host).is_private
+    except ValueError:
+        local = False
+    path = value if "/" in value else f"{value}/"
+    suggestion = f"{'http' if local else 'https'}://{path}"
+    raise serializers.ValidationError(ERROR_URL_NO_SCHEME.format(suggestion=suggestion))
 
 
 class BotCreateSerializer(serializers.Serializer):
@@ -35,6 +59,9 @@ class BotCreateSerializer(serializers.Serializer):
         ),
     )
 
+    def validate_url(self, value: str) -> str:
+        return url_with_scheme(value)
+
 
 class BotUpdateSerializer(serializers.Serializer):
     """Every field optional; a new `url` is verified again before it is saved."""
@@ -47,6 +74,9 @@ class BotUpdateSerializer(serializers.Serializer):
     accepts_challenges = serializers.BooleanField(
         required=False, help_text="Whether other users may challenge it or test against it."
     )
+
+    def validate_url(self, value: str) -> str:
+        return url_with_scheme(value)
 
 
 class RatingSerializer(serializers.ModelSerializer):

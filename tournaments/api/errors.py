@@ -103,6 +103,16 @@ def _too_large() -> RequestTooLarge:
     return RequestTooLarge(messages.BODY_TOO_LARGE.format(limit=limit))
 
 
+def _other_auth_scheme(request: Any) -> str | None:
+    """The scheme of an Authorization header that is not ``Token`` (``Bearer``, the usual
+    guess), which the token check skips as if there were no header; None otherwise."""
+    header = request.META.get("HTTP_AUTHORIZATION", "") if request is not None else ""
+    scheme = header.split(" ", 1)[0].strip()
+    if not scheme or scheme.lower() == "token":
+        return None
+    return scheme[:20]
+
+
 def _in_our_words(exc: Exception, context: dict) -> Exception:
     """The exceptions DRF does not know, or whose words it would choose, as ours."""
     if isinstance(exc, DjangoValidationError):
@@ -111,6 +121,14 @@ def _in_our_words(exc: Exception, context: dict) -> Exception:
         return _too_large()
     if isinstance(exc, QueueUnavailable):
         return ServiceUnavailable(messages.QUEUE_UNAVAILABLE)
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        scheme = _other_auth_scheme(context.get("request"))
+        if scheme is not None:
+            told = exceptions.NotAuthenticated(messages.AUTH_SCHEME.format(scheme=scheme))
+            # What the view decided for the original: its 401 and WWW-Authenticate (or a 403).
+            told.status_code = exc.status_code
+            told.auth_header = getattr(exc, "auth_header", None)
+            return told
     if isinstance(exc, exceptions.UnsupportedMediaType):
         request = context.get("request")
         media_type = (getattr(request, "content_type", "") or "no content type")[:100]

@@ -30,6 +30,8 @@ from tournaments.models import (
 
 ERROR_BAD_ID = "A positive integer id is required."
 ERROR_POOL = "A pool is a ruleset and a table size, e.g. classic/2p."
+ERROR_POOL_KNOWN = ERROR_POOL + " Pools here: {pools}."
+ERROR_POOL_NONE = ERROR_POOL + " No league has been played here yet, so there is no pool."
 ERROR_BOT_REQUIRED = "Which bot? Give its id."
 ERROR_UNKNOWN_BOT = "No bot with this id."
 ERROR_STATUS = "One of {choices}."
@@ -72,8 +74,18 @@ class PoolField(forms.Field):
         if value in self.empty_values:
             return None
         if not POOL_PATTERN.fullmatch(str(value)):
-            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+            pools = known_pools()
+            message = ERROR_POOL_KNOWN.format(pools=", ".join(pools)) if pools else ERROR_POOL_NONE
+            raise forms.ValidationError(message, code="invalid")
         return str(value)
+
+
+def known_pools() -> list[str]:
+    """The pools that exist: every league's, and every published rating's, alphabetically.
+    Read only to tell a client that asked for a malformed pool which ones it could ask for."""
+    leagues = League.objects.values_list("pool", flat=True)
+    ratings = Rating.objects.values_list("pool", flat=True)
+    return sorted(set(leagues.distinct()) | set(ratings.distinct()))
 
 
 class BotField(forms.ModelChoiceField):
@@ -157,10 +169,23 @@ class GameFilter(filters.FilterSet):
         field_name="seats__bot_id", distinct=True, help_text="Only games this bot played."
     )
     status = status_filter(Game, "Only games in this state.")
+    ordering = filters.OrderingFilter(
+        fields=(("id", "id"),),
+        help_text="id: oldest first; -id: newest first. Without it: newest first with bot "
+        "(a bot's latest games), oldest first otherwise (a league's schedule in order).",
+        error_messages={"invalid_choice": ERROR_STATUS.format(choices="id, -id")},
+    )
 
     class Meta:
         model = Game
         fields = ["league", "match", "bot", "status"]
+
+    @property
+    def qs(self) -> QuerySet[Game]:
+        queryset = super().qs
+        if not self.form.cleaned_data.get("ordering") and self.form.cleaned_data.get("bot"):
+            queryset = queryset.order_by("-id")
+        return queryset
 
 
 class RankingFilter(filters.FilterSet):

@@ -208,9 +208,24 @@ export class ReplayViewer {
     this.root.addEventListener("keydown", (event) => this.onKey(event));
     window.addEventListener("hashchange", () => this.fromHash());
     this.setupDeckToggle();
+    this.keepFocusClearOfDock();
     this.renderPlayList();
     this.renderRounds();
     if (!this.fromHash()) this.go(0);
+  }
+
+  /**
+   * The step dock stays at the bottom of the window and its height changes with what it shows
+   * (a debug text, a wrapped narration): whatever takes focus scrolls clear of it, never under it.
+   */
+  keepFocusClearOfDock() {
+    const dock = this.el("dock");
+    if (!dock || typeof ResizeObserver === "undefined") return;
+    const pad = () => {
+      document.documentElement.style.scrollPaddingBottom = `${dock.offsetHeight + 8}px`;
+    };
+    new ResizeObserver(pad).observe(dock);
+    pad();
   }
 
   command(name) {
@@ -467,7 +482,10 @@ export class ReplayViewer {
     const meta = playMeta(this.log, step.round, step.play - 1);
     if (meta) {
       if (meta.latency !== null) {
-        line(`Answered in ${Number(meta.latency).toFixed(1)} ms.`).className = "latency small";
+        const latency = document.createElement("span");
+        latency.className = "latency small";
+        latency.textContent = ` Answered in ${Number(meta.latency).toFixed(1)} ms.`;
+        p.append(latency);
       }
       for (const fault of meta.faults) {
         const detail = fault.detail ? ` (${fault.detail})` : "";
@@ -485,10 +503,13 @@ export class ReplayViewer {
     const panel = this.el("own-play");
     if (!panel) return;
     const own = step.kind === "play" ? OWN_PLAYS.get(`${step.round + 1}-${step.play}`) : null;
-    const where = `round ${step.round + 1}, play ${step.play}`;
+    const here = `round ${step.round + 1}, play ${step.play}`;
     const debug = this.el("own-play-debug");
-    this.el("own-play-where").textContent = own
-      ? `Your bot's play, ${where}.` : "Step to a play of your bot to see its debug output.";
+    // The step label already says where we are: a line only when there is nothing to show.
+    const where = this.el("own-play-where");
+    where.textContent = !own ? "Step to a play of your bot to see its debug output."
+      : own.debug === null ? `Your bot sent no debug text at ${here}.` : "";
+    where.hidden = !where.textContent;
     debug.hidden = !own || own.debug === null;
     debug.textContent = own && own.debug !== null
       ? own.debug + (own.debug_truncated ? "\n[cut to 2048 bytes]" : "") : "";
