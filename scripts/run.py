@@ -316,6 +316,9 @@ def uvicorn_args(host: str, port: int) -> list[str]:
     return [
         "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
         "--no-access-log", "--timeout-graceful-shutdown", "5",
+        # The client address and scheme are Django's to judge (ESCOBA_TRUSTED_PROXIES): uvicorn
+        # would otherwise take X-Forwarded-For from any loopback client as the real address.
+        "--no-proxy-headers",
     ]  # fmt: skip
 
 

@@ -212,6 +212,12 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
 }
 
+# Reverse proxies in front of the web server that we trust to write X-Forwarded-For (and, in
+# production, X-Forwarded-Proto); 0: those headers are ignored, anyone can write them. Every
+# per-address limit (the API's throttles, the web forms', live streams) reads the client address
+# through tournaments.api.throttling.client_address, which follows this.
+ESCOBA_TRUSTED_PROXIES = env_int("ESCOBA_TRUSTED_PROXIES", 0)
+
 # Django REST framework: token auth for bots' owners and scripts, session auth for the browsable
 # API and pages; every list paginated; anonymous and authentication endpoints throttled.
 REST_FRAMEWORK = {
@@ -243,7 +249,7 @@ REST_FRAMEWORK = {
     # Throttles count per client address: REMOTE_ADDR, or with N trusted reverse proxies in
     # front, the address the N-th proxy from us saw (in X-Forwarded-For). With 0, the default,
     # X-Forwarded-For is ignored: anyone can write it.
-    "NUM_PROXIES": env_int("ESCOBA_TRUSTED_PROXIES", 0),
+    "NUM_PROXIES": ESCOBA_TRUSTED_PROXIES,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }

@@ -14,6 +14,8 @@ from config.env import env, env_bool, env_int, env_list
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS_NAMES = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL"}
 SETTINGS_NAMES |= {"ESCOBA_ALLOW_PRIVATE_BOT_URLS"}
+# Production refuses short and published keys (config/secret_key.py).
+PRODUCTION_KEY = "settings-test-" + "0123456789abcdefghijklmnopqrstuvwxyz" * 2
 SHOWN = ["DEBUG", "ESCOBA_ALLOW_PRIVATE_BOT_URLS", "ALLOWED_HOSTS", "SECRET_KEY"]
 
 
@@ -57,7 +59,7 @@ def test_production_refuses_to_start_without_a_secret_key():
 
 
 def test_production_defaults_are_safe():
-    loaded = values("config.settings.production", SECRET_KEY="s3cret")
+    loaded = values("config.settings.production", SECRET_KEY=PRODUCTION_KEY)
 
     assert loaded["DEBUG"] is False
     assert loaded["ESCOBA_ALLOW_PRIVATE_BOT_URLS"] is False
@@ -76,7 +78,7 @@ def test_local_defaults_suit_a_developer_machine():
 def test_environment_overrides_the_defaults():
     loaded = values(
         "config.settings.production",
-        SECRET_KEY="s3cret",
+        SECRET_KEY=PRODUCTION_KEY,
         ALLOWED_HOSTS="arena.example, api.arena.example",
         ESCOBA_ALLOW_PRIVATE_BOT_URLS="yes",
         DATABASE_URL="postgres://escoba:pw@db:5432/escoba",
