@@ -5,10 +5,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from web.throttling import AuthThrottle, throttled
+
 admin.site.site_header = "Escoba Arena administration"
 admin.site.site_title = "Escoba Arena"
 
 urlpatterns = [
+    # The admin's log-in counts in the same password-tries limit as every other door.
+    path("admin/login/", throttled(AuthThrottle)(admin.site.login)),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

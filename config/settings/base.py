@@ -76,9 +76,15 @@ ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 # database connections at most, however many are open.
 ESCOBA_LIVE_TTL_S = env_int("ESCOBA_LIVE_TTL_S", 3600)
 ESCOBA_LIVE_MAX_STREAMS = env_int("ESCOBA_LIVE_MAX_STREAMS", 200)
+# Of those, how many one client address may hold (its next gets a 429).
+ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT = env_int("ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT", 8)
 ESCOBA_LIVE_HEARTBEAT_S = env_int("ESCOBA_LIVE_HEARTBEAT_S", 15)
 ESCOBA_LIVE_STREAM_MAX_S = env_int("ESCOBA_LIVE_STREAM_MAX_S", 1800)
 ESCOBA_LIVE_DB_THREADS = env_int("ESCOBA_LIVE_DB_THREADS", 4)
+
+# The health check (tournaments/api/health.py) answers from its last look for this many seconds,
+# so a flood of probes costs one database, Redis and worker ping per process per period.
+ESCOBA_HEALTH_CACHE_S = env_int("ESCOBA_HEALTH_CACHE_S", 5)
 
 # Owners' notifications (tournaments/services/notifications.py). Mail is printed to the
 # console unless EMAIL_BACKEND says otherwise (production sends through SMTP).
@@ -244,6 +250,9 @@ REST_FRAMEWORK = {
         "user": env("ESCOBA_THROTTLE_USER", "600/minute"),
         "auth": env("ESCOBA_THROTTLE_AUTH", "10/minute"),
         "bot_calls": env("ESCOBA_THROTTLE_BOT_CALLS", "30/minute"),
+        # Accounts made from one address (API and web sign-up), and health checks per address.
+        "signup": env("ESCOBA_THROTTLE_SIGNUP", "10/hour"),
+        "health": env("ESCOBA_THROTTLE_HEALTH", "60/minute"),
     },
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
     # Throttles count per client address: REMOTE_ADDR, or with N trusted reverse proxies in

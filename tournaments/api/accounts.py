@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.errors import ErrorSerializer
-from tournaments.api.throttling import ScopedRateThrottle
+from tournaments.api.throttling import AuthThrottle, SignupThrottle
 from tournaments.services.accounts import account_register, account_token_obtain
 
 
@@ -31,8 +31,7 @@ class _CredentialsView(APIView):
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "auth"
+    throttle_classes = [AuthThrottle]
 
     def credentials(self, request: Request) -> dict:
         serializer = CredentialsSerializer(data=request.data)
@@ -41,6 +40,8 @@ class _CredentialsView(APIView):
 
 
 class RegisterView(_CredentialsView):
+    throttle_classes = [AuthThrottle, SignupThrottle]
+
     @extend_schema(
         request=CredentialsSerializer,
         responses={201: TokenSerializer, 400: ErrorSerializer, 429: ErrorSerializer},
