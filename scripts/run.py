@@ -472,6 +472,8 @@ def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     data_dir = Path(os.environ.get("ESCOBA_DATA_DIR", ROOT / "data"))
     data_dir.mkdir(parents=True, exist_ok=True)
+    # The database, admin credentials and logs: the owner's alone (docs/security.md).
+    data_dir.chmod(0o700)
     supervisor = Supervisor(
         data_dir=data_dir,
         host=os.environ.get("ESCOBA_HOST", "127.0.0.1"),

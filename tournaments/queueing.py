@@ -39,6 +39,7 @@ FILL_LADDER = "ladder.fill"
 CHECK_NEWCOMER = "ladder.check_newcomer"
 CHECK_DUE_BOTS = "bots.check_due"
 CHECK_BOT = "bots.check_one"
+CHECK_BOT_FOR_OWNER = "bots.check_for_owner"
 SEND_NOTIFICATION_EMAIL = "notifications.send_email"
 CALL_NOTIFICATION_WEBHOOK = "notifications.call_webhook"
 FIT_RATINGS = "ratings.fit_pool"
@@ -143,6 +144,11 @@ def bot_checks_enqueue(bot_ids: Iterable[int]) -> None:
     task = _task(CHECK_BOT)
     for bot_id in bot_ids:
         task.delay(bot_id)
+
+
+def owner_check_enqueue(bot_id: int) -> None:
+    """Send the check an owner asked for (the web page); it is not a scheduled one."""
+    _task(CHECK_BOT_FOR_OWNER).delay(bot_id)
 
 
 def ladder_fill_enqueue(pool: str) -> None:

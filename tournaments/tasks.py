@@ -32,6 +32,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from tournaments import queueing
+from tournaments.bot_check_progress import check_progress_clear, check_progress_running
 from tournaments.models import Bot, BotCheck
 from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bots_due_for_check
@@ -196,6 +197,27 @@ def check_bot(bot_id: int) -> bool | None:
             return bot_check(bot=bot, trigger=BotCheck.Trigger.SCHEDULE).passed
     finally:
         cache.delete(_waiting_key(bot_id))
+
+
+@shared_task(
+    name=queueing.CHECK_BOT_FOR_OWNER,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=3,
+    retry_backoff=True,
+    soft_time_limit=CHECK_SOFT_TIME_LIMIT_S,
+    time_limit=CHECK_TIME_LIMIT_S,
+)
+def check_bot_for_owner(bot_id: int) -> bool | None:
+    """The check an owner asked for from the web page: whether it passed, None when the bot is
+    gone. The page follows it (tournaments/bot_check_progress.py)."""
+    try:
+        bot = Bot.objects.filter(pk=bot_id).first()
+        if bot is None:
+            return None
+        check_progress_running(bot_id)
+        return bot_check(bot=bot, trigger=BotCheck.Trigger.OWNER).passed
+    finally:
+        check_progress_clear(bot_id)
 
 
 # -- notifications: on the maintenance queue (CELERY_TASK_ROUTES), never behind the games ------

@@ -4,6 +4,7 @@ Defaults here are the safe ones (production-like); ``local`` and ``test`` relax 
 that differs between machines is read from the environment through ``config.env``.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -106,7 +107,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    # API tokens stored as SHA-512 digests, with an expiry (django-rest-knox).
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_filters",
@@ -218,17 +220,36 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
 }
 
+# Fernet keys (comma-separated, url-safe base64) that encrypt bots' signing secrets and owners'
+# webhook secrets in the database (tournaments/models/encrypted.py): the first encrypts, every
+# one decrypts. To rotate: put a new key first, run `manage.py secrets_rotate`, then drop the
+# old one (docs/security.md). Local and test settings fall back on a published key; production
+# requires its own.
+ESCOBA_SECRETS_KEYS = env_list("ESCOBA_SECRETS_KEY", default=[])
+
 # Reverse proxies in front of the web server that we trust to write X-Forwarded-For (and, in
 # production, X-Forwarded-Proto); 0: those headers are ignored, anyone can write them. Every
 # per-address limit (the API's throttles, the web forms', live streams) reads the client address
 # through tournaments.api.throttling.client_address, which follows this.
 ESCOBA_TRUSTED_PROXIES = env_int("ESCOBA_TRUSTED_PROXIES", 0)
 
+# API tokens (django-rest-knox; tournaments/services/accounts.py): stored as SHA-512 digests,
+# never in clear; each lasts ESCOBA_API_TOKEN_TTL_DAYS days from when it was given out, and an
+# account keeps at most ESCOBA_API_TOKENS_PER_USER of them (asking for another drops the oldest).
+# Sent as `Authorization: Token <token>`.
+ESCOBA_API_TOKEN_TTL_DAYS = env_int("ESCOBA_API_TOKEN_TTL_DAYS", 90)
+ESCOBA_API_TOKENS_PER_USER = env_int("ESCOBA_API_TOKENS_PER_USER", 10)
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=ESCOBA_API_TOKEN_TTL_DAYS),
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
+}
+
 # Django REST framework: token auth for bots' owners and scripts, session auth for the browsable
 # API and pages; every list paginated; anonymous and authentication endpoints throttled.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "tournaments.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],

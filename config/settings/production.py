@@ -5,13 +5,14 @@ placeholder, the image's build-time key) or a short one would let a stranger for
 password-reset links and e-mail verification links, so start-up stops instead.
 """
 
-from config.env import env, env_bool, env_int
-from config.secret_key import checked_secret_key
+from config.env import env, env_bool, env_int, env_list
+from config.secret_key import checked_secret_key, checked_secrets_keys
 
 from .base import *  # noqa: F403
 from .base import ESCOBA_TRUSTED_PROXIES
 
 SECRET_KEY = checked_secret_key(env("SECRET_KEY"))
+ESCOBA_SECRETS_KEYS = checked_secrets_keys(env_list("ESCOBA_SECRETS_KEY", default=[]))
 DEBUG = env_bool("DEBUG", default=False)
 ESCOBA_ALLOW_PRIVATE_BOT_URLS = env_bool("ESCOBA_ALLOW_PRIVATE_BOT_URLS", default=False)
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cryptography.fernet import Fernet
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from rest_framework.pagination import PageNumberPagination
@@ -16,15 +17,20 @@ from rest_framework.test import APIClient
 
 from benchmarks.pool_data import _bots
 from config.secret_key import (
+    DEV_SECRETS_KEY,
     KNOWN_PLACEHOLDER_KEYS,
     SECRET_KEY_PLACEHOLDER,
     SECRET_KEY_TOO_SHORT,
+    SECRETS_KEY_MALFORMED,
+    SECRETS_KEY_PUBLISHED,
 )
 from tournaments.services.leagues import league_create
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD_KEY = "k" * 30 + "0123456789abcdefghijklmnopqrstuvwxyz"
+SECRETS_KEY = Fernet.generate_key().decode()
 NAMES = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "ESCOBA_TRUSTED_PROXIES"}
+NAMES |= {"ESCOBA_SECRETS_KEY"}
 
 
 def production(**environment: str) -> subprocess.CompletedProcess:
@@ -38,7 +44,12 @@ def production(**environment: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", script],
         cwd=ROOT,
-        env=base | {"DJANGO_SETTINGS_MODULE": "config.settings.production"} | environment,
+        env=base
+        | {
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "ESCOBA_SECRETS_KEY": SECRETS_KEY,
+        }
+        | environment,
         capture_output=True,
         text=True,
         timeout=60,
@@ -73,6 +84,23 @@ def test_production_refuses_short_or_repetitive_keys(key):
 
     assert result.returncode != 0
     assert SECRET_KEY_TOO_SHORT in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("keys", "message"),
+    [
+        ("", "Set the environment variable ESCOBA_SECRETS_KEY."),
+        (DEV_SECRETS_KEY, SECRETS_KEY_PUBLISHED),
+        (f"{SECRETS_KEY},{DEV_SECRETS_KEY}", SECRETS_KEY_PUBLISHED),
+        ("not-a-fernet-key", SECRETS_KEY_MALFORMED),
+        ("c2hvcnQ=", SECRETS_KEY_MALFORMED),
+    ],
+)
+def test_production_refuses_a_missing_published_or_malformed_secrets_key(keys, message):
+    result = production(SECRET_KEY=GOOD_KEY, ESCOBA_SECRETS_KEY=keys)
+
+    assert result.returncode != 0
+    assert message in result.stderr
 
 
 def test_without_a_named_proxy_no_forwarded_header_is_trusted():

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from .bots import Bot
+from .encrypted import EncryptedTextField
 
 
 class NotificationSettings(models.Model):
@@ -20,7 +21,8 @@ class NotificationSettings(models.Model):
     )
     email_enabled = models.BooleanField(default=True)
     webhook_url = models.CharField(max_length=500, blank=True)
-    webhook_secret = models.CharField(max_length=100, blank=True)
+    # Encrypted at rest like a bot's secret (tournaments/models/encrypted.py).
+    webhook_secret = EncryptedTextField(blank=True)
     webhook_failures = models.PositiveIntegerField(
         default=0, help_text="Notifications in a row that the webhook did not accept."
     )
