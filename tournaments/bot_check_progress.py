@@ -9,6 +9,7 @@ outcome. One check of a bot at a time: asking again while one is under way queue
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
@@ -51,9 +52,16 @@ def check_progress_clear(bot_id: int) -> None:
     cache.delete(_key(bot_id))
 
 
+def _checked_since(bot: Any, since: str) -> bool:
+    checked = bot.last_checked_at
+    return checked is not None and checked >= datetime.fromisoformat(since)
+
+
 def check_progress(bot: Any) -> dict:
     """``{"state", "passed", "checked_at", "message"}`` of the bot's owner check."""
     current = cache.get(_key(bot.pk))
+    if current is not None and _checked_since(bot, current["since"]):
+        current = None  # it ended, whatever the state says (a worker that died before clearing)
     if current is not None:
         state = current["state"]
         return {"state": state, "passed": None, "checked_at": None, "message": PROGRESS_TEXT[state]}

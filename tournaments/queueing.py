@@ -42,6 +42,7 @@ CHECK_BOT = "bots.check_one"
 CHECK_BOT_FOR_OWNER = "bots.check_for_owner"
 SEND_NOTIFICATION_EMAIL = "notifications.send_email"
 CALL_NOTIFICATION_WEBHOOK = "notifications.call_webhook"
+SEND_EMAIL_VERIFICATION = "notifications.send_verification"
 FIT_RATINGS = "ratings.fit_pool"
 SWEEP_RATINGS = "ratings.sweep"
 
@@ -161,6 +162,11 @@ def newcomer_checks_enqueue(bot_ids: Iterable[int]) -> None:
     task = _task(CHECK_NEWCOMER)
     for bot_id in bot_ids:
         task.delay(bot_id)
+
+
+def email_verification_enqueue(*, user_id: int, email: str) -> None:
+    """Mail an owner's new address its confirmation link (maintenance queue)."""
+    _task(SEND_EMAIL_VERIFICATION).delay(user_id, email)
 
 
 def notification_enqueue(notification_id: int, *, email: bool, webhook: bool) -> None:

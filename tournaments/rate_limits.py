@@ -86,3 +86,10 @@ class BotCallsThrottle(FailOpenMixin, throttling.UserRateThrottle):
 
     def get_rate(self) -> str:
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope) or "30/minute"
+
+
+class VerifyEmailThrottle(FailOpenMixin, throttling.UserRateThrottle):
+    """Settings changes that give an e-mail address, each mailing it a confirmation link, per
+    user: ``ESCOBA_THROTTLE_VERIFY_EMAIL``."""
+
+    scope = "verify_email"

@@ -36,6 +36,10 @@ from tournaments.bot_check_progress import check_progress_clear, check_progress_
 from tournaments.models import Bot, BotCheck
 from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bots_due_for_check
+from tournaments.services.email_verification import (
+    VerificationMailFailed,
+    email_verification_send,
+)
 from tournaments.services.ladder import ladder_fill, ladder_tick
 from tournaments.services.matches import match_play, matches_recover, matches_sweep, stopping
 from tournaments.services.ratings import ratings_fit_coalesced, ratings_sweep
@@ -347,3 +351,19 @@ def check_newcomer(bot_id: int) -> bool | None:
     if found is None:
         return None
     return bot_check(bot=found, trigger=BotCheck.Trigger.SCHEDULE).passed
+
+
+@shared_task(
+    name=queueing.SEND_EMAIL_VERIFICATION,
+    max_retries=notifications.EMAIL_RETRIES,
+    **NOTIFICATION_TASK,
+)
+def send_email_verification(self, user_id: int, email: str) -> bool:
+    """Mail an owner's address its confirmation link; retried while the mail server fails."""
+    try:
+        return email_verification_send(user_id=user_id, email=email)
+    except VerificationMailFailed as error:
+        if self.request.retries >= self.max_retries:
+            return False
+        delay = notifications.retry_delay_s(self.request.retries)
+        raise self.retry(exc=error, countdown=delay) from error

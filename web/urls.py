@@ -56,6 +56,7 @@ urlpatterns = [
     path("my/tokens/", auth_views.my_tokens, name="my_tokens"),
     path("my/tokens/revoke-all/", auth_views.my_tokens_revoke_all, name="my_tokens_revoke_all"),
     path("my/tokens/<str:token_id>/revoke/", auth_views.my_token_revoke, name="my_token_revoke"),
+    path("accounts/verify-email/<str:token>/", auth_views.verify_email, name="verify_email"),
     path("accounts/login/", throttled(AuthThrottle)(views.PageLoginView.as_view()), name="login"),
     path("accounts/logout/", LogoutView.as_view(next_page="rankings"), name="logout"),
     path("accounts/signup/", throttled(AuthThrottle, SignupThrottle)(views.signup), name="signup"),

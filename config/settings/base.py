@@ -93,6 +93,9 @@ EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBac
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Escoba Arena <noreply@localhost>")
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS = env_int("ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS", 5000)
+# How long the link that confirms an owner's e-mail address works (seconds); nothing but that
+# link is mailed to an address until it is confirmed (tournaments/services/email_verification.py).
+ESCOBA_EMAIL_VERIFY_MAX_AGE_S = env_int("ESCOBA_EMAIL_VERIFY_MAX_AGE_S", 3 * 24 * 3600)
 # A webhook that failed every retry of this many notifications in a row is no longer called.
 ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER = env_int("ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER", 5)
 # The first retry of a failed delivery waits this long; each next one twice as long.
@@ -274,6 +277,8 @@ REST_FRAMEWORK = {
         # Accounts made from one address (API and web sign-up), and health checks per address.
         "signup": env("ESCOBA_THROTTLE_SIGNUP", "10/hour"),
         "health": env("ESCOBA_THROTTLE_HEALTH", "60/minute"),
+        # Settings changes that give an e-mail address (each mails a confirmation link), per user.
+        "verify_email": env("ESCOBA_THROTTLE_VERIFY_EMAIL", "5/hour"),
     },
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
     # Throttles count per client address: REMOTE_ADDR, or with N trusted reverse proxies in

@@ -268,3 +268,30 @@ def test_the_tokens_page_revokes_only_the_owner_s_tokens(client, user):
     assert _client(other).get(ME).status_code == 200
     client.post("/my/tokens/revoke-all/")
     assert _client(other).get(ME).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tokens_given_out_before_keep_working_and_their_clear_copies_are_dropped(user):
+    """The migration to hashed tokens: DRF's old table (keys in clear) is read, each key kept
+    as a digest, and the table dropped."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("tournaments.migrations.0013_abuse_hashed_tokens")
+    old_key = "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TABLE authtoken_token (key varchar(40) PRIMARY KEY, created timestamp, "
+            "user_id integer)"
+        )
+        cursor.execute(
+            "INSERT INTO authtoken_token VALUES (%s, %s, %s)", [old_key, timezone.now(), user.pk]
+        )
+    with connection.schema_editor() as schema_editor:
+        migration.move_tokens(apps, schema_editor)
+
+    assert "authtoken_token" not in connection.introspection.table_names()
+    assert old_key not in _everything_stored()
+    assert _client(old_key).get(ME).json()["username"] == user.username
+    assert AuthToken.objects.get().expiry is not None

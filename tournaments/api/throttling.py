@@ -15,6 +15,7 @@ from tournaments.rate_limits import (
     FailOpenMixin,
     HealthThrottle,
     SignupThrottle,
+    VerifyEmailThrottle,
     client_address,
 )
 
@@ -27,6 +28,7 @@ __all__ = [
     "ScopedRateThrottle",
     "SignupThrottle",
     "UserRateThrottle",
+    "VerifyEmailThrottle",
     "client_address",
 ]
 

@@ -5,6 +5,8 @@ ESCOBA_API_TOKEN_TTL_DAYS from now; then DRF's table, the last place the keys we
 dropped. Raw SQL, since DRF's token app is no longer installed. Not reversible: the keys are gone.
 """
 
+from datetime import UTC, datetime
+
 from django.conf import settings
 from django.db import migrations
 from django.utils import timezone
@@ -23,13 +25,16 @@ def move_tokens(apps, schema_editor) -> None:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT key, user_id, created FROM {OLD_TABLE}")  # noqa: S608
         for key, user_id, created in cursor.fetchall():
-            auth_token.objects.create(
-                digest=hash_token(key),
+            digest = hash_token(key)
+            auth_token(
+                digest=digest,
                 token_key=key[: CONSTANTS.TOKEN_KEY_LENGTH],
                 user_id=user_id,
                 expiry=expiry,
-            )
-            auth_token.objects.filter(digest=hash_token(key)).update(created=created)
+            ).save()
+            if isinstance(created, datetime) and timezone.is_naive(created):
+                created = timezone.make_aware(created, UTC)  # SQLite's raw rows carry no zone
+            auth_token.objects.filter(digest=digest).update(created=created)
     schema_editor.execute(f"DROP TABLE {OLD_TABLE}")
     schema_editor.execute("DELETE FROM django_migrations WHERE app = 'authtoken'")
 

@@ -20,6 +20,9 @@ class NotificationSettings(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_settings"
     )
     email_enabled = models.BooleanField(default=True)
+    # The address its owner confirmed through the link we mailed; mail goes only to this one
+    # (tournaments/services/email_verification.py).
+    verified_email = models.CharField(max_length=254, blank=True)
     webhook_url = models.CharField(max_length=500, blank=True)
     # Encrypted at rest like a bot's secret (tournaments/models/encrypted.py).
     webhook_secret = EncryptedTextField(blank=True)
