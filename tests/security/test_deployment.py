@@ -56,9 +56,8 @@ def production(**environment: str) -> subprocess.CompletedProcess:
     )
 
 
-def compose_placeholder() -> str:
-    """The key docker-compose.yml used to fall back on, still refused if someone sets it."""
-    return "change-me-compose-only"
+# The key docker-compose.yml used to fall back on: refused if someone still sets it.
+COMPOSE_PLACEHOLDER = "change-me-compose-only"
 
 
 @pytest.mark.parametrize(
@@ -73,7 +72,7 @@ def test_production_refuses_every_published_key(key):
 
 
 def test_the_compose_placeholder_is_among_the_refused_keys():
-    assert compose_placeholder() in KNOWN_PLACEHOLDER_KEYS
+    assert COMPOSE_PLACEHOLDER in KNOWN_PLACEHOLDER_KEYS
     compose = (ROOT / "docker-compose.yml").read_text()
     assert "${SECRET_KEY:?" in compose, "compose must not fall back on a published key"
 
