@@ -30,10 +30,13 @@ COPY . .
 COPY --from=engine /app/games/engine/_compiled/ games/engine/_compiled/
 RUN python -m games info && ESCOBA_ENGINE=compiled python -c "import games.engine"
 # Static files (admin, Swagger UI) are collected and fingerprinted at build time; whitenoise
-# serves them. The secret is a throwaway: collectstatic needs one, the running image gets its own.
-RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
+# serves them. The keys are throwaways made here: collectstatic needs them, the running image
+# gets its own.
+RUN SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+    ESCOBA_SECRETS_KEY="$(python -c 'import base64, os; print(base64.urlsafe_b64encode(os.urandom(32)).decode())')" \
+    python manage.py collectstatic --noinput \
     && useradd --system --uid 1000 --home-dir /app escoba \
-    && chown -R escoba /app/data
+    && chown -R escoba /app/data && chmod 700 /app/data
 
 USER escoba
 EXPOSE 8000

@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from tournaments.admin import arena_health
 from tournaments.api.metrics import metrics
+from web.throttling import AuthThrottle, throttled
 
 admin.site.site_header = "Escoba Arena administration"
 admin.site.site_title = "Escoba Arena"
@@ -15,6 +16,8 @@ admin.site.index_template = "admin/arena_index.html"
 
 urlpatterns = [
     path("admin/health/", admin.site.admin_view(arena_health), name="arena_health"),
+    # The admin's log-in counts in the same password-tries limit as every other door.
+    path("admin/login/", throttled(AuthThrottle)(admin.site.login)),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Our page around Swagger UI: its language and AA colours (web/templates/web/swagger_ui.html).

@@ -316,6 +316,9 @@ def uvicorn_args(host: str, port: int) -> list[str]:
     return [
         "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
         "--no-access-log", "--timeout-graceful-shutdown", "5",
+        # The client address and scheme are Django's to judge (ESCOBA_TRUSTED_PROXIES): uvicorn
+        # would otherwise take X-Forwarded-For from any loopback client as the real address.
+        "--no-proxy-headers",
     ]  # fmt: skip
 
 
@@ -469,6 +472,8 @@ def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     data_dir = Path(os.environ.get("ESCOBA_DATA_DIR", ROOT / "data"))
     data_dir.mkdir(parents=True, exist_ok=True)
+    # The database, admin credentials and logs: the owner's alone (docs/security.md).
+    data_dir.chmod(0o700)
     supervisor = Supervisor(
         data_dir=data_dir,
         host=os.environ.get("ESCOBA_HOST", "127.0.0.1"),

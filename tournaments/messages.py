@@ -6,6 +6,8 @@ SERVER_ERROR = "Something went wrong on our side; please try again later."
 
 USERNAME_TAKEN = "This username is already taken."
 INVALID_CREDENTIALS = "Wrong username or password."
+USERNAME_RESERVED = "This username is reserved for the arena's own accounts; choose another."
+TOKEN_NOT_FOUND = "You have no API token with this id."
 
 # Request bodies the API cannot take (tournaments/api/parsers.py, tournaments/api/errors.py).
 JSON_INVALID = "The request body is not valid JSON (line {line}, column {column})."

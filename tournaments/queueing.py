@@ -39,8 +39,10 @@ FILL_LADDER = "ladder.fill"
 CHECK_NEWCOMER = "ladder.check_newcomer"
 CHECK_DUE_BOTS = "bots.check_due"
 CHECK_BOT = "bots.check_one"
+CHECK_BOT_FOR_OWNER = "bots.check_for_owner"
 SEND_NOTIFICATION_EMAIL = "notifications.send_email"
 CALL_NOTIFICATION_WEBHOOK = "notifications.call_webhook"
+SEND_EMAIL_VERIFICATION = "notifications.send_verification"
 FIT_RATINGS = "ratings.fit_pool"
 SWEEP_RATINGS = "ratings.sweep"
 
@@ -145,6 +147,11 @@ def bot_checks_enqueue(bot_ids: Iterable[int]) -> None:
         task.delay(bot_id)
 
 
+def owner_check_enqueue(bot_id: int) -> None:
+    """Send the check an owner asked for (the web page); it is not a scheduled one."""
+    _task(CHECK_BOT_FOR_OWNER).delay(bot_id)
+
+
 def ladder_fill_enqueue(pool: str) -> None:
     """Fill the pool's ladder again (a set of it ended)."""
     _task(FILL_LADDER).delay(pool)
@@ -155,6 +162,11 @@ def newcomer_checks_enqueue(bot_ids: Iterable[int]) -> None:
     task = _task(CHECK_NEWCOMER)
     for bot_id in bot_ids:
         task.delay(bot_id)
+
+
+def email_verification_enqueue(*, user_id: int, email: str) -> None:
+    """Mail an owner's new address its confirmation link (maintenance queue)."""
+    _task(SEND_EMAIL_VERIFICATION).delay(user_id, email)
 
 
 def notification_enqueue(notification_id: int, *, email: bool, webhook: bool) -> None:

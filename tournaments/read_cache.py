@@ -119,6 +119,17 @@ def cacheable(request: HttpRequest) -> bool:
     )
 
 
+def _address(request: HttpRequest) -> str:
+    """The URL as this reader asked for it: scheme, host, path and query.
+
+    Answers carry absolute links (the API's pagination), so an answer built for
+    ``http://evil.example`` must never be served to a reader of ``https://arena.example``. The
+    scheme is what Django judged (a proxy's ``X-Forwarded-Proto`` only behind a named proxy) and
+    the host one of ``ALLOWED_HOSTS``.
+    """
+    return request.build_absolute_uri()
+
+
 def _etag_matches(request: HttpRequest, etag: str) -> bool:
     header = request.META.get("HTTP_IF_NONE_MATCH", "")
     return any(tag.strip() in (etag, f"W/{etag}", "*") for tag in header.split(","))
@@ -133,8 +144,8 @@ def cached_read(
 ) -> HttpResponse:
     """``build()``'s answer to ``request``, from the cache when the scopes have not changed.
 
-    ``build`` must return a rendered response whose body depends only on the URL (with its
-    query), ``variant`` and the rows of ``scopes``. Only 200 answers are stored.
+    ``build`` must return a rendered response whose body depends only on the URL (scheme, host,
+    path and query), ``variant`` and the rows of ``scopes``. Only 200 answers are stored.
     """
     if not cacheable(request):
         return build()
@@ -143,7 +154,7 @@ def cached_read(
     except (RedisError, OSError):
         return build()
     tag = hashlib.blake2b(
-        f"{request.get_full_path()}|{variant}|{versions}".encode(), digest_size=12
+        f"{_address(request)}|{variant}|{versions}".encode(), digest_size=12
     ).hexdigest()
     etag = f'"{tag}"'
     if _etag_matches(request, etag):

@@ -32,9 +32,14 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from tournaments import queueing
+from tournaments.bot_check_progress import check_progress_clear, check_progress_running
 from tournaments.models import Bot, BotCheck
 from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bots_due_for_check
+from tournaments.services.email_verification import (
+    VerificationMailFailed,
+    email_verification_send,
+)
 from tournaments.services.ladder import ladder_fill, ladder_tick
 from tournaments.services.matches import match_play, matches_recover, matches_sweep, stopping
 from tournaments.services.ratings import ratings_fit_coalesced, ratings_sweep
@@ -198,6 +203,27 @@ def check_bot(bot_id: int) -> bool | None:
         cache.delete(_waiting_key(bot_id))
 
 
+@shared_task(
+    name=queueing.CHECK_BOT_FOR_OWNER,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=3,
+    retry_backoff=True,
+    soft_time_limit=CHECK_SOFT_TIME_LIMIT_S,
+    time_limit=CHECK_TIME_LIMIT_S,
+)
+def check_bot_for_owner(bot_id: int) -> bool | None:
+    """The check an owner asked for from the web page: whether it passed, None when the bot is
+    gone. The page follows it (tournaments/bot_check_progress.py)."""
+    try:
+        bot = Bot.objects.filter(pk=bot_id).first()
+        if bot is None:
+            return None
+        check_progress_running(bot_id)
+        return bot_check(bot=bot, trigger=BotCheck.Trigger.OWNER).passed
+    finally:
+        check_progress_clear(bot_id)
+
+
 # -- notifications: on the maintenance queue (CELERY_TASK_ROUTES), never behind the games ------
 
 
@@ -325,3 +351,19 @@ def check_newcomer(bot_id: int) -> bool | None:
     if found is None:
         return None
     return bot_check(bot=found, trigger=BotCheck.Trigger.SCHEDULE).passed
+
+
+@shared_task(
+    name=queueing.SEND_EMAIL_VERIFICATION,
+    max_retries=notifications.EMAIL_RETRIES,
+    **NOTIFICATION_TASK,
+)
+def send_email_verification(self, user_id: int, email: str) -> bool:
+    """Mail an owner's address its confirmation link; retried while the mail server fails."""
+    try:
+        return email_verification_send(user_id=user_id, email=email)
+    except VerificationMailFailed as error:
+        if self.request.retries >= self.max_retries:
+            return False
+        delay = notifications.retry_delay_s(self.request.retries)
+        raise self.retry(exc=error, countdown=delay) from error

@@ -30,8 +30,9 @@ when the browser goes away or the stream ends; the streams of a process read the
 ``ESCOBA_LIVE_DB_THREADS`` shared threads, so they hold that many database connections in all,
 not one each; one process keeps at most
 ``ESCOBA_LIVE_MAX_STREAMS`` streams open and answers the next with a 503 in the project's JSON
-error body; a stream lasts ``ESCOBA_LIVE_STREAM_MAX_S`` at most (the browser reconnects and
-resumes). A comment every ``ESCOBA_LIVE_HEARTBEAT_S`` keeps proxies from closing a quiet stream.
+error body, one client address at most ``ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT`` of them (a 429);
+a stream lasts ``ESCOBA_LIVE_STREAM_MAX_S`` at most (the browser reconnects and resumes). A
+comment every ``ESCOBA_LIVE_HEARTBEAT_S`` keeps proxies from closing a quiet stream.
 When Redis goes away the stream stays open, says so in a comment, and subscribes again with
 backoff once Redis is back, then reads the list again: nothing already sent is sent twice.
 """
@@ -61,12 +62,17 @@ from games.engine import Move, Ruleset
 from tournaments import page_selectors
 from tournaments.live import live_game_key, live_redis, live_topic_key
 from tournaments.models import Game
+from tournaments.rate_limits import client_address
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 TOO_MANY_STREAMS = (
     "Too many live views are open on this server right now; try again in a minute "
+    "(the page itself still works)."
+)
+TOO_MANY_FROM_CLIENT = (
+    "Your address has too many live views open on this server; close some and try again "
     "(the page itself still works)."
 )
 NO_SUCH_GAME = "There is no game with this id."
@@ -91,25 +97,37 @@ def _error(status: int, code: str, detail: str, **headers: str) -> JsonResponse:
 
 
 class _Slots:
-    """How many streams this process has open: at most ``ESCOBA_LIVE_MAX_STREAMS``."""
+    """How many streams this process has open: at most ``ESCOBA_LIVE_MAX_STREAMS``, of them at
+    most ``ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT`` for one client address, so one address cannot
+    take every slot."""
 
     def __init__(self) -> None:
         self.open = 0
+        self.by_client: dict[str, int] = {}
 
-    def take(self) -> _Slot | None:
+    def take(self, request: HttpRequest) -> _Slot | JsonResponse:
+        """A slot for the request's stream, or the answer that says why there is none."""
+        client = client_address(request)
+        if self.by_client.get(client, 0) >= settings.ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT:
+            return _error(429, "live_too_many", TOO_MANY_FROM_CLIENT, **{"Retry-After": "60"})
         if self.open >= settings.ESCOBA_LIVE_MAX_STREAMS:
-            return None
+            return _error(503, "live_busy", TOO_MANY_STREAMS, **{"Retry-After": "60"})
         self.open += 1
-        return _Slot(self)
+        self.by_client[client] = self.by_client.get(client, 0) + 1
+        return _Slot(self, client)
 
 
 class _Slot:
-    def __init__(self, slots: _Slots) -> None:
+    def __init__(self, slots: _Slots, client: str) -> None:
         self._slots: _Slots | None = slots
+        self._client = client
 
     def release(self) -> None:
         if self._slots is not None:
             self._slots.open -= 1
+            left = self._slots.by_client.pop(self._client) - 1
+            if left:
+                self._slots.by_client[self._client] = left
             self._slots = None
 
 
@@ -417,9 +435,9 @@ async def game_events(request: HttpRequest, game_id: int) -> HttpResponse:
     game = await _db_read(page_selectors.game_find)(game_id)
     if game is None:
         return _error(404, "not_found", NO_SUCH_GAME)
-    slot = streams.take()
-    if slot is None:
-        return _error(503, "live_busy", TOO_MANY_STREAMS, **{"Retry-After": "60"})
+    slot = streams.take(request)
+    if isinstance(slot, JsonResponse):
+        return slot
     if game.status != Game.Status.PENDING:
 
         async def ended() -> AsyncIterator[str]:
@@ -511,7 +529,7 @@ async def topic_events(request: HttpRequest, topic: str, key: int) -> HttpRespon
     first = await _db_read(LIVE_TOPICS[topic])(key)
     if first is None:
         return _error(404, "not_found", NO_SUCH_PAGE)
-    slot = streams.take()
-    if slot is None:
-        return _error(503, "live_busy", TOO_MANY_STREAMS, **{"Retry-After": "60"})
+    slot = streams.take(request)
+    if isinstance(slot, JsonResponse):
+        return slot
     return _EventStream(_topic_events(topic, key, first, slot), slot)

@@ -3,7 +3,8 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path, register_converter
 
-from web import ladder_views, views
+from web import auth_views, bot_checks, ladder_views, views
+from web.throttling import AuthThrottle, BotCallsThrottle, SignupThrottle, throttled
 
 
 class RowIdConverter:
@@ -40,10 +41,24 @@ urlpatterns = [
     ),
     path("tests/new/", ladder_views.version_test_new, name="version_test_new"),
     path("tests/<row_id:test_id>/", ladder_views.version_test_detail, name="version_test_detail"),
-    path("my/bots/", views.my_bots, name="my_bots"),
-    path("my/bots/<row_id:bot_id>/check/", views.my_bot_check, name="my_bot_check"),
-    path("accounts/login/", views.PageLoginView.as_view(), name="login"),
+    # Registering a bot and checking it make us call its URL: the API's bot_calls limit.
+    path("my/bots/", throttled(BotCallsThrottle)(views.my_bots), name="my_bots"),
+    path(
+        "my/bots/<row_id:bot_id>/check/",
+        throttled(BotCallsThrottle)(bot_checks.my_bot_check),
+        name="my_bot_check",
+    ),
+    path(
+        "my/bots/<row_id:bot_id>/check/status/",
+        bot_checks.my_bot_check_status,
+        name="my_bot_check_status",
+    ),
+    path("my/tokens/", auth_views.my_tokens, name="my_tokens"),
+    path("my/tokens/revoke-all/", auth_views.my_tokens_revoke_all, name="my_tokens_revoke_all"),
+    path("my/tokens/<str:token_id>/revoke/", auth_views.my_token_revoke, name="my_token_revoke"),
+    path("accounts/verify-email/<str:token>/", auth_views.verify_email, name="verify_email"),
+    path("accounts/login/", throttled(AuthThrottle)(views.PageLoginView.as_view()), name="login"),
     path("accounts/logout/", LogoutView.as_view(next_page="rankings"), name="logout"),
-    path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/signup/", throttled(AuthThrottle, SignupThrottle)(views.signup), name="signup"),
     path("favicon.ico", views.favicon, name="favicon"),
 ]

@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,7 +25,7 @@ from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
 from tournaments.services.accounts import account_register
-from tournaments.services.bots import bot_check, bot_register
+from tournaments.services.bots import bot_register
 from tournaments.services.leagues import (
     QueueUnavailable,
     league_create,
@@ -51,8 +51,6 @@ RECENT_GAMES = 20
 LEAGUES_LISTED = 100
 
 BOT_REGISTERED = "Bot “{name}” is registered. Copy its signing secret now: it is shown only once."
-CHECK_PASSED = "The protocol check passed."
-CHECK_FAILED = "The protocol check failed; see the report."
 BOT_REGISTERED_OWN_SECRET = (
     "Bot “{name}” is registered; every call to it is signed with the secret you gave."
 )
@@ -418,20 +416,6 @@ def league_start_page(request: HttpRequest, league_id: int) -> HttpResponse:
     else:
         messages.success(request, LEAGUE_STARTED.format(name=league.name))
     return redirect("league_detail", league_id=league.pk)
-
-
-@login_required
-@require_POST
-def my_bot_check(request: HttpRequest, bot_id: int) -> HttpResponse:
-    bot = _found(page_selectors.bot_find(bot_id))
-    if bot.owner_id != request.user.pk:
-        raise PermissionDenied
-    check = bot_check(bot=bot)
-    if check.passed:
-        messages.success(request, CHECK_PASSED)
-    else:
-        messages.error(request, CHECK_FAILED)
-    return redirect(f"{reverse('my_bots')}?report={bot.pk}#bot-{bot.pk}")
 
 
 @cache

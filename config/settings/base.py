@@ -4,6 +4,7 @@ Defaults here are the safe ones (production-like); ``local`` and ``test`` relax 
 that differs between machines is read from the environment through ``config.env``.
 """
 
+from datetime import timedelta
 from ipaddress import ip_network
 from pathlib import Path
 
@@ -78,6 +79,8 @@ ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 # database connections at most, however many are open.
 ESCOBA_LIVE_TTL_S = env_int("ESCOBA_LIVE_TTL_S", 3600)
 ESCOBA_LIVE_MAX_STREAMS = env_int("ESCOBA_LIVE_MAX_STREAMS", 200)
+# Of those, how many one client address may hold (its next gets a 429).
+ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT = env_int("ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT", 8)
 ESCOBA_LIVE_HEARTBEAT_S = env_int("ESCOBA_LIVE_HEARTBEAT_S", 15)
 ESCOBA_LIVE_STREAM_MAX_S = env_int("ESCOBA_LIVE_STREAM_MAX_S", 1800)
 ESCOBA_LIVE_DB_THREADS = env_int("ESCOBA_LIVE_DB_THREADS", 4)
@@ -94,6 +97,9 @@ for _cidr in ESCOBA_METRICS_NETWORKS:
         raise ImproperlyConfigured(
             f"ESCOBA_METRICS_NETWORKS: {_cidr!r} is not a network (10.0.0.0/8, ::1/128)."
         ) from None
+# The health check (tournaments/api/health.py) answers from its last look for this many seconds,
+# so a flood of probes costs one database, Redis and worker ping per process per period.
+ESCOBA_HEALTH_CACHE_S = env_int("ESCOBA_HEALTH_CACHE_S", 5)
 
 # Owners' notifications (tournaments/services/notifications.py). Mail is printed to the
 # console unless EMAIL_BACKEND says otherwise (production sends through SMTP).
@@ -101,6 +107,9 @@ EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBac
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Escoba Arena <noreply@localhost>")
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS = env_int("ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS", 5000)
+# How long the link that confirms an owner's e-mail address works (seconds); nothing but that
+# link is mailed to an address until it is confirmed (tournaments/services/email_verification.py).
+ESCOBA_EMAIL_VERIFY_MAX_AGE_S = env_int("ESCOBA_EMAIL_VERIFY_MAX_AGE_S", 3 * 24 * 3600)
 # A webhook that failed every retry of this many notifications in a row is no longer called.
 ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER = env_int("ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER", 5)
 # The first retry of a failed delivery waits this long; each next one twice as long.
@@ -115,7 +124,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    # API tokens stored as SHA-512 digests, with an expiry (django-rest-knox).
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_filters",
@@ -227,11 +237,36 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
 }
 
+# Fernet keys (comma-separated, url-safe base64) that encrypt bots' signing secrets and owners'
+# webhook secrets in the database (tournaments/models/encrypted.py): the first encrypts, every
+# one decrypts. To rotate: put a new key first, run `manage.py secrets_rotate`, then drop the
+# old one (docs/security.md). Local and test settings fall back on a published key; production
+# requires its own.
+ESCOBA_SECRETS_KEYS = env_list("ESCOBA_SECRETS_KEY", default=[])
+
+# Reverse proxies in front of the web server that we trust to write X-Forwarded-For (and, in
+# production, X-Forwarded-Proto); 0: those headers are ignored, anyone can write them. Every
+# per-address limit (the API's throttles, the web forms', live streams) reads the client address
+# through tournaments.api.throttling.client_address, which follows this.
+ESCOBA_TRUSTED_PROXIES = env_int("ESCOBA_TRUSTED_PROXIES", 0)
+
+# API tokens (django-rest-knox; tournaments/services/accounts.py): stored as SHA-512 digests,
+# never in clear; each lasts ESCOBA_API_TOKEN_TTL_DAYS days from when it was given out, and an
+# account keeps at most ESCOBA_API_TOKENS_PER_USER of them (asking for another drops the oldest).
+# Sent as `Authorization: Token <token>`.
+ESCOBA_API_TOKEN_TTL_DAYS = env_int("ESCOBA_API_TOKEN_TTL_DAYS", 90)
+ESCOBA_API_TOKENS_PER_USER = env_int("ESCOBA_API_TOKENS_PER_USER", 10)
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=ESCOBA_API_TOKEN_TTL_DAYS),
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
+}
+
 # Django REST framework: token auth for bots' owners and scripts, session auth for the browsable
 # API and pages; every list paginated; anonymous and authentication endpoints throttled.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "tournaments.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -253,12 +288,17 @@ REST_FRAMEWORK = {
         "user": env("ESCOBA_THROTTLE_USER", "600/minute"),
         "auth": env("ESCOBA_THROTTLE_AUTH", "10/minute"),
         "bot_calls": env("ESCOBA_THROTTLE_BOT_CALLS", "30/minute"),
+        # Accounts made from one address (API and web sign-up), and health checks per address.
+        "signup": env("ESCOBA_THROTTLE_SIGNUP", "10/hour"),
+        "health": env("ESCOBA_THROTTLE_HEALTH", "60/minute"),
+        # Settings changes that give an e-mail address (each mails a confirmation link), per user.
+        "verify_email": env("ESCOBA_THROTTLE_VERIFY_EMAIL", "5/hour"),
     },
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
     # Throttles count per client address: REMOTE_ADDR, or with N trusted reverse proxies in
     # front, the address the N-th proxy from us saw (in X-Forwarded-For). With 0, the default,
     # X-Forwarded-For is ignored: anyone can write it.
-    "NUM_PROXIES": env_int("ESCOBA_TRUSTED_PROXIES", 0),
+    "NUM_PROXIES": ESCOBA_TRUSTED_PROXIES,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }

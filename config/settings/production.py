@@ -1,10 +1,18 @@
-"""Production settings (compose and any real deployment): refuses to start without a secret."""
+"""Production settings (compose and any real deployment): refuses to start with a weak secret.
 
-from config.env import env, env_bool, env_int
+A key that anyone can read in this repository (the local and test defaults, the compose file's old
+placeholder, the image's build-time key) or a short one would let a stranger forge sessions,
+password-reset links and e-mail verification links, so start-up stops instead.
+"""
+
+from config.env import env, env_bool, env_int, env_list
+from config.secret_key import checked_secret_key, checked_secrets_keys
 
 from .base import *  # noqa: F403
+from .base import ESCOBA_TRUSTED_PROXIES
 
-SECRET_KEY = env("SECRET_KEY")
+SECRET_KEY = checked_secret_key(env("SECRET_KEY"))
+ESCOBA_SECRETS_KEYS = checked_secrets_keys(env_list("ESCOBA_SECRETS_KEY", default=[]))
 DEBUG = env_bool("DEBUG", default=False)
 ESCOBA_ALLOW_PRIVATE_BOT_URLS = env_bool("ESCOBA_ALLOW_PRIVATE_BOT_URLS", default=False)
 
@@ -13,7 +21,12 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# X-Forwarded-Proto says "this came over HTTPS" only when a trusted proxy wrote it: with no proxy
+# named (ESCOBA_TRUSTED_PROXIES 0) anyone reaching the server directly could claim HTTPS, so the
+# header is ignored. X-Forwarded-For follows the same setting (base.py, NUM_PROXIES), and
+# X-Forwarded-Host is never read (USE_X_FORWARDED_HOST stays off).
+if ESCOBA_TRUSTED_PROXIES > 0:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
 # The health check is probed over plain HTTP from inside the container network.
 SECURE_REDIRECT_EXEMPT = [r"^api/health/$"]

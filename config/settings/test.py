@@ -9,13 +9,15 @@ import os
 import tempfile
 from pathlib import Path
 
-from config.env import env, env_bool
+from config.env import env, env_bool, env_list
+from config.secret_key import DEV_SECRETS_KEY
 
 from .base import *  # noqa: F403
 from .base import DATABASES
 
 DEBUG = False
 SECRET_KEY = env("SECRET_KEY", "test-only-insecure-key")
+ESCOBA_SECRETS_KEYS = env_list("ESCOBA_SECRETS_KEY", default=[DEV_SECRETS_KEY])
 ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
 ESCOBA_ALLOW_PRIVATE_BOT_URLS = env_bool("ESCOBA_ALLOW_PRIVATE_BOT_URLS", default=True)
 

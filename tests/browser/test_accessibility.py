@@ -37,7 +37,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(420)]
 PASSWORD = "keyboard-only-pass-42"
 # Addresses of web/urls.py that are not pages: a POST that redirects (its 403 page is checked),
 # the league page's live fragment (checked inside the league page), the icon.
-NOT_PAGES = {"logout", "league_live", "ladder_live", "favicon"}
+# Not pages: redirects after a POST, and the JSON the My bots page polls.
+NOT_PAGES = {
+    "logout", "league_live", "ladder_live", "favicon",
+    "my_bot_check_status", "my_token_revoke", "my_tokens_revoke_all",
+}  # fmt: skip
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
 
 
@@ -196,6 +200,10 @@ def test_axe_finds_nothing_on_any_page_signed_in_or_out(
     expect(page.get_by_role("heading", name="Not allowed")).to_be_visible()
     sweep.check("403 (another's bot)")
     sweep.names.add("my_bot_check")
+    sweep.visit("/my/tokens/", "API tokens")
+    page.get_by_role("button", name="Make a new token").click()
+    expect(page.get_by_test_id("token")).to_be_visible()
+    sweep.check("API tokens, a new one shown once")
     _league_pages(sweep, world, other)
     _ladder_pages(sweep, world)
     _public_pages(sweep, world, games)

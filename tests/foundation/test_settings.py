@@ -14,6 +14,9 @@ from config.env import env, env_bool, env_int, env_list
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS_NAMES = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL"}
 SETTINGS_NAMES |= {"ESCOBA_ALLOW_PRIVATE_BOT_URLS"}
+# Production refuses short and published keys (config/secret_key.py).
+PRODUCTION_KEY = "settings-test-" + "0123456789abcdefghijklmnopqrstuvwxyz" * 2
+SECRETS_KEY = "jSS0JCi7ZMV_JmrK_ztJ2BCsnmOQEbW22kfEvb24uNQ="
 SHOWN = ["DEBUG", "ESCOBA_ALLOW_PRIVATE_BOT_URLS", "ALLOWED_HOSTS", "SECRET_KEY"]
 
 
@@ -31,6 +34,7 @@ def load_settings(module: str, **environment: str) -> subprocess.CompletedProces
         "ALLOWED_HOSTS",
         "DATABASE_URL",
         "ESCOBA_ALLOW_PRIVATE_BOT_URLS",
+        "ESCOBA_SECRETS_KEY",
     )
     base_env = {key: value for key, value in os.environ.items() if key not in names}
     return subprocess.run(
@@ -57,7 +61,9 @@ def test_production_refuses_to_start_without_a_secret_key():
 
 
 def test_production_defaults_are_safe():
-    loaded = values("config.settings.production", SECRET_KEY="s3cret")
+    loaded = values(
+        "config.settings.production", SECRET_KEY=PRODUCTION_KEY, ESCOBA_SECRETS_KEY=SECRETS_KEY
+    )
 
     assert loaded["DEBUG"] is False
     assert loaded["ESCOBA_ALLOW_PRIVATE_BOT_URLS"] is False
@@ -76,7 +82,8 @@ def test_local_defaults_suit_a_developer_machine():
 def test_environment_overrides_the_defaults():
     loaded = values(
         "config.settings.production",
-        SECRET_KEY="s3cret",
+        SECRET_KEY=PRODUCTION_KEY,
+        ESCOBA_SECRETS_KEY=SECRETS_KEY,
         ALLOWED_HOSTS="arena.example, api.arena.example",
         ESCOBA_ALLOW_PRIVATE_BOT_URLS="yes",
         DATABASE_URL="postgres://escoba:pw@db:5432/escoba",

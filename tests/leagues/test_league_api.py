@@ -4,7 +4,7 @@ import re
 
 import pytest
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from tournaments import queueing
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def client_for(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
     return client
 
 

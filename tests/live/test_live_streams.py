@@ -265,6 +265,7 @@ def test_open_streams_share_a_few_database_connections(
         tmp_path / "uvicorn.log",
         ESCOBA_LIVE_HEARTBEAT_S="1",
         ESCOBA_LIVE_MAX_STREAMS="12",
+        ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT="12",
         ESCOBA_LIVE_DB_THREADS="2",
     )
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")

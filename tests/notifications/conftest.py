@@ -79,8 +79,12 @@ def _private_urls(settings) -> None:
 
 @pytest.fixture
 def owner(user):
+    """Ana, with an address she confirmed (nothing is mailed to an unconfirmed one)."""
+    from tournaments.models import NotificationSettings
+
     user.email = "ana@example.org"
     user.save(update_fields=["email"])
+    NotificationSettings.objects.create(user=user, verified_email=user.email)
     return user
 
 

@@ -23,6 +23,7 @@ def errors(response) -> dict[str, list[str]]:
 def test_defaults_then_email_and_a_webhook_whose_secret_is_shown_once(user_client, receiver):
     assert user_client.get(SETTINGS).json() == {
         "email": "",
+        "email_verified": False,
         "email_enabled": True,
         "webhook_url": "",
         "webhook_active": False,

@@ -4,7 +4,7 @@ import threading
 
 import pytest
 from django.db.models import F
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from bots_sdk.bot import Bot as SdkBot
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def client_for(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
     return client
 
 

@@ -54,10 +54,10 @@ def other_user(db):
 
 @pytest.fixture
 def other_client(other_user):
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
     from rest_framework.test import APIClient
 
     client = APIClient()
-    token = Token.objects.get_or_create(user=other_user)[0]
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = AuthToken.objects.create(user=other_user)[1]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return client

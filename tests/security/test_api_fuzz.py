@@ -19,7 +19,7 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
@@ -50,7 +50,7 @@ def tokens(user, other_user, make_bot) -> dict[str, str]:
     for owner in (user, other_user):
         bot = make_bot("greedy", owner=owner)
         league_create(creator=owner, name=f"{owner.username}'s", bot_ids=[bot.id])
-    return {u.username: Token.objects.get_or_create(user=u)[0].key for u in (user, other_user)}
+    return {u.username: AuthToken.objects.create(user=u)[1] for u in (user, other_user)}
 
 
 @pytest.fixture(autouse=True)

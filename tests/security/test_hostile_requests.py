@@ -218,7 +218,8 @@ def test_hostile_bodies_under_local_and_production_settings(module, tmp_path):
     names = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL"}
     environment = {k: v for k, v in os.environ.items() if k not in names} | {
         "DJANGO_SETTINGS_MODULE": module,
-        "SECRET_KEY": "probe",
+        "SECRET_KEY": "probe-" + "0123456789abcdefghijklmnopqrstuvwxyz" * 2,
+        "ESCOBA_SECRETS_KEY": "jSS0JCi7ZMV_JmrK_ztJ2BCsnmOQEbW22kfEvb24uNQ=",
         "ALLOWED_HOSTS": "testserver",
         "SECURE_SSL_REDIRECT": "false",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'probe.sqlite3'}",

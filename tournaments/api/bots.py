@@ -12,7 +12,6 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from tournaments.api.bot_serializers import (
@@ -24,7 +23,7 @@ from tournaments.api.bot_serializers import (
 )
 from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS
-from tournaments.api.throttling import UserRateThrottle
+from tournaments.api.throttling import BotCallsThrottle
 from tournaments.models import Bot, BotCheck
 from tournaments.services.bots import (
     bot_check,
@@ -55,18 +54,6 @@ class IsBotOwner(permissions.BasePermission):
         return getattr(view, "action", None) not in OWNER_ACTIONS or obj.owner_id == request.user.pk
 
 
-class BotCallThrottle(UserRateThrottle):
-    """Actions that make us call the bot's URL: a user must not turn us into a load generator.
-
-    The rate is `DEFAULT_THROTTLE_RATES["bot_calls"]` when set, else 30 a minute.
-    """
-
-    scope = "bot_calls"
-
-    def get_rate(self) -> str:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope) or "30/minute"
-
-
 @extend_schema_view(
     list=extend_schema(
         summary="List bots",
@@ -94,7 +81,7 @@ class BotViewSet(viewsets.GenericViewSet):
     def get_throttles(self) -> list:
         throttles = super().get_throttles()
         if self.action in ("create", "partial_update", "check"):
-            throttles.append(BotCallThrottle())
+            throttles.append(BotCallsThrottle())
         return throttles
 
     def list(self, request: Request) -> Response:

@@ -4,11 +4,18 @@ The answer is ``{"status": "ok" | "degraded", "checks": {name: {"ok": bool, ...}
 status is 503 only when the database is unreachable (the web process cannot serve anything);
 a missing worker or Redis is reported as "degraded" with 200, so a load balancer keeps the web
 process while the page still tells what is wrong. Each check is bounded to about a second.
+
+Anyone may ask, so asking must cost next to nothing: each web process answers from its last
+look for ``ESCOBA_HEALTH_CACHE_S`` seconds (one look at a time; the others wait for it and share
+it), and each address is throttled (``ESCOBA_THROTTLE_HEALTH``, a 429 past it).
 """
 
 import logging
+import threading
+import time
 
 import redis
+from django.conf import settings
 from django.db import connection
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
@@ -18,6 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.celery_app import app as celery_app
+from tournaments.api.throttling import HealthThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -60,10 +68,38 @@ def check_worker() -> dict:
     return {"ok": bool(replies), "workers": [name for reply in replies for name in reply]}
 
 
+def health_look() -> tuple[dict, int]:
+    """Look at the database, Redis and a worker now: the answer's body and HTTP status."""
+    checks = {"database": check_database(), "redis": check_redis()}
+    checks["worker"] = check_worker() if checks["redis"]["ok"] else {"ok": False}
+    healthy = all(check["ok"] for check in checks.values())
+    http_status = 200 if checks["database"]["ok"] else 503
+    return {"status": "ok" if healthy else "degraded", "checks": checks}, http_status
+
+
+class _LastLook:
+    """This process's last look and when it was taken (``time.monotonic``)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.taken = -float("inf")
+        self.answer: tuple[dict, int] = ({}, 503)
+
+    def get(self) -> tuple[dict, int]:
+        with self.lock:
+            if time.monotonic() - self.taken >= settings.ESCOBA_HEALTH_CACHE_S:
+                self.answer = health_look()
+                self.taken = time.monotonic()
+            return self.answer
+
+
+last_look = _LastLook()
+
+
 class HealthView(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
-    throttle_classes: list = []
+    throttle_classes = [HealthThrottle]
 
     @extend_schema(
         responses={
@@ -75,8 +111,5 @@ class HealthView(APIView):
         summary="Reachability of the database, Redis and a Celery worker",
     )
     def get(self, request: Request) -> Response:
-        checks = {"database": check_database(), "redis": check_redis()}
-        checks["worker"] = check_worker() if checks["redis"]["ok"] else {"ok": False}
-        healthy = all(check["ok"] for check in checks.values())
-        http_status = 200 if checks["database"]["ok"] else 503
-        return Response({"status": "ok" if healthy else "degraded", "checks": checks}, http_status)
+        body, http_status = last_look.get()
+        return Response(body, http_status)

@@ -16,7 +16,9 @@ from rest_framework.views import APIView
 from tournaments.api.errors import ERRORS
 from tournaments.api.fields import StringField
 from tournaments.api.league_serializers import BotRefSerializer
+from tournaments.api.throttling import VerifyEmailThrottle
 from tournaments.models import Notification, NotificationSettings
+from tournaments.services.email_verification import email_verified
 from tournaments.services.notifications import (
     notification_settings_get,
     notification_settings_rotate_secret,
@@ -41,15 +43,20 @@ class NotificationSerializer(serializers.ModelSerializer):
 
 class NotificationSettingsSerializer(serializers.ModelSerializer):
     email = serializers.CharField(source="user.email", read_only=True)
+    email_verified = serializers.SerializerMethodField()
     webhook_active = serializers.SerializerMethodField()
 
     class Meta:
         model = NotificationSettings
         fields = [
-            "email", "email_enabled", "webhook_url", "webhook_active", "webhook_failures",
-            "webhook_suspended_at",
+            "email", "email_verified", "email_enabled", "webhook_url", "webhook_active",
+            "webhook_failures", "webhook_suspended_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    def get_email_verified(self, preferences: NotificationSettings) -> bool:
+        """Confirmed through the link we mailed: only then is anything else mailed to it."""
+        return email_verified(user=preferences.user, preferences=preferences)
 
     def get_webhook_active(self, preferences: NotificationSettings) -> bool:
         """Set and not suspended: notifications are being posted to it."""
@@ -99,6 +106,15 @@ class NotificationSettingsView(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
+    def get_throttles(self) -> list:
+        """Giving an address mails it a confirmation link: limited per user, so the settings
+        cannot be used to send mail to strangers over and over."""
+        throttles = super().get_throttles()
+        if self.request.method == "PATCH" and isinstance(self.request.data, dict):
+            if self.request.data.get("email"):
+                throttles.append(VerifyEmailThrottle())
+        return throttles
+
     @extend_schema(
         summary="Your notification settings",
         responses={200: NotificationSettingsSerializer, **ERRORS},
@@ -111,7 +127,9 @@ class NotificationSettingsView(APIView):
         summary="Change your notification settings",
         description=(
             "Setting the first webhook URL makes its signing secret, shown in this answer "
-            "only (`webhook_secret`). Setting the URL again ends a suspension."
+            "only (`webhook_secret`). Setting the URL again ends a suspension. A new `email` is "
+            "mailed a confirmation link (`email_verified` is false until it is followed); no "
+            "notification is mailed to an unconfirmed address."
         ),
         request=NotificationSettingsUpdateSerializer,
         responses={200: NotificationSettingsWithSecretSerializer, **ERRORS},

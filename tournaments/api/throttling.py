@@ -1,35 +1,36 @@
-"""Request throttles that keep the API answering when their counters cannot be reached.
+"""The API's request throttles: DRF's, failing open when their counters cannot be reached.
 
-The counters live in the cache, which is Redis. Were Redis down, DRF's throttles would raise on
-every request and turn the whole API into 500s; a rate limit is a guard against abuse, not a
-reason to refuse everyone, so these let the request through and log the outage instead.
+The counters and the client-address rule are shared with the web pages (tournaments/rate_limits.py
+says how); this module names the classes ``REST_FRAMEWORK`` settings and views refer to.
 """
 
 from __future__ import annotations
 
-import logging
-from typing import TYPE_CHECKING
-
-from redis.exceptions import RedisError
 from rest_framework import throttling
 
-if TYPE_CHECKING:  # DRF imports the throttles while it loads rest_framework.views
-    from rest_framework.request import Request
-    from rest_framework.views import APIView
+from tournaments.rate_limits import (
+    CACHE_ERRORS,
+    AuthThrottle,
+    BotCallsThrottle,
+    FailOpenMixin,
+    HealthThrottle,
+    SignupThrottle,
+    VerifyEmailThrottle,
+    client_address,
+)
 
-logger = logging.getLogger(__name__)
-
-# What an unreachable cache raises: redis-py's errors, or the socket's own.
-CACHE_ERRORS = (RedisError, ConnectionError, TimeoutError)
-
-
-class FailOpenMixin:
-    def allow_request(self, request: Request, view: APIView) -> bool:
-        try:
-            return super().allow_request(request, view)
-        except CACHE_ERRORS:
-            logger.warning("throttle counters unreachable; letting the request through")
-            return True
+__all__ = [
+    "CACHE_ERRORS",
+    "AnonRateThrottle",
+    "AuthThrottle",
+    "BotCallsThrottle",
+    "HealthThrottle",
+    "ScopedRateThrottle",
+    "SignupThrottle",
+    "UserRateThrottle",
+    "VerifyEmailThrottle",
+    "client_address",
+]
 
 
 class AnonRateThrottle(FailOpenMixin, throttling.AnonRateThrottle):

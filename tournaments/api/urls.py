@@ -20,6 +20,11 @@ urlpatterns = [
     path("auth/register/", accounts.RegisterView.as_view(), name="register"),
     path("auth/token/", accounts.TokenView.as_view(), name="token"),
     path("auth/me/", accounts.MeView.as_view(), name="me"),
+    path("auth/tokens/", accounts.TokenListView.as_view(), name="tokens"),
+    path(
+        "auth/tokens/revoke-all/", accounts.TokenRevokeAllView.as_view(), name="tokens-revoke-all"
+    ),
+    path("auth/tokens/<str:token_id>/", accounts.TokenRevokeView.as_view(), name="token-revoke"),
     path("health/", health.HealthView.as_view(), name="health"),
     path("", include(bots.router.urls)),
     path("", include(leagues.router.urls)),

@@ -4,12 +4,15 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 
+from .encrypted import EncryptedTextField
+
 
 class Bot(models.Model):
     """A bot author's HTTP endpoint, registered under a unique name.
 
-    `secret` signs every call we make to the bot (Standard Webhooks). It is stored in clear
-    because we need it to sign; the API shows it only when it is created or rotated.
+    `secret` signs every call we make to the bot (Standard Webhooks). We need it back to sign,
+    so it is encrypted at rest under ESCOBA_SECRETS_KEY (`EncryptedTextField`), not hashed; the
+    API shows it only when it is created or rotated.
     """
 
     class Status(models.TextChoices):
@@ -27,8 +30,9 @@ class Bot(models.Model):
     name = models.CharField(max_length=40, unique=True)
     url = models.CharField(max_length=500)
     description = models.TextField(blank=True, max_length=500)
-    # `whsec_` and the base64 of a 24 to 64 byte key (Standard Webhooks): up to 94 characters.
-    secret = models.CharField(max_length=100)
+    # `whsec_` and the base64 of a 24 to 64 byte key (Standard Webhooks): up to 94 characters,
+    # stored as a Fernet token.
+    secret = EncryptedTextField()
     secret_rotated_at = models.DateTimeField(
         null=True, blank=True, help_text="When the owner last asked for a new secret."
     )

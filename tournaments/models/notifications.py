@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from .bots import Bot
+from .encrypted import EncryptedTextField
 
 
 class NotificationSettings(models.Model):
@@ -19,8 +20,12 @@ class NotificationSettings(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_settings"
     )
     email_enabled = models.BooleanField(default=True)
+    # The address its owner confirmed through the link we mailed; mail goes only to this one
+    # (tournaments/services/email_verification.py).
+    verified_email = models.CharField(max_length=254, blank=True)
     webhook_url = models.CharField(max_length=500, blank=True)
-    webhook_secret = models.CharField(max_length=100, blank=True)
+    # Encrypted at rest like a bot's secret (tournaments/models/encrypted.py).
+    webhook_secret = EncryptedTextField(blank=True)
     webhook_failures = models.PositiveIntegerField(
         default=0, help_text="Notifications in a row that the webhook did not accept."
     )

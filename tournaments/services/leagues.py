@@ -13,6 +13,7 @@ queue is back.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -41,6 +42,8 @@ from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.read_cache import reads_changed
 from tournaments.selectors import bots_schedulable
 from tournaments.services.ratings import rated_entry_errors, rated_league_check
+
+logger = logging.getLogger(__name__)
 
 ERROR_NOT_CREATOR = "Only the league's creator may do this."
 ERROR_NOT_BOT_OWNER = "You may enrol only your own bots."
@@ -427,11 +430,23 @@ def league_finish_if_done(*, league_id: int) -> bool:
 
 
 def system_user(username: str) -> Any:
-    """An account owning what the system makes (ladder leagues, demo bots); it cannot log in."""
-    user, created = get_user_model().objects.get_or_create(
-        username=username, defaults={"is_active": False}
-    )
-    if created:
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
+    """An account owning what the system makes (ladder leagues, demo bots); it cannot log in.
+
+    Sign-up refuses these names (tournaments/usernames.py), but an account may hold one from
+    before: one that can log in (a usable password, or active) is a stranger's, and is renamed
+    (``<name>-renamed-<id>``, its bots and leagues still its own) so that the arena's account
+    is made afresh and nothing the arena makes is ever handed to it.
+    """
+    users = get_user_model().objects
+    with transaction.atomic():
+        user = users.select_for_update().filter(username=username).first()
+        if user is not None and (user.is_active or user.has_usable_password()):
+            logger.warning("account %s (id %s) held a system name; renamed", username, user.pk)
+            user.username = f"{username}-renamed-{user.pk}"
+            user.save(update_fields=["username"])
+            user = None
+        if user is None:
+            user = users.create(username=username, is_active=False)
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
     return user

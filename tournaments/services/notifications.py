@@ -46,6 +46,7 @@ from tournaments.bot_calls.addresses import AddressError, parse_bot_url, resolve
 from tournaments.bot_calls.caller import PinnedResolver, run_sync
 from tournaments.bot_messages import connect_message
 from tournaments.models import Bot, Notification, NotificationSettings
+from tournaments.services.email_verification import email_verification_request, email_verified
 
 Event = Notification.Event
 Delivery = Notification.Delivery
@@ -164,7 +165,8 @@ def notification_settings_update(
 
     The secret is made with the first webhook URL and kept when the URL changes (like a bot's);
     `notification_settings_rotate_secret` replaces it. Setting the URL (again) ends a
-    suspension. An empty URL removes the webhook.
+    suspension. An empty URL removes the webhook. A new address (or an unconfirmed one given
+    again) is mailed a confirmation link; nothing else is mailed to it until it is confirmed.
     """
     current = NotificationSettings.objects.select_for_update().filter(user=user).first()
     current = current or NotificationSettings(user=user)
@@ -176,8 +178,11 @@ def notification_settings_update(
                 validate_email(email)
             except ValidationError:
                 raise ValidationError({"email": [ERROR_EMAIL]}) from None
+        changed = email != user.email
         user.email = email
         user.save(update_fields=["email"])
+        if email and (changed or current.verified_email != email):
+            email_verification_request(user=user)
     if email_enabled is not None:
         current.email_enabled = email_enabled
     if webhook_url is not None:
@@ -225,7 +230,7 @@ def notification_send(
     data = dict(data or {})
     subject, message = _texts(event, bot, data)
     preferences = notification_settings_get(user=user)
-    wants_email = preferences.email_enabled and bool(user.email)
+    wants_email = preferences.email_enabled and email_verified(user=user, preferences=preferences)
     wants_webhook = (
         event != EVENT_WEBHOOK_SUSPENDED
         and bool(preferences.webhook_url)
@@ -259,7 +264,8 @@ def notification_email_deliver(*, notification_id: int) -> None:
     if notification.email_status != Delivery.PENDING:
         return
     address = notification.user.email
-    if not address:
+    preferences = notification_settings_get(user=notification.user)
+    if not email_verified(user=notification.user, preferences=preferences):
         _set_status(notification, email_status=Delivery.SKIPPED)
         return
     try:

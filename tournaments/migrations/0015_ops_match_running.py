@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0011_orderings_by_key_columns"),
+        ("tournaments", "0014_abuse_email_verification"),
     ]
 
     operations = [
