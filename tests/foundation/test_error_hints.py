@@ -2,7 +2,7 @@
 answered with the fix in the API's own error body."""
 
 import pytest
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from games.engine.rulesets import Ruleset
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_bearer_token_is_told_the_scheme_is_token(user):
-    key = Token.objects.create(user=user).key
+    key = AuthToken.objects.create(user=user)[1]
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
 

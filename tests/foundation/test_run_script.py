@@ -19,8 +19,7 @@ import pytest
 
 from scripts import run
 from scripts.private_redis import free_port, free_ports
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.foundation.run_processes import ROOT, alive, children_of, run_environment
 
 
 def test_steps_start_everything_in_order():
@@ -34,26 +33,6 @@ def test_steps_start_everything_in_order():
         run.start_web,
         run.start_demo_league,
     ]
-
-
-def children_of(pid: int) -> set[int]:
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(stat.parent.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 ROLES = {
@@ -84,15 +63,6 @@ def children_by_role(pid: int) -> dict[str, list[int]]:
 def came_back(supervisor: int, role: str, victim: int, count: int) -> bool:
     now = children_by_role(supervisor).get(role, [])
     return victim not in now and len(now) == count
-
-
-def run_environment(tmp_path: Path, port: int, **extra: str) -> dict[str, str]:
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "SECRET_KEY"}
-    }
-    return environment | {"ESCOBA_DATA_DIR": str(tmp_path), "ESCOBA_PORT": str(port), **extra}
 
 
 def start_run(environment: dict[str, str], log_path: Path, nth: int = 1) -> subprocess.Popen:

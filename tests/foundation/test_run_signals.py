@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from scripts.private_redis import free_port
-from tests.foundation.test_run_script import ROOT, alive, children_of, run_environment
+from tests.foundation.run_processes import ROOT, alive, children_of, run_environment
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
