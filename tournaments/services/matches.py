@@ -274,8 +274,11 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     Otherwise this run claims the match and its unfinished games, all of them pending because
     nothing of a game is stored before its end, are planned afresh.
     """
-    match = Match.objects.select_for_update(of=("self",)).select_related("league").get(pk=match_id)
-    league = match.league
+    # The league first, as every change of a league locks it (``league_lock``): a pause that
+    # has committed is seen, and no match of a paused league starts.
+    league_id = Match.objects.values_list("league_id", flat=True).get(pk=match_id)
+    league = League.objects.select_for_update().get(pk=league_id)
+    match = Match.objects.select_for_update().get(pk=match_id)
     now = timezone.now()
     if match.status in (Match.Status.FINISHED, Match.Status.CANCELLED):
         return None
