@@ -15,8 +15,8 @@ next set, not the ladder behind it (docs/scaling.md, "Queues"). Maintenance (pro
 the ladder's ticks, scheduling, anything else) has its own workers, so a flood of checks never
 delays a game (config/settings/base.py routes them).
 
-A match sent is marked in the cache (Redis) until a worker takes its message
-(``match_dequeued``), so a resume sends only the matches with no message waiting
+A match sent is marked in the broker's Redis, beside its message, until a worker takes the
+message (``match_dequeued``), so a resume sends only the matches with no message waiting
 (``matches_enqueue(..., unless_queued=True)``): pausing and resuming again and again leaves at
 most one message per waiting match.
 """
@@ -31,7 +31,6 @@ from collections.abc import Iterable
 import redis.exceptions
 from celery import Task, current_app
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from kombu.exceptions import ChannelError
 from kombu.exceptions import OperationalError as BrokerError
@@ -97,7 +96,28 @@ def _task(name: str) -> Task:
 
 
 def _queued_key(match_id: int) -> str:
-    return f"match-queued:{match_id}"
+    return f"escoba:match-queued:{match_id}"
+
+
+def _mark_queued(app, ids: list[int], *, unless_queued: bool) -> list[int]:
+    """Mark the matches as having a message waiting; with ``unless_queued``, only those not
+    marked yet, and return just them. In the broker's own Redis (kombu's Redis channel holds a
+    redis-py client), so every web process and worker sees the same marks, and a Redis that
+    loses its messages loses their marks with them."""
+    if not ids:
+        return ids
+    with app.pool.acquire(block=True) as connection:
+        pipe = connection.default_channel.client.pipeline(transaction=False)
+        for match_id in ids:
+            pipe.set(_queued_key(match_id), 1, ex=QUEUED_MARK_S, nx=unless_queued)
+        marked = pipe.execute()
+    return [match_id for match_id, done in zip(ids, marked, strict=True) if done]
+
+
+def _unmark_queued(app, ids: list[int]) -> None:
+    if ids:
+        with app.pool.acquire(block=True) as connection:
+            connection.default_channel.client.delete(*(_queued_key(i) for i in ids))
 
 
 def match_queues(match_ids: Iterable[int]) -> dict[int, str]:
@@ -109,7 +129,13 @@ def match_queues(match_ids: Iterable[int]) -> dict[int, str]:
 
 def match_dequeued(match_id: int) -> None:
     """A worker took the match's message: none of it waits any more (see the module docstring)."""
-    cache.delete(_queued_key(match_id))
+    app = current_app
+    if app.conf.task_always_eager:
+        return
+    try:
+        _unmark_queued(app, [match_id])
+    except BROKER_ERRORS:  # the match is being played; a mark left over expires, the sweep sends
+        logger.warning("could not unmark match %s as queued", match_id, exc_info=True)
 
 
 def matches_enqueue(
@@ -125,15 +151,12 @@ def matches_enqueue(
     broker error.
     """
     ids = list(match_ids)
-    if unless_queued:
-        ids = [i for i in ids if cache.add(_queued_key(i), True, timeout=QUEUED_MARK_S)]
-    elif ids:
-        cache.set_many({_queued_key(i): True for i in ids}, timeout=QUEUED_MARK_S)
     soft, hard = play_match_limits()
     task = _task(PLAY_MATCH)
-    if task.app.conf.task_always_eager:
+    if task.app.conf.task_always_eager:  # played at once: nothing waits
         _eager_play(task, ids)
         return ids
+    ids = _mark_queued(task.app, ids, unless_queued=unless_queued)
     queues = match_queues(ids)
     sent = 0
     try:
@@ -149,7 +172,10 @@ def matches_enqueue(
             sent += 1
     except BROKER_ERRORS:
         # What was not sent is not waiting: a later resume or sweep may send it.
-        cache.delete_many([_queued_key(i) for i in ids[sent:]])
+        try:
+            _unmark_queued(task.app, ids[sent:])
+        except BROKER_ERRORS:
+            pass  # marked but not sent: the sweep sends them, and the marks expire
         raise
     return ids
 

@@ -413,6 +413,8 @@ def league_schedule_next(*, league_id: int) -> bool:
         written = league.matches.order_by("-number").values_list("number", flat=True).first()
         schedule = _planned_schedule(league)
         batch = schedule[written or 0 : (written or 0) + settings.ESCOBA_SCHEDULE_BATCH_MATCHES]
+        if not batch:  # written whole already (a repeated run)
+            return False
         match_ids = _write_matches(league, batch)
         more = (written or 0) + len(batch) < len(schedule)
         if not more:
