@@ -187,4 +187,5 @@ def test_the_worker_ready_signal_sends_its_name_and_start_time(monkeypatch):
 def test_only_a_worker_of_the_games_queue_recovers_matches():
     assert tasks.plays_games(["games", "maintenance"])
     assert tasks.plays_games({"games": None})
+    assert tasks.plays_games(["leagues"]) and tasks.plays_games(["challenges"])
     assert not tasks.plays_games(["maintenance"])
