@@ -136,7 +136,7 @@ def _release_matches_when_stopping(sender, **kwargs) -> None:
 def sweep_matches() -> list[int]:
     """Beat: re-send the pending matches of running leagues that went quiet (a lost queue), and
     the scheduling of leagues whose schedule stopped short of its plan."""
-    leagues_schedule_sweep(idle_s=settings.ESCOBA_SWEEP_INTERVAL_S or LEASE_S)
+    leagues_schedule_sweep(idle_s=LEASE_S)
     return matches_sweep()
 
 

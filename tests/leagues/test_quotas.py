@@ -2,10 +2,13 @@
 after a start (``league_schedule_next``): what a user is refused, in our words, and what the
 league shows while its schedule is being written."""
 
+import datetime
 import itertools
 
 import pytest
-from hypothesis import given, settings
+from django.utils import timezone
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -22,6 +25,7 @@ from tournaments.services.leagues import (
     league_finish_if_done,
     league_schedule_next,
     league_start,
+    leagues_schedule_sweep,
 )
 from tournaments.services.quotas import QuotaExceeded
 
@@ -57,7 +61,7 @@ def unsent(monkeypatch):
     players=st.sampled_from([2, 3, 4]),
     sets=st.integers(min_value=1, max_value=4),
 )
-@settings(max_examples=60, deadline=None)
+@hypothesis_settings(max_examples=60, deadline=None)
 def test_the_games_a_schedule_holds_are_counted_without_building_it(bot_count, players, sets):
     if bot_count < (3 if players == 3 else 2):
         return
@@ -209,3 +213,23 @@ def test_a_started_league_is_scheduled_and_played_to_the_end_in_batches(user, ma
     league.refresh_from_db()
     assert league.status == League.Status.FINISHED
     assert league.games.filter(status="finished").count() == league.games_planned == 6
+
+
+def test_a_schedule_whose_task_was_lost_is_sent_again_by_the_sweep(
+    user, make_bot, settings, unsent, monkeypatch
+):
+    settings.ESCOBA_SCHEDULE_BATCH_MATCHES = 2
+    bots = [make_bot("greedy"), make_bot("random"), make_bot("expert"), make_bot("random7")]
+    league = _league(user, bots)
+    league_start(league_id=league.id, user=user)  # its leagues.schedule message is lost
+    assert leagues_schedule_sweep(idle_s=60) == []  # just started: not quiet yet
+
+    five_minutes_ago = timezone.now() - datetime.timedelta(minutes=5)
+    League.objects.filter(pk=league.pk).update(started_at=five_minutes_ago)
+    sent: list[int] = []
+    monkeypatch.setattr(queueing, "league_schedule_enqueue_on_commit", sent.append)
+    assert leagues_schedule_sweep(idle_s=60) == [league.id]
+    assert sent == [league.id]
+
+    league_schedule_next(league_id=league.id)  # the task sent again writes a batch: not quiet
+    assert leagues_schedule_sweep(idle_s=60) == []
