@@ -234,8 +234,10 @@ def _send_on_commit(ids: list[int], *, unless_queued: bool) -> None:
 
 
 def league_schedule_enqueue(league_id: int) -> None:
-    """Write (and send) the next batch of a started league's schedule (``leagues.schedule``)."""
-    _task(SCHEDULE_LEAGUE).delay(league_id)
+    """Write (and send) the next batch of a started league's schedule (``leagues.schedule``).
+    Like a match, not subscribed to in the result store: a send while Redis is down fails at
+    once, with a broker error."""
+    _task(SCHEDULE_LEAGUE).apply_async((league_id,), ignore_result=True)
 
 
 def league_schedule_enqueue_on_commit(league_id: int) -> None:
