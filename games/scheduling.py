@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -171,3 +172,12 @@ def build_schedule(
                     )
                 )
     return matches
+
+
+def schedule_games(*, bot_count: int, players: int, games_per_pairing: int) -> int:
+    """How many games ``build_schedule`` writes for this many bots, without building it: every
+    pairing (every 3-bot table) plays ``games_per_pairing`` games. For the limits a league is
+    checked against before its schedule is written."""
+    if players not in TABLE_SIZES:
+        raise ValueError(ERROR_TABLE_SIZE)
+    return math.comb(bot_count, 3 if players == 3 else 2) * games_per_pairing

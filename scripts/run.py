@@ -54,9 +54,11 @@ RESTART_BACKOFF_S = 1.0
 RESTART_BACKOFF_MAX_S = 30.0
 RESTART_LIMIT = 5
 RESTART_WINDOW_S = 300.0
-# Both queues tasks are routed to (CELERY_TASK_ROUTES): games (matches, their recovery and
-# sweep) and maintenance (checks, ladder, rating fits, notifications, anything not routed).
-WORKER_QUEUES = "games,maintenance"
+# The queues tasks are routed to: the match queues (games: the ladder, with the recovery and
+# sweep; leagues; challenges: challenges and version tests; tournaments/queueing.py), polled in
+# turn, and maintenance (checks, ladder ticks, scheduling, rating fits, notifications, anything
+# not routed).
+WORKER_QUEUES = ",".join(["games", "leagues", "challenges", "maintenance"])
 
 
 @dataclass

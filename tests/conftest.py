@@ -28,7 +28,7 @@ Fixtures:
     the test saves are committed, so tasks in the worker see them, and tables are emptied after
     the test. For the duration of the test the in-process Celery app sends to the real broker
     (not eagerly), so ``task.delay(...).get(timeout=...)`` goes through the worker. It consumes
-    both queues (games and maintenance, ``CELERY_TASK_QUEUES``). The object is a
+    every queue of ``CELERY_TASK_QUEUES`` (the match queues and maintenance). The object is a
     ``CeleryWorker``: ``kill()`` (SIGKILL, as a crash would), ``stop()`` (warm shutdown),
     ``restart()``, ``is_alive``, ``hostname``, ``log_path`` / ``log_text()``.
 ``celery_worker_factory``
@@ -194,7 +194,7 @@ class CeleryWorker:
             f"--pool={pool}", f"--concurrency={concurrency}",
             "--without-gossip", "--without-mingle", "--without-heartbeat",
         ]  # fmt: skip
-        if queues is None:  # both queues, games and maintenance, as `make run`'s workers together
+        if queues is None:  # every queue, as `make run`'s workers together
             from django.conf import settings
 
             queues = ",".join(queue.name for queue in settings.CELERY_TASK_QUEUES)

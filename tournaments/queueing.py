@@ -7,9 +7,18 @@ import contracts in pyproject.toml (``make test`` runs ``lint-imports``) and
 tests/foundation/test_import_contracts.py hold the rest of the code to this: no other module
 sends a task.
 
-Queues: games (``leagues.play_match``, the recovery and the sweep that re-send matches) and
-maintenance (protocol checks, the ladder, anything else), each with its own workers, so a flood
-of checks never delays a game (config/settings/base.py routes them).
+Queues: a match is sent to the queue of its league's kind (``MATCH_QUEUES``): games (the ladder,
+and the recovery and the sweep that re-send matches), leagues (users' leagues) and challenges
+(challenges and version tests). A worker that consumes several queues takes from each in turn
+(kombu's Redis transport rotates them), so a user's thousand-game league waits behind the ladder's
+next set, not the ladder behind it (docs/scaling.md, "Queues"). Maintenance (protocol checks,
+the ladder's ticks, scheduling, anything else) has its own workers, so a flood of checks never
+delays a game (config/settings/base.py routes them).
+
+A match sent is marked in the broker's Redis, beside its message, until a worker takes the
+message (``match_dequeued``), so a resume sends only the matches with no message waiting
+(``matches_enqueue(..., unless_queued=True)``): pausing and resuming again and again leaves at
+most one message per waiting match.
 """
 
 from __future__ import annotations
@@ -26,12 +35,29 @@ from django.db import transaction
 from kombu.exceptions import ChannelError
 from kombu.exceptions import OperationalError as BrokerError
 
+from tournaments.models import League, Match
+
 logger = logging.getLogger(__name__)
 
 GAMES_QUEUE = "games"
+LEAGUES_QUEUE = "leagues"
+CHALLENGES_QUEUE = "challenges"
 MAINTENANCE_QUEUE = "maintenance"
+# Where each kind of league's matches wait: the ladder, users' leagues, and what a user asked
+# for on demand each have a queue, consumed in turn by the same games workers.
+MATCH_QUEUES = (GAMES_QUEUE, LEAGUES_QUEUE, CHALLENGES_QUEUE)
+QUEUE_OF_KIND = {
+    League.Kind.LADDER: GAMES_QUEUE,
+    League.Kind.LEAGUE: LEAGUES_QUEUE,
+    League.Kind.CHALLENGE: CHALLENGES_QUEUE,
+    League.Kind.TEST: CHALLENGES_QUEUE,
+}
+# How long a match stays marked as sent when no worker takes its message (a lost queue): then
+# a resume may send it again.
+QUEUED_MARK_S = 24 * 3600
 
 PLAY_MATCH = "leagues.play_match"
+SCHEDULE_LEAGUE = "leagues.schedule"
 RECOVER_MATCHES = "leagues.recover_matches"
 SWEEP_MATCHES = "leagues.sweep"
 TICK_LADDER = "ladder.tick"
@@ -71,26 +97,89 @@ def _task(name: str) -> Task:
     return app.tasks[name]
 
 
-def matches_enqueue(match_ids: Iterable[int], *, countdown: float | None = None) -> None:
-    """Send one ``play_match`` per id, in the order given, each with the time limits of now
-    (``countdown``: not before that many seconds).
+def _queued_key(match_id: int) -> str:
+    return f"escoba:match-queued:{match_id}"
 
-    No one waits for these results (the database has them), so sending does not subscribe to
-    them in the result store: a send while Redis is down fails at once, with a broker error.
+
+def _mark_queued(app, ids: list[int], *, unless_queued: bool) -> list[int]:
+    """Mark the matches as having a message waiting; with ``unless_queued``, only those not
+    marked yet, and return just them. In the broker's own Redis (kombu's Redis channel holds a
+    redis-py client), so every web process and worker sees the same marks, and a Redis that
+    loses its messages loses their marks with them."""
+    if not ids:
+        return ids
+    with app.pool.acquire(block=True) as connection:
+        pipe = connection.default_channel.client.pipeline(transaction=False)
+        for match_id in ids:
+            pipe.set(_queued_key(match_id), 1, ex=QUEUED_MARK_S, nx=unless_queued)
+        marked = pipe.execute()
+    return [match_id for match_id, done in zip(ids, marked, strict=True) if done]
+
+
+def _unmark_queued(app, ids: list[int]) -> None:
+    if ids:
+        with app.pool.acquire(block=True) as connection:
+            connection.default_channel.client.delete(*(_queued_key(i) for i in ids))
+
+
+def match_queues(match_ids: Iterable[int]) -> dict[int, str]:
+    """The queue of each match: its league's kind's (``QUEUE_OF_KIND``)."""
+    ids = list(match_ids)
+    kinds = dict(Match.objects.filter(id__in=ids).values_list("id", "league__kind"))
+    return {match_id: QUEUE_OF_KIND.get(kinds.get(match_id), GAMES_QUEUE) for match_id in ids}
+
+
+def match_dequeued(match_id: int) -> None:
+    """A worker took the match's message: none of it waits any more (see the module docstring)."""
+    app = current_app
+    if app.conf.task_always_eager:
+        return
+    try:
+        _unmark_queued(app, [match_id])
+    except BROKER_ERRORS:  # the match is being played; a mark left over expires, the sweep sends
+        logger.warning("could not unmark match %s as queued", match_id, exc_info=True)
+
+
+def matches_enqueue(
+    match_ids: Iterable[int], *, countdown: float | None = None, unless_queued: bool = False
+) -> list[int]:
+    """Send one ``play_match`` per id, in the order given, each to its league's queue with the
+    time limits of now (``countdown``: not before that many seconds); returns the ids sent.
+
+    ``unless_queued`` skips the matches whose message still waits (a resume); otherwise every
+    id is sent (the sweep and the recovery, which send again what a lost queue or a dead worker
+    may have lost). No one waits for these results (the database has them), so sending does not
+    subscribe to them in the result store: a send while Redis is down fails at once, with a
+    broker error.
     """
+    ids = list(match_ids)
     soft, hard = play_match_limits()
     task = _task(PLAY_MATCH)
-    if task.app.conf.task_always_eager:
-        _eager_play(task, match_ids)
-        return
-    for match_id in match_ids:
-        task.apply_async(
-            (match_id,),
-            countdown=countdown,
-            ignore_result=True,
-            soft_time_limit=soft,
-            time_limit=hard,
-        )
+    if task.app.conf.task_always_eager:  # played at once: nothing waits
+        _eager_play(task, ids)
+        return ids
+    ids = _mark_queued(task.app, ids, unless_queued=unless_queued)
+    queues = match_queues(ids)
+    sent = 0
+    try:
+        for match_id in ids:
+            task.apply_async(
+                (match_id,),
+                queue=queues[match_id],
+                countdown=countdown,
+                ignore_result=True,
+                soft_time_limit=soft,
+                time_limit=hard,
+            )
+            sent += 1
+    except BROKER_ERRORS:
+        # What was not sent is not waiting: a later resume or sweep may send it.
+        try:
+            _unmark_queued(task.app, ids[sent:])
+        except BROKER_ERRORS:
+            pass  # marked but not sent: the sweep sends them, and the marks expire
+        raise
+    return ids
 
 
 _eager = threading.local()
@@ -120,17 +209,49 @@ def matches_enqueue_on_commit(match_ids: Iterable[int]) -> None:
     The transaction has committed by then: a queue lost in between is logged, not raised, and
     the beat sweep (``services.matches.matches_sweep``) sends the matches once it is back.
     """
-    ids = list(match_ids)
+    _send_on_commit(list(match_ids), unless_queued=False)
 
+
+def matches_requeue_on_commit(match_ids: Iterable[int]) -> None:
+    """Like ``matches_enqueue_on_commit``, but only the matches with no message waiting (a
+    resume: see the module docstring)."""
+    _send_on_commit(list(match_ids), unless_queued=True)
+
+
+def _send_on_commit(ids: list[int], *, unless_queued: bool) -> None:
     def send() -> None:
         try:
-            matches_enqueue(ids)
+            if unless_queued:
+                matches_enqueue(ids, unless_queued=True)
+            else:
+                matches_enqueue(ids)
         except BROKER_ERRORS:
             logger.warning(
                 "the match queue failed while sending %s matches; the sweep will send them",
                 len(ids),
                 exc_info=True,
             )
+
+    transaction.on_commit(send)
+
+
+def league_schedule_enqueue(league_id: int) -> None:
+    """Write (and send) the next batch of a started league's schedule (``leagues.schedule``).
+    Like a match, not subscribed to in the result store: a send while Redis is down fails at
+    once, with a broker error."""
+    _task(SCHEDULE_LEAGUE).apply_async((league_id,), ignore_result=True)
+
+
+def league_schedule_enqueue_on_commit(league_id: int) -> None:
+    """``league_schedule_enqueue`` once the current transaction commits. A queue lost in between
+    is logged: the league then shows a schedule short of its plan, and the sweep
+    (``services.leagues.leagues_schedule_sweep``) sends it again."""
+
+    def send() -> None:
+        try:
+            league_schedule_enqueue(league_id)
+        except BROKER_ERRORS:
+            logger.warning("the queue failed while scheduling league %s", league_id, exc_info=True)
 
     transaction.on_commit(send)
 
@@ -201,9 +322,9 @@ def broker_reachable(timeout: float = BROKER_CHECK_TIMEOUT_S) -> bool:
     return True
 
 
-def games_waiting() -> int:
-    """How many messages wait in the broker's games queue (not those being run)."""
-    return queue_depths([GAMES_QUEUE])[GAMES_QUEUE]
+def games_waiting(queues: Iterable[str] = MATCH_QUEUES) -> int:
+    """How many messages wait in the broker's match queues (not those being run)."""
+    return sum(queue_depths(queues).values())
 
 
 def queue_depths(queues: Iterable[str] | None = None) -> dict[str, int]:

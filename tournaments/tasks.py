@@ -7,7 +7,8 @@ match is idempotent (``services.matches``). Only our own infrastructure failing,
 Redis, is retried, with backoff; bot faults never raise.
 
 Tasks are sent only through ``tournaments.queueing`` (by name, so that services need not import
-this module); the queue of each is set by ``CELERY_TASK_ROUTES``: games or maintenance.
+this module); a match goes to its league's queue (``queueing.MATCH_QUEUES``: games for the
+ladder, leagues, challenges), every other task to the queue ``CELERY_TASK_ROUTES`` names.
 
 Run games workers with ``--pool threads --concurrency 32`` (or more): a match spends its time
 waiting for bots, and every match of a worker shares one event loop (``services.matches``). A
@@ -41,7 +42,14 @@ from tournaments.services.email_verification import (
     email_verification_send,
 )
 from tournaments.services.ladder import ladder_fill, ladder_tick
-from tournaments.services.matches import match_play, matches_recover, matches_sweep, stopping
+from tournaments.services.leagues import league_schedule_next, leagues_schedule_sweep
+from tournaments.services.matches import (
+    LEASE_S,
+    match_play,
+    matches_recover,
+    matches_sweep,
+    stopping,
+)
 from tournaments.services.ratings import ratings_fit_coalesced, ratings_sweep
 
 INFRASTRUCTURE_ERRORS = (OperationalError, *queueing.BROKER_ERRORS)
@@ -90,6 +98,7 @@ def play_match(self, match_id: int) -> dict:
     at once when this worker is stopping (another worker, or this one restarted, takes it),
     after ``retry_in_s`` otherwise. (Celery enforces time limits in prefork pools only; in a
     threads pool the match's own limit is what holds.)"""
+    queueing.match_dequeued(match_id)
     outcome = match_play(
         match_id=match_id, worker=self.request.hostname or "", claim=self.request.id or ""
     )
@@ -110,7 +119,7 @@ def recover_matches(worker: str, since: str | None = None) -> list[int]:
 def plays_games(consumed_queues: Iterable[str]) -> bool:
     """Whether a worker consuming these queues plays matches (a worker started without ``-Q``
     consumes every queue of ``CELERY_TASK_QUEUES``)."""
-    return queueing.GAMES_QUEUE in set(consumed_queues)
+    return not set(consumed_queues).isdisjoint(queueing.MATCH_QUEUES)
 
 
 @worker_ready.connect
@@ -130,8 +139,29 @@ def _release_matches_when_stopping(sender, **kwargs) -> None:
 
 @shared_task(name=queueing.SWEEP_MATCHES, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
 def sweep_matches() -> list[int]:
-    """Beat: re-send the pending matches of running leagues that went quiet (a lost queue)."""
+    """Beat: re-send the pending matches of running leagues that went quiet (a lost queue), and
+    the scheduling of leagues whose schedule stopped short of its plan."""
+    leagues_schedule_sweep(idle_s=LEASE_S)
     return matches_sweep()
+
+
+@shared_task(
+    name=queueing.SCHEDULE_LEAGUE,
+    acks_late=True,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=5,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    soft_time_limit=240,
+    time_limit=270,
+)
+def schedule_league(league_id: int) -> bool:
+    """Write the next batch of a started league's schedule; send this task again while more
+    remain, so the maintenance queue's other tasks run between batches. Idempotent."""
+    more = league_schedule_next(league_id=league_id)
+    if more:
+        queueing.league_schedule_enqueue(league_id)
+    return more
 
 
 @contextmanager

@@ -9,6 +9,7 @@ where the problem is (WCAG 3.3.1); Django ties each field to its help and error 
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.forms import BoundField
 
@@ -141,6 +142,15 @@ class LeagueForm(FocusFirstErrorMixin, forms.Form):
         self.fields["ruleset"].choices = [(name, name) for name in rulesets]
         if not staff:
             del self.fields["rated"]
+            # The quotas of users' leagues (services.quotas), said where they apply.
+            self.fields["bots"].help_text += f" At most {settings.ESCOBA_LEAGUE_MAX_BOTS}."
+            self.fields["games_per_pairing"].help_text += (
+                f" At most {settings.ESCOBA_LEAGUE_MAX_GAMES_PER_PAIRING}, and"
+                f" {settings.ESCOBA_LEAGUE_MAX_GAMES} games in the whole league."
+            )
+            self.fields[
+                "move_timeout_ms"
+            ].help_text = f"At most {settings.ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS}."
 
 
 class RankingFilterForm(forms.Form):

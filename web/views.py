@@ -32,6 +32,7 @@ from tournaments.services.leagues import (
     league_create_errors,
     league_start,
 )
+from tournaments.services.quotas import QuotaExceeded
 from tournaments.services.ratings import noshow_pause_after, provisional_half_width
 from web.forms import (
     BotForm,
@@ -55,7 +56,7 @@ BOT_REGISTERED_OWN_SECRET = (
     "Bot “{name}” is registered; every call to it is signed with the secret you gave."
 )
 LEAGUE_CREATED = "League “{name}” is created and open: start it when its bots are entered."
-LEAGUE_STARTED = "League “{name}” has started."
+LEAGUE_STARTED = "League “{name}” has started: its schedule is being written and played."
 NOTIFICATIONS_LISTED = 20
 # The latest finished games "My bots" lists under each bot (its profile has more).
 MY_BOT_GAMES = 5
@@ -413,6 +414,8 @@ def league_start_page(request: HttpRequest, league_id: int) -> HttpResponse:
         messages.error(request, " ".join(error.messages))
     except QueueUnavailable:
         messages.error(request, QUEUE_UNAVAILABLE)
+    except QuotaExceeded as error:
+        messages.error(request, str(error))
     else:
         messages.success(request, LEAGUE_STARTED.format(name=league.name))
     return redirect("league_detail", league_id=league.pk)

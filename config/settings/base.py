@@ -67,6 +67,17 @@ ESCOBA_CHALLENGES_PER_DAY = env_int("ESCOBA_CHALLENGES_PER_DAY", 20)
 ESCOBA_TESTS_PER_DAY = env_int("ESCOBA_TESTS_PER_DAY", 5)
 ESCOBA_TEST_SETS_IN_FLIGHT = env_int("ESCOBA_TEST_SETS_IN_FLIGHT", 4)
 ESCOBA_TEST_MAX_SETS = env_int("ESCOBA_TEST_MAX_SETS", 2000)
+# Quotas of users' own leagues (tournaments/services/quotas.py, docs/security.md "Quotas"); staff
+# and the arena's own accounts are exempt. Past a size limit the answer is a 400, past a count
+# of what is running or queued a 429. A league starts in the background, its schedule written
+# ESCOBA_SCHEDULE_BATCH_MATCHES matches at a time.
+ESCOBA_LEAGUE_MAX_BOTS = env_int("ESCOBA_LEAGUE_MAX_BOTS", 16)
+ESCOBA_LEAGUE_MAX_GAMES = env_int("ESCOBA_LEAGUE_MAX_GAMES", 1000)
+ESCOBA_LEAGUE_MAX_GAMES_PER_PAIRING = env_int("ESCOBA_LEAGUE_MAX_GAMES_PER_PAIRING", 20)
+ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS = env_int("ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS", 5000)
+ESCOBA_RUNNING_LEAGUES_PER_USER = env_int("ESCOBA_RUNNING_LEAGUES_PER_USER", 3)
+ESCOBA_QUEUED_GAMES_PER_USER = env_int("ESCOBA_QUEUED_GAMES_PER_USER", 2000)
+ESCOBA_SCHEDULE_BATCH_MATCHES = env_int("ESCOBA_SCHEDULE_BATCH_MATCHES", 200)
 # Seconds between sweeps that re-send the matches of running leagues gone quiet (a Redis that
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
@@ -325,11 +336,11 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# Celery (config/celery_app.py reads every CELERY_* name below). Two queues, each with its own
-# workers: games (playing matches, and the recovery and sweep that re-send them) and maintenance
-# (protocol checks, the ladder, rating fits, anything not routed), so a flood of checks never
-# delays a game. A worker started without -Q consumes both. Tasks are sent only through
-# tournaments/queueing.py, which names them.
+# Celery (config/celery_app.py reads every CELERY_* name below). The match queues (games,
+# leagues, challenges: playing matches, and the recovery and sweep that re-send them) and
+# maintenance (protocol checks, the ladder, rating fits, scheduling, anything not routed), each
+# with its own workers, so a flood of checks never delays a game. A worker started without -Q
+# consumes them all. Tasks are sent only through tournaments/queueing.py, which names them.
 CELERY_BROKER_URL = REDIS_URL
 # kombu's Redis transport with a fix that keeps workers alive when Redis dies under them
 # (config/redis_transport.py says what and why).
@@ -341,10 +352,19 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_IMPORTS = ["tournaments.diagnostics"]
-CELERY_TASK_QUEUES = [Queue("games"), Queue("maintenance")]
+# A match goes to the queue of its league's kind (tournaments/queueing.py, MATCH_QUEUES): games
+# (the ladder), leagues (users' leagues), challenges (challenges and version tests). A worker
+# consuming several queues polls them in turn, so none starves the others (docs/scaling.md).
+CELERY_TASK_QUEUES = [
+    Queue("games"),
+    Queue("leagues"),
+    Queue("challenges"),
+    Queue("maintenance"),
+]
 CELERY_TASK_DEFAULT_QUEUE = "maintenance"
 CELERY_TASK_ROUTES = {
     "leagues.play_match": {"queue": "games"},
+    "leagues.schedule": {"queue": "maintenance"},
     "leagues.recover_matches": {"queue": "games"},
     "leagues.sweep": {"queue": "games"},
     "ladder.*": {"queue": "maintenance"},

@@ -121,7 +121,12 @@ def test_games_and_maintenance_have_their_own_queues():
 
     assert {queue_of(name) for name in games} == {queueing.GAMES_QUEUE}
     assert {queue_of(name) for name in maintenance + future} == {queueing.MAINTENANCE_QUEUE}
-    assert {queue.name for queue in app.conf.task_queues} == {"games", "maintenance"}
+    assert {queue.name for queue in app.conf.task_queues} == {
+        "games",
+        "leagues",
+        "challenges",
+        "maintenance",
+    }
     assert set(games + maintenance) <= set(app.tasks)
 
 
@@ -159,7 +164,7 @@ def test_redelivery_waits_longer_than_a_match_may_take():
 
 
 @pytest.mark.integration
-def test_messages_go_to_their_queue_and_a_match_carries_the_limits_of_now(redis_url, settings):
+def test_messages_go_to_their_queue_and_a_match_carries_the_limits_of_now(redis_url, settings, db):
     settings.ESCOBA_MATCH_TIME_LIMIT_S = 900
     client = redis.Redis.from_url(redis_url)
     client.flushall()

@@ -189,7 +189,7 @@ def test_compose_runs_one_worker_per_queue_from_the_one_django_definition():
     assert all(workers.values()), f"every worker names its queues: {workers}"
     consumed = [queue for queues in workers.values() for queue in queues]
     assert sorted(consumed) == sorted(queue.name for queue in settings.CELERY_TASK_QUEUES)
-    assert workers["worker"] == ["games"]
+    assert workers["worker"] == ["games", "leagues", "challenges"]  # polled in turn
     assert "--pool=threads" in services["worker"]["command"]  # matches share one event loop
     for name in workers:
         assert services[name]["image"] == services["web"]["image"], name

@@ -48,6 +48,7 @@ def test_admin_pages_render_and_pause_a_league(admin_client, user, make_bot, mon
 def test_admin_starts_pauses_resumes_and_cancels_leagues(admin_client, user, make_bot, monkeypatch):
     enqueued: list[int] = []
     monkeypatch.setattr(queueing, "matches_enqueue_on_commit", enqueued.extend)
+    monkeypatch.setattr(queueing, "matches_requeue_on_commit", enqueued.extend)  # resume's
     bots = [make_bot("greedy"), make_bot("random"), make_bot("expert")]
     league = league_create(creator=user, name="admin", bot_ids=[b.id for b in bots])
     other = league_create(creator=user, name="other", bot_ids=[b.id for b in bots])

@@ -116,7 +116,7 @@ def test_a_match_cut_off_in_a_paused_league_is_played_on_resume(
     assert Match.objects.get(pk=first.pk).status == Match.Status.PENDING  # ...but it is released
 
     resumed: list[int] = []
-    monkeypatch.setattr(queueing, "matches_enqueue_on_commit", resumed.extend)
+    monkeypatch.setattr(queueing, "matches_requeue_on_commit", resumed.extend)
     league_services.league_resume(league_id=league.id, user=user)
     assert first.id in resumed and len(resumed) == league.matches.count()
 
@@ -187,4 +187,5 @@ def test_the_worker_ready_signal_sends_its_name_and_start_time(monkeypatch):
 def test_only_a_worker_of_the_games_queue_recovers_matches():
     assert tasks.plays_games(["games", "maintenance"])
     assert tasks.plays_games({"games": None})
+    assert tasks.plays_games(["leagues"]) and tasks.plays_games(["challenges"])
     assert not tasks.plays_games(["maintenance"])

@@ -41,6 +41,18 @@ def league_status(league_id: int) -> str:
     return League.objects.values_list("status", flat=True).get(pk=league_id)
 
 
+def scheduled_games(league: League, timeout: float = 60) -> int:
+    """The games of a started league, once its schedule is written whole (a worker writes it
+    after the start, ``leagues.schedule``)."""
+
+    def written() -> bool:
+        planned = League.objects.values_list("games_planned", flat=True).get(pk=league.pk)
+        return 0 < planned <= league.games.count()
+
+    wait_for(written, timeout, "the league's schedule to be written")
+    return league.games.count()
+
+
 class SlowGreedy:
     """Greedy play after a fixed think time, counting the moves it was asked for.
 

@@ -42,13 +42,14 @@ from tests.reliability.helpers import (
     assert_played_and_rated_exactly_once,
     league_status,
     moves_of,
+    scheduled_games,
     wait_for,
 )
 from tournaments import messages
 from tournaments.models import League, Match
 from tournaments.queueing import BROKER_ERRORS
 from tournaments.selectors import league_progress
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.leagues import league_create, league_start, leagues_schedule_sweep
 from tournaments.services.matches import HEARTBEAT_S, matches_sweep
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
@@ -86,7 +87,7 @@ def test_league_survives_a_redis_restart(
         )
         celery_worker_factory(pool="threads", concurrency=2)
         league_start(league_id=league.id, user=user)
-        total = league.games.count()
+        total = scheduled_games(league)
 
         wait_for(lambda: slow.moves > 20, 60, "games in flight")
         assert league_progress(league)["done"] < total
@@ -186,7 +187,7 @@ def test_worker_survives_redis_killed_again_and_again_mid_league(
         )
         worker = celery_worker_factory(pool="threads", concurrency=3)
         league_start(league_id=league.id, user=user)
-        total = league.games.count()
+        total = scheduled_games(league)
 
         def moved(more: int, since: int) -> bool:
             sweep()
@@ -251,7 +252,7 @@ def test_league_start_while_redis_is_down_is_a_quick_503_then_works_once_it_is_b
 def test_a_queue_lost_between_the_check_and_the_send_is_the_sweeps(
     celery_worker_factory, restartable_redis, user, user_client, make_bot, monkeypatch
 ):
-    """Started (202) with the matches unsent: the beat sweep sends them once Redis is back."""
+    """Started (202) with its schedule task unsent: the beat sweep sends it once Redis is back."""
     league = league_create(
         creator=user,
         name="lost-send",
@@ -265,6 +266,7 @@ def test_a_queue_lost_between_the_check_and_the_send_is_the_sweeps(
 
     restartable_redis.start()
     celery_worker_factory(pool="threads", concurrency=2)
-    wait_for(lambda: matches_sweep(idle_s=0), 30, "the sweep to send the matches")
+    # The start's leagues.schedule was lost with the queue: the sweep sends it again.
+    wait_for(lambda: leagues_schedule_sweep(idle_s=0), 30, "the sweep to send the schedule")
     wait_for(lambda: league_status(league.id) == "finished", 120, "the league to finish")
     assert_played_and_rated_exactly_once(league)

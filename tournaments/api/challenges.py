@@ -30,16 +30,20 @@ MAX_ID = 2**63 - 1
 
 
 class QuotaErrorSerializer(ErrorSerializer):
-    retry_after = serializers.IntegerField(help_text="Seconds until the quota allows one more.")
+    retry_after = serializers.IntegerField(
+        allow_null=True,
+        help_text="Seconds until the quota allows one more; null: it frees as games are played.",
+    )
 
 
 def quota_response(error: QuotaExceeded) -> Response:
     """429 with our error body, the wait in ``retry_after`` and in ``Retry-After``."""
     body = {**error_body(str(error), "quota_exceeded"), "retry_after": error.retry_after}
+    known = error.retry_after is not None  # a quota of games waiting frees as they are played
     return Response(
         body,
         status=status.HTTP_429_TOO_MANY_REQUESTS,
-        headers={"Retry-After": str(error.retry_after)},
+        headers={"Retry-After": str(error.retry_after)} if known else None,
     )
 
 

@@ -12,7 +12,8 @@ turns it into a 400 with this body, so services need not know about DRF. The sam
 the request itself gets wrong before any view runs: a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE``
 is a 413 (``too_large``), a body that is not JSON or nests too deep a 400 (``parse_error``, see
 ``tournaments.api.parsers``), a content type we do not read a 415, and a service that needs the
-match queue while Redis is unreachable a 503 (``queue_unavailable``), never a page of HTML.
+match queue while Redis is unreachable a 503 (``queue_unavailable``), a user's quota used up a
+429 (``quota_exceeded``), never a page of HTML.
 """
 
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from tournaments import messages
 from tournaments.services.leagues import QueueUnavailable
+from tournaments.services.quotas import QuotaExceeded
 
 NON_FIELD = "non_field_errors"
 
@@ -67,6 +69,13 @@ class SetInPlay(exceptions.APIException):
         "The log of this game is published when its duplicate set ends: the set's other games "
         "are dealt the same cards and are still being played."
     )
+
+
+class QuotaLimited(exceptions.APIException):
+    """A user's quota (``services.quotas``) is used up: what the service said, as a 429."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_code = "quota_exceeded"
 
 
 class ServiceUnavailable(exceptions.APIException):
@@ -129,6 +138,8 @@ def _in_our_words(exc: Exception, context: dict) -> Exception:
             told.status_code = exc.status_code
             told.auth_header = getattr(exc, "auth_header", None)
             return told
+    if isinstance(exc, QuotaExceeded):
+        return QuotaLimited(str(exc))
     if isinstance(exc, exceptions.UnsupportedMediaType):
         request = context.get("request")
         media_type = (getattr(request, "content_type", "") or "no content type")[:100]

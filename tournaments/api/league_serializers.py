@@ -37,9 +37,14 @@ class LeagueCreateSerializer(serializers.Serializer):
         min_value=1,
         max_value=60,
         required=False,
-        help_text="A multiple of 2 (of 3 for 3-player leagues); default one duplicate set.",
+        help_text=(
+            "A multiple of 2 (of 3 for 3-player leagues); default one duplicate set. Users' "
+            "leagues have quotas (ESCOBA_LEAGUE_MAX_GAMES_PER_PAIRING, ESCOBA_LEAGUE_MAX_GAMES)."
+        ),
     )
-    move_timeout_ms = serializers.IntegerField(default=1000)
+    move_timeout_ms = serializers.IntegerField(
+        default=1000, help_text="Users' leagues: at most ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS."
+    )
     max_faults = serializers.IntegerField(
         default=DEFAULT_MAX_FAULTS, help_text="A seat forfeits on its fault number max_faults + 1."
     )
@@ -53,7 +58,8 @@ class LeagueCreateSerializer(serializers.Serializer):
         default=list,
         help_text=(
             "Ids of the bots to enter (any active, healthy bots), each once: at least enough "
-            "for one table (2, or 3 for 3-player leagues). Owners may enrol more later."
+            "for one table (2, or 3 for 3-player leagues). Owners may enrol more later. Users' "
+            "leagues: at most ESCOBA_LEAGUE_MAX_BOTS bots."
         ),
     )
 
@@ -91,6 +97,7 @@ class LeagueSerializer(serializers.ModelSerializer):
             "rated",
             "kind",
             "bots",
+            "games_planned",
             "created_at",
             "started_at",
             "finished_at",
@@ -103,7 +110,10 @@ class LeagueSerializer(serializers.ModelSerializer):
 
 class ProgressSerializer(serializers.Serializer):
     done = serializers.IntegerField(help_text="Games finished or aborted.")
-    total = serializers.IntegerField()
+    total = serializers.IntegerField(
+        help_text="Games scheduled so far: a league's schedule is written in batches after it "
+        "starts, up to its games_planned."
+    )
     aborted = serializers.IntegerField(help_text="Games stopped at the match time limit.")
     faults = serializers.IntegerField(help_text="Bot faults in the finished games.")
 

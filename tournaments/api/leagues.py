@@ -124,7 +124,12 @@ class LeagueViewSet(viewsets.GenericViewSet):
         return self._detail(service(league_id=league.id, user=self.request.user), code)
 
     @extend_schema(
-        summary="Start: schedule every match and hand them to the workers",
+        summary="Start: 202 at once; the schedule is written and played in the background",
+        description=(
+            "400 past a league size limit, 429 past the user's running leagues or queued games "
+            "(docs/security.md, Quotas). `games_planned` says how many games the schedule will "
+            "hold; `progress.total` counts those written so far."
+        ),
         request=None,
         responses={202: LeagueDetailSerializer, **ERRORS, **QUEUE_ERRORS},
     )

@@ -52,6 +52,14 @@ class League(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LEAGUE)
     seed = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    games_planned = models.PositiveIntegerField(
+        default=0,
+        help_text=(
+            "Games of the whole schedule, set when a round robin starts: its schedule is written "
+            "in batches in the background, and the league is not finished before all are. "
+            "0 for leagues that grow set by set."
+        ),
+    )
     bots = models.ManyToManyField(Bot, through="LeagueEntry", related_name="leagues")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -3,7 +3,10 @@
 A challenge is a league of kind ``challenge`` with its two bots, ``2 × sets`` games per pairing
 and ``rated`` off, started at once: its sets are matches like any other, played by the same task
 with the same leases. A daily quota per user (``ESCOBA_CHALLENGES_PER_DAY``, over the last 24
-hours) keeps the workers for everyone; past it, ``QuotaExceeded`` says how long to wait.
+hours) keeps the workers for everyone; past it, ``QuotaExceeded`` says how long to wait. The
+count is read under the user's row lock (``services.quotas.user_lock``), so concurrent requests
+of one user, in any number of web processes, never pass it; a challenge's games also count
+towards the user's queued games (``ESCOBA_QUEUED_GAMES_PER_USER``).
 
 The challenged bot's owner is told (``challenge.received``) when it is someone else's.
 """
@@ -23,6 +26,8 @@ from django.utils import timezone
 from tournaments.models import Bot, Challenge, League
 from tournaments.services.leagues import league_create, league_name_free, league_start
 from tournaments.services.notifications import EVENT_CHALLENGE_RECEIVED, notification_send
+from tournaments.services.quotas import QuotaExceeded as QuotaExceeded  # where views import it
+from tournaments.services.quotas import user_lock
 
 ERROR_NOT_YOUR_BOT = "This must be one of your own bots."
 ERROR_NOT_ACCEPTING = "Bot {name} does not accept challenges."
@@ -38,17 +43,10 @@ PLAYERS = 2
 DAY = datetime.timedelta(days=1)
 
 
-class QuotaExceeded(Exception):
-    """The user's daily quota is used up; ``retry_after`` seconds until one is free again."""
-
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
 def quota_check(*, made: QuerySet, limit: int, what: str) -> None:
     """Raise ``QuotaExceeded`` when ``made`` (a user's rows with ``created_at``) holds ``limit``
-    or more rows from the last 24 hours; the wait is until the oldest of them is a day old."""
+    or more rows from the last 24 hours; the wait is until the oldest of them is a day old.
+    Call under ``user_lock`` of that user, in the transaction that writes the new row."""
     since = timezone.now() - DAY
     recent = list(
         made.filter(created_at__gte=since)
@@ -87,6 +85,7 @@ def challenge_create(*, user: Any, bot_id: int, opponent_id: int, sets: int) -> 
     bot = bot_for("bot", bot_id, owner=user)
     opponent = bot_for("opponent", opponent_id)
     opponent_check(field="opponent", opponent=opponent, bot=bot, user=user)
+    user_lock(user)
     quota_check(
         made=Challenge.objects.filter(creator=user),
         limit=settings.ESCOBA_CHALLENGES_PER_DAY,

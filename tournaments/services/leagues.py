@@ -1,8 +1,17 @@
 """Creating leagues, enrolling bots, and moving a league through its life.
 
 open → running ⇄ paused → finished, and cancelled from any unfinished state. Starting a league
-writes its whole schedule (matches, games, seats) in one transaction and enqueues one task per
-match once that transaction commits; the league finishes when the last match does.
+checks it (and the user's quotas, ``services.quotas``), marks it running with the number of
+games its schedule will hold (``games_planned``), and leaves the writing to a task: the
+schedule is written in batches of ``ESCOBA_SCHEDULE_BATCH_MATCHES`` matches
+(``league_schedule_next``), each batch in its own transaction and sent to the workers once it
+commits, so a start answers at once however large the league. The league finishes when its
+whole schedule is written and its last match has been played.
+
+Pausing stops matches from starting (``services.matches.match_begin`` reads the league's status
+under its lock); resuming sends again only the matches that wait with no message in the queue
+(``queueing.matches_requeue_on_commit``), so pausing and resuming any number of times leaves at
+most one message per waiting match.
 
 Starting or resuming a league needs the match queue (Redis). When it is unreachable the service
 raises ``QueueUnavailable`` and changes nothing (the API answers 503), rather than start a league
@@ -13,14 +22,17 @@ queue is back.
 
 from __future__ import annotations
 
+import datetime
 import logging
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from games.engine import Ruleset, RulesetError
@@ -33,6 +45,7 @@ from games.scheduling import (
     match_seed,
     minimum_bots,
     schedule_errors,
+    schedule_games,
     set_length,
     table_options,
 )
@@ -41,6 +54,7 @@ from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.read_cache import reads_changed
 from tournaments.selectors import bots_schedulable
+from tournaments.services.quotas import league_limits_check, league_start_quota_check
 from tournaments.services.ratings import rated_entry_errors, rated_league_check
 
 logger = logging.getLogger(__name__)
@@ -178,6 +192,14 @@ def league_create(
         raise ValidationError(errors)
     ruleset = _resolve_ruleset(ruleset_name, ruleset_options, players)
     bots = _bots_for_entry(bot_ids)
+    if kind == League.Kind.LEAGUE:
+        league_limits_check(
+            creator=creator,
+            bot_count=len(bots),
+            players=players,
+            games_per_pairing=games_per_pairing,
+            move_timeout_ms=move_timeout_ms,
+        )
     rated_league_check(creator=creator, rated=rated, bot_ids=[bot.id for bot in bots])
     try:
         # A savepoint: the name may have been taken since it was checked (two requests racing);
@@ -242,21 +264,34 @@ def league_enrol(*, league_id: int, bot_id: int, user: Any) -> LeagueEntry:
     return LeagueEntry.objects.create(league=league, bot=bot)
 
 
-def _write_schedule(league: League) -> list[int]:
-    """Create every match, game and seat of the league; returns the match ids in play order."""
-    bot_ids = list(league.entries.order_by("id").values_list("bot_id", flat=True))
+def _entered_bot_ids(league: League) -> list[int]:
+    """The league's bots in the order they were entered: the schedule's order."""
+    return list(league.entries.order_by("id").values_list("bot_id", flat=True))
+
+
+def _schedule_check(league: League, bot_ids: list[int]) -> None:
     errors = schedule_errors(
         bot_count=len(bot_ids), players=league.players, games_per_pairing=league.games_per_pairing
     )
     if errors:
         raise ValidationError({field: [message] for field, message in errors.items()})
-    schedule = build_schedule(
+
+
+def _planned_schedule(league: League) -> list[ScheduledMatch]:
+    """Every match of the league, in play order (the same every time: it follows the seed)."""
+    bot_ids = _entered_bot_ids(league)
+    _schedule_check(league, bot_ids)
+    return build_schedule(
         bot_ids,
         players=league.players,
         games_per_pairing=league.games_per_pairing,
         seed=league.seed,
     )
-    return _write_matches(league, schedule)
+
+
+def _write_schedule(league: League) -> list[int]:
+    """Create every match, game and seat of the league; returns the match ids in play order."""
+    return _write_matches(league, _planned_schedule(league))
 
 
 def _write_matches(league: League, schedule: list[ScheduledMatch]) -> list[int]:
@@ -330,9 +365,13 @@ def _require_queue() -> None:
 
 @transaction.atomic
 def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = True) -> League:
-    """Schedule every match and hand them to the workers. ``user`` None: the system.
+    """Check the league and the user's quotas, mark it running and leave its schedule to the
+    ``leagues.schedule`` task, which writes it in batches and sends each to the workers (the
+    module docstring). ``user`` None: the system, which has no quotas.
 
-    ``enqueue=False`` leaves the matches for the caller to play (``league_run --inline``).
+    ``enqueue=False`` writes the whole schedule here and leaves the matches for the caller to
+    play (``league_run --inline``). Raises ``ValidationError`` (a league that cannot be
+    scheduled, or past a size limit), ``QuotaExceeded``, ``QueueUnavailable``.
     """
     league = league_lock(league_id)
     if user is not None:
@@ -340,13 +379,79 @@ def league_start(*, league_id: int, user: Any | None = None, enqueue: bool = Tru
     _require_status(league, [League.Status.OPEN], "started")
     if enqueue:
         _require_queue()
-    match_ids = _write_schedule(league)
+    bot_ids = _entered_bot_ids(league)
+    _schedule_check(league, bot_ids)
+    games = schedule_games(
+        bot_count=len(bot_ids), players=league.players, games_per_pairing=league.games_per_pairing
+    )
+    league_start_quota_check(league=league, user=user, games=games)
     league.status = League.Status.RUNNING
     league.started_at = timezone.now()
-    league.save(update_fields=["status", "started_at"])
+    league.games_planned = games
+    league.save(update_fields=["status", "started_at", "games_planned"])
     if enqueue:
-        queueing.matches_enqueue_on_commit(match_ids)
+        queueing.league_schedule_enqueue_on_commit(league.id)
+    else:
+        _write_schedule(league)
     return league
+
+
+def league_schedule_next(*, league_id: int) -> bool:
+    """Write the next batch of a started round robin's schedule (``ESCOBA_SCHEDULE_BATCH_MATCHES``
+    matches), in one transaction, and send its matches once it commits (not while the league is
+    paused: resuming sends them). Returns whether more remain: the task then sends itself again,
+    so other tasks take their turn between batches.
+
+    Safe to run again at any time: the batch starts after the last match written, so a repeated
+    or overlapping run (under the league's lock) writes nothing twice; a league no longer
+    running or paused is left alone.
+    """
+    with transaction.atomic():
+        league = league_lock(league_id)
+        if league.kind in GROWING or league.status not in (
+            League.Status.RUNNING,
+            League.Status.PAUSED,
+        ):
+            return False
+        written = league.matches.order_by("-number").values_list("number", flat=True).first()
+        schedule = _planned_schedule(league)
+        batch = schedule[written or 0 : (written or 0) + settings.ESCOBA_SCHEDULE_BATCH_MATCHES]
+        if not batch:  # written whole already (a repeated run)
+            return False
+        match_ids = _write_matches(league, batch)
+        more = (written or 0) + len(batch) < len(schedule)
+        if not more:
+            # The schedule is whole: what it holds is the plan, whatever was counted at the start.
+            league.games_planned = sum(len(match.games) for match in schedule)
+            league.save(update_fields=["games_planned"])
+        if league.status == League.Status.RUNNING:
+            queueing.matches_enqueue_on_commit(match_ids)
+    if not more:
+        league_finish_if_done(league_id=league_id)
+    return more
+
+
+def leagues_schedule_sweep(*, idle_s: float) -> list[int]:
+    """Send ``leagues.schedule`` again for the round robins whose schedule is short of its plan
+    and had no match written for ``idle_s`` seconds (its task was lost with a queue); their
+    ids. A duplicate of a task still on its way writes nothing twice."""
+    quiet_since = timezone.now() - datetime.timedelta(seconds=idle_s)
+    short = (
+        League.objects.filter(
+            status__in=[League.Status.RUNNING, League.Status.PAUSED],
+            started_at__lt=quiet_since,
+            games_planned__gt=0,
+        )
+        .exclude(kind__in=GROWING)
+        .annotate(written=Count("games"), last=Max("matches__created_at"))
+        .filter(written__lt=F("games_planned"))
+        .filter(Q(last__isnull=True) | Q(last__lt=quiet_since))
+        .values_list("id", flat=True)
+    )
+    ids = list(short)
+    for league_id in ids:
+        queueing.league_schedule_enqueue_on_commit(league_id)
+    return ids
 
 
 @transaction.atomic
@@ -362,10 +467,12 @@ def league_pause(*, league_id: int, user: Any) -> League:
 
 @transaction.atomic
 def league_resume(*, league_id: int, user: Any) -> League:
-    """Enqueue again every match a pause left waiting.
+    """Send again the matches that wait (pending) with no message in the queue.
 
-    Running matches go out again too: one whose worker died during the pause would otherwise
-    wait for the broker's visibility timeout, and a live one ignores the duplicate (its lease).
+    A match whose message is still queued is not sent twice
+    (``queueing.matches_requeue_on_commit``): its message finds the league running again. A
+    match cut off during the pause was made pending by the recovery, and one whose worker died
+    unseen is released by the sweep.
     """
     league = league_lock(league_id)
     _require_creator(league, user)
@@ -373,12 +480,12 @@ def league_resume(*, league_id: int, user: Any) -> League:
     _require_queue()
     league.status = League.Status.RUNNING
     league.save(update_fields=["status"])
-    pending = list(
-        league.matches.filter(status__in=[Match.Status.PENDING, Match.Status.RUNNING])
+    waiting = list(
+        league.matches.filter(status=Match.Status.PENDING)
         .order_by("number")
         .values_list("id", flat=True)
     )
-    queueing.matches_enqueue_on_commit(pending)
+    queueing.matches_requeue_on_commit(waiting)
     transaction.on_commit(lambda: league_finish_if_done(league_id=league.id))
     return league
 
@@ -422,6 +529,8 @@ def league_finish_if_done(*, league_id: int) -> bool:
     if league.status != League.Status.RUNNING or league.kind in GROWING:
         return False
     if league.matches.filter(status__in=[Match.Status.PENDING, Match.Status.RUNNING]).exists():
+        return False
+    if league.games.count() < league.games_planned:  # its schedule is still being written
         return False
     league.status = League.Status.FINISHED
     league.finished_at = timezone.now()

@@ -275,8 +275,14 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     Otherwise this run claims the match and its unfinished games, all of them pending because
     nothing of a game is stored before its end, are planned afresh.
     """
-    match = Match.objects.select_for_update(of=("self",)).select_related("league").get(pk=match_id)
-    league = match.league
+    # The league first, as every change of a league locks it (``league_lock``): a pause that
+    # has committed is seen, and no match of a paused league starts. Not the ladder's, which no
+    # one pauses and whose fill skips a locked row (``services.ladder``): its matches would
+    # make the fills skip.
+    league_id, kind = Match.objects.values_list("league_id", "league__kind").get(pk=match_id)
+    leagues = League.objects if kind == League.Kind.LADDER else League.objects.select_for_update()
+    league = leagues.get(pk=league_id)
+    match = Match.objects.select_for_update().get(pk=match_id)
     now = timezone.now()
     if match.status in (Match.Status.FINISHED, Match.Status.CANCELLED):
         return None

@@ -31,6 +31,7 @@ from tournaments.services.leagues import (
     league_open,
 )
 from tournaments.services.notifications import EVENT_VERSION_TEST_FINISHED, notification_send
+from tournaments.services.quotas import user_lock
 
 ERROR_ELO_ORDER = "elo1 must be at least {gap:g} Elo above elo0."
 ERROR_ELO_RANGE = "Elo bounds must be between {low} and {high}."
@@ -81,6 +82,7 @@ def version_test_create(
     candidate = bot_for("candidate", candidate_id, owner=user)
     baseline = bot_for("baseline", baseline_id)
     opponent_check(field="baseline", opponent=baseline, bot=candidate, user=user)
+    user_lock(user)  # the count below is read and written by one request of the user at a time
     quota_check(
         made=VersionTest.objects.filter(creator=user),
         limit=settings.ESCOBA_TESTS_PER_DAY,
