@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 from django.db import connection
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from tournaments import queueing
@@ -34,7 +34,7 @@ def _nothing_played(monkeypatch):
 
 def fire_at_once(post: Callable[[APIClient, int], object], user) -> Counter:
     """``post(client, i)`` from ``REQUESTS`` threads released together; the status codes."""
-    token = Token.objects.get_or_create(user=user)[0].key
+    token = AuthToken.objects.create(user=user)[1]
     barrier = threading.Barrier(REQUESTS)
     codes: list[int] = []
     lock = threading.Lock()
