@@ -51,9 +51,7 @@ import gc
 import os
 import signal
 import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import count
@@ -63,6 +61,7 @@ from urllib.parse import quote
 import pytest
 
 from scripts.private_redis import PrivateRedis
+from scripts.processes import celery_worker_command, wait_for_workers
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_PASSWORD = "correct-horse-battery-staple"
@@ -188,17 +187,12 @@ class CeleryWorker:
         number = next(self._numbers)
         self.hostname = f"test-{os.getpid()}-{number}@localhost"
         self.log_path = log_dir / f"celery-worker-{number}.log"
-        self.command = [
-            sys.executable, "-m", "celery", "-A", "config.celery_app", "worker",
-            "--loglevel=INFO", f"--hostname={self.hostname}",
-            f"--pool={pool}", f"--concurrency={concurrency}",
-            "--without-gossip", "--without-mingle", "--without-heartbeat",
-        ]  # fmt: skip
         if queues is None:  # both queues, games and maintenance, as `make run`'s workers together
             from django.conf import settings
 
             queues = ",".join(queue.name for queue in settings.CELERY_TASK_QUEUES)
-        self.command.append(f"--queues={queues}")
+        self.command = celery_worker_command(pool=pool, concurrency=concurrency, queues=queues,
+                                             hostname=self.hostname, alone=True)  # fmt: skip
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": settings_module,
@@ -231,14 +225,10 @@ class CeleryWorker:
         return self
 
     def wait_until_ready(self, timeout: float = 60.0) -> None:
-        from config.celery_app import app
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not self.is_alive:
-                raise RuntimeError(f"Celery worker exited early:\n{self.log_text()[-3000:]}")
-            if app.control.ping(destination=[self.hostname], timeout=0.5):
-                return
+        if wait_for_workers([self.hostname], timeout=timeout, alive=lambda: self.is_alive):
+            return
+        if not self.is_alive:
+            raise RuntimeError(f"Celery worker exited early:\n{self.log_text()[-3000:]}")
         self.kill()
         raise RuntimeError(f"Celery worker did not answer a ping:\n{self.log_text()[-3000:]}")
 
