@@ -8,11 +8,14 @@ can open it.
 Markers (``--strict-markers`` is on):
 
 ``@pytest.mark.integration``
-    The test starts real processes (redis-server, a Celery worker). ``make test`` runs these too;
-    ``pytest -m "not integration"`` skips them for a quick loop.
+    The test starts real processes (redis-server, a Celery worker). ``make test`` runs these too.
 ``@pytest.mark.postgres``
     The test needs PostgreSQL; it is skipped unless ``DATABASE_URL`` points to one
     (``DATABASE_URL=postgres://user:pw@127.0.0.1/escoba make test``).
+``@pytest.mark.browser`` / ``@pytest.mark.slow``
+    Set at collection by ``tests/tiers.py``: every test under tests/browser; a test that starts
+    a process (through a fixture or itself) or takes seconds. ``make test-fast`` leaves out
+    integration, browser, postgres and slow tests; ``make test`` runs them all.
 
 Fixtures:
 
@@ -62,6 +65,7 @@ import pytest
 
 from scripts.private_redis import PrivateRedis
 from scripts.processes import celery_worker_command, wait_for_workers
+from tests.tiers import mark_tiers
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_PASSWORD = "correct-horse-battery-staple"
@@ -72,6 +76,7 @@ def database_is_postgres() -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mark_tiers(items)
     if database_is_postgres():
         return
     skip = pytest.mark.skip(reason="needs DATABASE_URL pointing at PostgreSQL")
