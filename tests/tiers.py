@@ -43,6 +43,18 @@ SLOW: dict[str, str] = {
     "tests/security/test_hostile_requests.py::test_the_trusted_proxy": "settings in a process",
     "tests/security/test_hostile_requests.py::test_hostile_bodies": "settings in a process",
     "tests/starters/": "the Node.js starter in node",
+    # Seconds each: whole leagues, ladders and rating fits played through the services, data
+    # migrations run back and forth, schema fuzzing, query counts on grown databases.
+    "tests/bots/test_deadlines.py": "stalls event loops for seconds and times what follows",
+    "tests/ladder/": "ladder sets, challenges and version tests played and rated",
+    "tests/leagues/": "leagues played, stored and rated; data migrations",
+    "tests/notifications/test_notification_delivery.py": "webhooks retried against a receiver",
+    "tests/performance/": "query counts and read shapes on grown databases",
+    "tests/ratings/test_ratings_publish.py": "rating fits published from many sets",
+    "tests/ratings/test_pair_totals.py": "Hypothesis over rated sets in the database",
+    "tests/ratings/test_rated_play.py": "leagues played and rated",
+    "tests/security/test_api_fuzz.py": "Schemathesis over every API operation",
+    "tests/security/test_hostile_urls_league.py": "leagues of hostile bot addresses",
 }
 
 
