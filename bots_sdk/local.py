@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from games.check import DEFAULT_TIMEOUT_MS
 from games.engine import Game, Result, Ruleset
 from games.faults import DEFAULT_MAX_FAULTS, Fault, FaultKind
 from games.referee import Answer, Referee
@@ -23,7 +24,8 @@ from games.wire import move_reply_debug
 from .bot import Bot, BotError, Choose, as_bot
 from .state import BotState
 
-TIMEOUT_MS = 1000
+# The arena's default time for a move, as its protocol check and the service use it.
+TIMEOUT_MS = DEFAULT_TIMEOUT_MS
 
 
 def ask(bot: Bot, body: dict[str, Any]) -> Answer:
