@@ -1,4 +1,5 @@
-# One image for web (gunicorn), worker and beat (Celery); docker-compose.yml picks the command.
+# One image for web (uvicorn, serving config/asgi.py), worker and beat (Celery); docker-compose.yml
+# picks the command, and its web runs the default one below.
 
 # The rules engine compiled with Cython ("Two builds, one source" in docs/architecture.md): made
 # in an image that has a C compiler and Python's headers, with the Cython that make engine-build
@@ -40,4 +41,5 @@ RUN SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')"
 
 USER escoba
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000"]
+# The whole site under ASGI: the live streams need it (docs/architecture.md, "Why uvicorn").
+CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--workers", "3", "--timeout-graceful-shutdown", "10", "--no-access-log", "--no-proxy-headers"]

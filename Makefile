@@ -6,27 +6,53 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test test-node test-postgres test-engine-python engine-build lint venv clean
+.PHONY: run test test-fast test-node test-postgres test-engine-python engine-build lint venv clean
 
 run: $(INSTALLED) engine-build
 	$(BIN)/python -m games info
 	$(BIN)/python -m scripts.run
 
-# The whole suite: lint, the import contracts (pyproject.toml), everything on SQLite, then what PostgreSQL proves (concurrent rating commits,
-# and the reliability and query-count suites again) against a private PostgreSQL cluster.
-# The engine suite runs twice: on the compiled build in the whole suite (when a C compiler made
-# one), then on the pure-Python build (test-engine-python).
+# The test tiers (README.md, "Tests"). Each is a list of steps run by scripts/steps.py, which stops
+# at the first failure and then prints which steps passed (with their times), which failed and
+# which were skipped.
+#
+# test-fast, before every commit: lint, the import contracts, and every test that starts no
+# process, browser or database server: the markers integration, browser, postgres and slow are
+# left out (tests/tiers.py says which tests are slow and why). Its times: docs/benchmarks.md.
+#
+# test, in CI (.ci/run runs exactly this) and before a merge: every check.
+# - ruff, the import contracts, the engine build's report, the Node.js starter's own tests;
+# - the whole suite on SQLite with the compiled engine, in parallel (pytest-xdist, one test file
+#   per worker at a time: each worker process has its own test database, redis-server, ports and
+#   Celery workers);
+# - the engine suite again on the pure-Python build (ESCOBA_ENGINE=python): the same source run
+#   uncompiled, which is what a machine without a C compiler runs and what the compiled run
+#   cannot check;
+# - on a private PostgreSQL cluster, the postgres tests, then the reliability and performance
+#   suites again: PostgreSQL's row locks, concurrent transactions and query plans are what
+#   those tests are about, and SQLite serialises every write.
+PYTEST := $(BIN)/python -m pytest
+XDIST := -n auto --dist loadfile
+FAST_TESTS := not integration and not browser and not postgres and not slow
+
+test-fast: $(INSTALLED) engine-build
+	@$(BIN)/python -m scripts.steps \
+		"ruff=$(BIN)/ruff check ." \
+		"import contracts=$(BIN)/lint-imports" \
+		"fast tests=$(PYTEST) $(XDIST) -m '$(FAST_TESTS)' tests"
+
 test: $(INSTALLED) engine-build
-	$(BIN)/ruff check .
-	$(BIN)/lint-imports
-	$(BIN)/python -m games info
-	$(MAKE) test-node
-	$(BIN)/python -m pytest tests
-	$(MAKE) test-engine-python
-	$(MAKE) test-postgres
+	@$(BIN)/python -m scripts.steps \
+		"ruff=$(BIN)/ruff check ." \
+		"import contracts=$(BIN)/lint-imports" \
+		"engine build=$(BIN)/python -m games info" \
+		"Node.js starter=$(MAKE) --no-print-directory test-node" \
+		"whole suite, SQLite=$(BIN)/python -m pytest $(XDIST) tests" \
+		"engine suite, pure-Python build=$(MAKE) --no-print-directory test-engine-python" \
+		"PostgreSQL=$(MAKE) --no-print-directory test-postgres"
 
 test-engine-python: $(INSTALLED)
-	ESCOBA_ENGINE=python $(BIN)/python -m pytest tests/engine
+	ESCOBA_ENGINE=python $(PYTEST) $(XDIST) tests/engine
 
 # Compile the engine's hot modules with Cython (games/engine/_build.py): a no-op while the build
 # matches the sources, and without a C compiler (the engine then runs as pure Python).
@@ -43,8 +69,8 @@ test-postgres: $(INSTALLED)
 	@test -x /usr/lib/postgresql/15/bin/initdb || { echo "test-postgres: PostgreSQL 15 server binaries are missing (apt-get install postgresql-15)"; exit 1; }
 	export "$$(scripts/postgres.sh start)" && \
 	status=0 && \
-	$(BIN)/python -m pytest -m postgres tests && \
-	$(BIN)/python -m pytest -m "not postgres" tests/reliability tests/performance || status=$$?; \
+	$(PYTEST) $(XDIST) -m postgres tests && \
+	$(PYTEST) $(XDIST) -m "not postgres" tests/reliability tests/performance || status=$$?; \
 	scripts/postgres.sh stop; exit $$status
 
 lint: $(INSTALLED)

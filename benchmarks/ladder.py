@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 from benchmarks.league import BOTS, DELAY_ENV, cpu_seconds, say, wait_http, worker_command
+from scripts.processes import celery_beat_command, wait_for_workers
 
 ROOT = Path(__file__).resolve().parents[1]
 STRATEGIES = list(BOTS)
@@ -97,8 +98,7 @@ def run(args: argparse.Namespace) -> None:
             )
             children.append(worker)
             beat = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "config.celery_app", "beat",
-                 "--loglevel", "WARNING", "--schedule", str(data_dir / "beat-schedule")],
+                celery_beat_command(loglevel="WARNING", schedule=data_dir / "beat-schedule"),
                 cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
             )  # fmt: skip
             children.append(beat)
@@ -122,14 +122,11 @@ def measure(args: argparse.Namespace, bots: list, worker: subprocess.Popen) -> N
     from django.db.models import Min
     from django.utils import timezone
 
-    from config.celery_app import app
     from tournaments.models import Bot, Game, League, Match, Rating, Seat
     from tournaments.services.bots import bot_register
 
-    deadline = time.monotonic() + 60
-    while not app.control.ping(destination=["bench0@localhost"], timeout=0.5):
-        if time.monotonic() > deadline or worker.poll() is not None:
-            raise SystemExit("the worker did not start")
+    if not wait_for_workers(["bench0@localhost"], alive=lambda: worker.poll() is None):
+        raise SystemExit("the worker did not start")
     users = get_user_model()
     registered: dict[int, datetime.datetime] = {}
 
@@ -148,8 +145,9 @@ def measure(args: argparse.Namespace, bots: list, worker: subprocess.Popen) -> N
     def league() -> League | None:
         return League.objects.filter(kind=League.Kind.LADDER).first()
 
+    deadline = time.monotonic() + 120
     while league() is None or not Match.objects.filter(started_at__isnull=False).exists():
-        if time.monotonic() > deadline + 120:
+        if time.monotonic() > deadline:
             raise SystemExit("the ladder did not start within two minutes")
         time.sleep(0.5)
     window_start = Match.objects.aggregate(t=Min("started_at"))["t"]

@@ -75,16 +75,10 @@ def say(message: str) -> None:
 
 
 def wait_http(url: str, timeout: float = 30) -> None:
-    import urllib.request
+    from scripts.processes import wait_for_http
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"{url} did not answer")
+    if not wait_for_http(url, timeout=timeout, interval=0.1):
+        raise SystemExit(f"{url} did not answer")
 
 
 def start_bots(env: dict, delay_ms: int) -> tuple[list[subprocess.Popen], dict[str, str]]:
@@ -152,12 +146,10 @@ async def floor(urls: list[str], moves: int, streams: int) -> float:
 
 
 def worker_command(number: int, concurrency: int) -> list[str]:
-    return [
-        sys.executable, "-m", "celery", "-A", "config.celery_app", "worker",
-        "--pool", "threads", "--concurrency", str(concurrency),
-        "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
-        "--without-heartbeat", "--hostname", f"bench{number}@localhost",
-    ]  # fmt: skip
+    from scripts.processes import celery_worker_command
+
+    return celery_worker_command(pool="threads", concurrency=concurrency, loglevel="WARNING",
+                                 hostname=f"bench{number}@localhost", alone=True)  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> None:

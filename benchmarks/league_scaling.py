@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from benchmarks.league import cpu_seconds, say, start_bots
+from scripts.processes import celery_worker_command, stop_processes, wait_for_workers
 
 GAMES_QUEUE = "games"  # tournaments.queueing.GAMES_QUEUE, the queue compose's `worker` consumes
 
@@ -62,17 +63,11 @@ def drop_database(url: str, base_url: str) -> None:
 
 def start_workers(count: int, concurrency: int, env: dict, log_dir: Path) -> list[subprocess.Popen]:
     """``count`` worker processes, logging to ``log_dir``, once each answers a ping."""
-    from config.celery_app import app
-
     workers, names = [], []
     for number in range(count):
         name = f"node{number + 1}@localhost"
-        command = [
-            sys.executable, "-m", "celery", "-A", "config.celery_app", "worker",
-            "--queues", GAMES_QUEUE,
-            "--pool", "threads", "--concurrency", str(concurrency), "--loglevel", "WARNING",
-            "--without-gossip", "--without-mingle", "--without-heartbeat", "--hostname", name,
-        ]  # fmt: skip
+        command = celery_worker_command(pool="threads", concurrency=concurrency, queues=GAMES_QUEUE,
+                                        loglevel="WARNING", hostname=name, alone=True)  # fmt: skip
         with open(log_dir / f"worker-{count}-{number}.log", "ab") as log:
             workers.append(
                 subprocess.Popen(
@@ -80,22 +75,15 @@ def start_workers(count: int, concurrency: int, env: dict, log_dir: Path) -> lis
                 )
             )
         names.append(name)
-    deadline = time.monotonic() + 300  # a loaded machine takes minutes to import everything
-    while len(app.control.ping(destination=names, timeout=0.5)) < count:
-        if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
-            stop(workers)
-            raise SystemExit("the workers did not start")
+
+    # A loaded machine takes minutes to import everything.
+    def alive() -> bool:
+        return all(worker.poll() is None for worker in workers)
+
+    if not wait_for_workers(names, timeout=300, alive=alive):
+        stop_processes(workers)
+        raise SystemExit("the workers did not start")
     return workers
-
-
-def stop(processes: list[subprocess.Popen]) -> None:
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def played_once(league) -> None:
@@ -144,7 +132,7 @@ def play_league(args, owner, bot_ids: list[int], workers: int, env: dict, bot_pr
         wall = time.perf_counter() - started
         cpu_after = cpu_seconds(processes), cpu_seconds(bot_processes)
     finally:
-        stop(processes)
+        stop_processes(processes)
     games = league.games.filter(status="finished")
     played_once(league)
     return {
@@ -215,7 +203,7 @@ def main() -> None:
                 play_league(args, owner, bot_ids, workers, env, bot_processes) for workers in (1, 2)
             ]
     finally:
-        stop(bot_processes)
+        stop_processes(bot_processes)
         if database_url:
             from django.db import connections
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from benchmarks.league import say, wait_http
 from scripts.private_redis import PrivateRedis, free_port
-from scripts.run import uvicorn_args
+from scripts.processes import uvicorn_args
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> None:
     import psutil
 
     from benchmarks.league import start_bots
-    from benchmarks.league_scaling import stop
     from scripts.private_redis import PrivateRedis
+    from scripts.processes import stop_processes
 
     with PrivateRedis() as redis_server:
         setup(redis_server.url)
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> None:
             if args.profile:
                 profile(list(urls.values()), args.games, args.profile)
         finally:
-            stop(processes)
+            stop_processes(processes)
 
 
 def profile(urls: list[str], games: int, top: int) -> None:

@@ -221,6 +221,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{result.wins} won, {result.losses} lost, {result.draws} drawn "
             f"({result.win_rate:.1%} of decided games)\n"
         )
+        if result.faults or result.opponent_faults:
+            sys.stdout.write(
+                f"faults (each replaced by the fallback move): {args.first} {result.faults}, "
+                f"{args.second} {result.opponent_faults}\n"
+            )
         return 0
     report = run_check(args.url, secret=args.secret, timeout_ms=args.timeout_ms)
     sys.stdout.write(

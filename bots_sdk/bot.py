@@ -80,6 +80,18 @@ class Bot:
         state = BotState.from_request(body, received_at)
         if not state.legal_moves:
             raise ProtocolError("legal_moves: empty, there is nothing to choose from")
+        move, debug = self.answer(state)
+        if move not in state.legal_moves:
+            raise BotError(f"choose returned {move.to_str()}, which is not a legal move")
+        return wire_reply(move, debug)
+
+    def answer(self, state: BotState) -> tuple[Move, str | None]:
+        """What `choose` answers to `state`: the move and its debug text. Legality is not
+        checked here: `move` checks it before a served bot answers; in-process, the referee
+        judges it as it judges a served bot's reply.
+
+        Raises `BotError` when `choose` raises or returns something that is not a move.
+        """
         try:
             answer = self.choose(state)
         except Exception as exc:
@@ -89,13 +101,7 @@ class Bot:
             answer, debug = answer.move, answer.debug
             if debug is not None and not isinstance(debug, str):
                 raise BotError(f"Reply.debug must be a string, got {type(debug).__name__}")
-        move = to_move(answer)
-        if move not in state.legal_moves:
-            raise BotError(f"choose returned {move.to_str()}, which is not a legal move")
-        wire = move.to_wire()
-        if debug is not None:
-            wire["debug"] = debug
-        return wire
+        return to_move(answer), debug
 
     def notify(self, kind: str, body: Any) -> None:
         """Pass a `/start` or `/end` notification to its hook; hook errors become `BotError`."""
@@ -108,6 +114,14 @@ class Bot:
             hook(body)
         except Exception as exc:
             raise BotError(f"on_{kind} raised {type(exc).__name__}: {exc}") from exc
+
+
+def wire_reply(move: Move, debug: str | None) -> dict[str, Any]:
+    """The body of a move reply: the move, with its debug text when there is one."""
+    wire = move.to_wire()
+    if debug is not None:
+        wire["debug"] = debug
+    return wire
 
 
 def to_move(answer: Any) -> Move:

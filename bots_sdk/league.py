@@ -5,9 +5,9 @@ when a secret is given). The league is the arena's, piece by piece, from the sam
 
 - who meets whom and in which seats: `games.scheduling.build_schedule` (duplicate sets, the
   seats rotated over one deal seed, a fresh seed per set);
-- the game: the engine, each move asked with the very request body the arena sends
-  (`games.wire.move_request`), and the arena's fault policy (`games.faults`: a faulting move is
-  replaced by the fallback move, a seat over `max_faults` faults forfeits);
+- the game: the arena's referee (`games.referee`: each move asked with the very request body the
+  arena sends, the answer judged as the arena judges it, a faulting move replaced by the
+  fallback move, a seat over `max_faults` faults forfeiting);
 - what a set counts for: `games.ratings.sets` (sets won, drawn and lost; each pair's set score;
   the crosstable's pairwise scores);
 - the rating: `games.ratings.fit`, the Bradley-Terry fit with 95 % intervals that the arena
@@ -19,15 +19,14 @@ With the same seed, deterministic bots play the same games and get the same tabl
 from __future__ import annotations
 
 import json
-import time
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.check import Answer, Call
-from games.engine import EscobaError, Game, Move, Result, Ruleset
-from games.faults import DEFAULT_MAX_FAULTS, fallback_move, forfeits
+from games.check import Call
+from games.engine import EscobaError, Game, Result, Ruleset
+from games.faults import DEFAULT_MAX_FAULTS
 from games.ratings.fit import DEFAULT_PROVISIONAL_HALF_WIDTH, Fit, PairTable, fit_table
 from games.ratings.sets import (
     GameFacts,
@@ -36,6 +35,7 @@ from games.ratings.sets import (
     set_outcomes,
     set_pair_scores,
 )
+from games.referee import Answer, Referee, http_answer
 from games.scheduling import (
     TABLE_SIZES,
     build_schedule,
@@ -45,19 +45,13 @@ from games.scheduling import (
 )
 from games.wire import (
     ProtocolError,
-    WireHistory,
-    end_notice,
-    move_request,
     parse_info_reply,
-    parse_move_reply,
-    start_notice,
 )
 
-from .bot import Bot, BotError, Choose, as_bot, to_move
+from .bot import Bot, BotError, Choose, as_bot
 from .check import HttpTransport
-from .state import BotState
+from .local import TIMEOUT_MS, ask
 
-TIMEOUT_MS = 1000
 ERROR_PLAYERS = "--players must be 2, 3 or 4 (4 = two partnerships)"
 ERROR_TOO_FEW = "a {players}-player league needs at least {minimum} bots, got {count}"
 
@@ -69,15 +63,6 @@ class LeagueError(Exception):
 # --- players: one interface, in-process or over HTTP --------------------------------------------
 
 
-@dataclass
-class Reply:
-    """A seat's answer to one move request: a move, or the fault that stands for it."""
-
-    move: Move | None
-    fault: str | None
-    latency_ms: float | None
-
-
 class LocalPlayer:
     """A `choose` function (or `Bot`) called in this process with the decoded request."""
 
@@ -85,21 +70,8 @@ class LocalPlayer:
         self.bot = as_bot(target, name=name)
         self.name = self.bot.name
 
-    def move(self, body: dict[str, Any], timeout_ms: int) -> Reply:
-        started = time.perf_counter()
-        try:
-            answer = self.bot.choose(BotState.from_request(body))
-            move = to_move(answer)
-        except BotError as exc:
-            return Reply(None, str(exc), (time.perf_counter() - started) * 1000)
-        except Exception as exc:
-            elapsed = (time.perf_counter() - started) * 1000
-            return Reply(None, f"choose raised {type(exc).__name__}: {exc}", elapsed)
-        elapsed = (time.perf_counter() - started) * 1000
-        if elapsed > timeout_ms:
-            # What the arena's deadline would have done: the answer came too late to count.
-            return Reply(None, f"answered after {elapsed:.0f} ms, over {timeout_ms} ms", elapsed)
-        return Reply(move, None, elapsed)
+    def move(self, body: dict[str, Any], timeout_ms: int) -> Answer:
+        return ask(self.bot, body)
 
     def notify(self, route: str, body: dict[str, Any]) -> None:
         try:
@@ -134,12 +106,12 @@ class HttpPlayer:
         except (ValueError, ProtocolError) as exc:
             raise LeagueError(f"the bot at {self.url} is not an escoba/1 bot: {exc}") from None
 
-    def move(self, body: dict[str, Any], timeout_ms: int) -> Reply:
+    def move(self, body: dict[str, Any], timeout_ms: int) -> Answer:
         answer = self.transport.send(Call("POST", "move", body))
         if answer.status == 401:
             # Not a fault to play through: every later call would be refused the same way.
             raise LeagueError(self._refused())
-        return Reply(*_judge_reply(answer), answer.latency_ms)
+        return http_answer(answer, timeout_ms)
 
     def _refused(self) -> str:
         if self.transport.signer is None:
@@ -151,19 +123,6 @@ class HttpPlayer:
 
     def close(self) -> None:
         self.transport.close()
-
-
-def _judge_reply(answer: Answer) -> tuple[Move | None, str | None]:
-    if answer.error is not None:
-        return None, answer.error
-    if answer.status != 200:
-        return None, f"HTTP {answer.status}"
-    try:
-        return parse_move_reply(json.loads(answer.payload)), None
-    except ValueError:
-        return None, "the reply is not JSON"
-    except ProtocolError as exc:
-        return None, f"the reply is not a move: {exc}"
 
 
 Player = LocalPlayer | HttpPlayer
@@ -181,6 +140,8 @@ class PlayedGame:
     seating: tuple[int, ...]
     result: Result
     faults: tuple[int, ...]  # per seat
+    # Every fault in order: (seat, kind, detail).
+    faulted: tuple[tuple[int, str, str], ...] = ()
 
 
 def play_game(
@@ -195,42 +156,21 @@ def play_game(
     max_faults: int = DEFAULT_MAX_FAULTS,
 ) -> PlayedGame:
     """One game, `players[seating[i]]` in seat i, refereed with the arena's fault policy."""
-    game = Game.new(ruleset, seed=seed)
     seated = [players[index] for index in seating]
-    names = [player.name for player in seated]
-    ids = {"game_id": game_id, "match_id": match_id, "timeout_ms": timeout_ms}
-    for seat, player in enumerate(seated):
-        player.notify("start", start_notice(ruleset=ruleset, seat=seat, seat_names=names, **ids))
-    faults = [0] * len(seated)
-    latencies: list[float | None] = [None] * len(seated)
-    history = WireHistory()
-    while not game.is_over:
-        seat = game.current_seat
-        assert seat is not None
-        view = game.view(seat)
-        body = move_request(view, seat_names=names, latency_ms=latencies[seat],
-                            time_bank_ms=timeout_ms, history=history.of(view), **ids)  # fmt: skip
-        reply = seated[seat].move(body, timeout_ms)
-        latencies[seat] = reply.latency_ms
-        fault = reply.fault
-        if fault is None and reply.move is not None:
-            try:
-                game.apply(reply.move)
-            except EscobaError:
-                fault = "illegal move"
-        if fault is not None:
-            faults[seat] += 1
-            if forfeits(faults[seat], max_faults):
-                game.forfeit(seat, reason="faults")
-            else:
-                game.apply(fallback_move(view.legal_moves))
-    result = game.result
-    assert result is not None
-    for seat, player in enumerate(seated):
-        notice = end_notice(ruleset=ruleset, seat=seat, seat_names=names, result=result,
-                            log_url=None, **ids)  # fmt: skip
+    referee = Referee(Game.new(ruleset, seed=seed), seat_names=[player.name for player in seated],
+                      game_id=game_id, match_id=match_id, timeout_ms=timeout_ms,
+                      max_faults=max_faults)  # fmt: skip
+    for player, notice in zip(seated, referee.start_notices(), strict=True):
+        player.notify("start", notice)
+    while not referee.is_over:
+        turn = referee.turn()
+        referee.judge(turn, seated[turn.seat].move(turn.request, timeout_ms))
+    for player, notice in zip(seated, referee.end_notices(), strict=True):
         player.notify("end", notice)
-    return PlayedGame(tuple(seating), result, tuple(faults))
+    result = referee.game.result
+    assert result is not None
+    faulted = tuple((seat, str(fault.kind), fault.detail) for seat, fault in referee.faulted)
+    return PlayedGame(tuple(seating), result, tuple(referee.faults), faulted)
 
 
 # --- the league --------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""WSGI entry point used by gunicorn (``gunicorn config.wsgi:application``)."""
+"""WSGI entry point, for a WSGI server (``benchmarks/api_load.py --server gunicorn``). The image and
+``make run`` serve ``config/asgi.py``: the live streams need ASGI."""
 
 import os
 

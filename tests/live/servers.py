@@ -5,13 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from scripts.private_redis import free_port
-from scripts.run import uvicorn_args
+from scripts.processes import stop_processes, uvicorn_args, wait_for_http
 from tests.conftest import test_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,25 +33,14 @@ class AsgiServer:
                 [sys.executable, *uvicorn_args("127.0.0.1", self.port)],
                 cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/health/", timeout=5):
-                    return
-            except urllib.error.HTTPError:
-                return
-            except OSError:
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.2)
+
+        def alive() -> bool:
+            return self.process.poll() is None
+
+        if wait_for_http(f"{self.url}/api/health/", timeout=60, alive=alive):
+            return
         self.stop()
         raise RuntimeError(f"uvicorn did not start:\n{log_path.read_text()[-3000:]}")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_processes([self.process])

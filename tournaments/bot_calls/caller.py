@@ -42,15 +42,14 @@ from asgiref.sync import async_to_sync
 
 from games import check
 from games.engine import Move
+from games.referee import body_outcome
 from games.signing import Signer
 from games.wire import (
     BotInfo,
     Debug,
     ProtocolError,
     WrongProtocolError,
-    move_reply_debug,
     parse_info_reply,
-    parse_move_reply,
 )
 
 from .addresses import AddressError, BotURL, Resolve, parse_bot_url, resolve_checked
@@ -326,17 +325,10 @@ CACHED_REPLY_BYTES = 512
 
 @functools.lru_cache(maxsize=8192)
 def _move_outcome(raw: bytes) -> tuple[Move | None, Fault | None, Debug | None]:
-    """A move reply's body as the runner takes it: the move, or the `bad_json` or `bad_schema`
-    fault, and the private debug text (kept whatever became of the move). Values only (frozen
-    and interned), so a cached outcome can be handed to any number of games."""
-    data, fault = _json(raw)
-    if fault is not None:
-        return None, fault, None
-    debug = move_reply_debug(data)
-    try:
-        return parse_move_reply(data), None, debug
-    except ProtocolError as error:
-        return None, Fault(FaultKind.BAD_SCHEMA, str(error)), debug
+    """A move reply's body as the referee judges it (`games.referee.body_outcome`: the move, or
+    the `bad_json` or `bad_schema` fault, and the private debug text), decoded by orjson. Values
+    only (frozen and interned), so a cached outcome can be handed to any number of games."""
+    return body_outcome(raw, orjson.loads)
 
 
 def _since(started: float) -> float:

@@ -1,8 +1,7 @@
-"""Plays one game between bot endpoints over `escoba/1`, refereed by the engine.
-
-The runner is where the fault policy of `bot_calls.faults` is applied: a faulting move (any fault
-the caller reports, or a move the engine refuses) is replaced by the fallback move, and a seat
-that faults more than `max_faults` times forfeits. Start and end notices are courtesy calls:
+"""Plays one game between bot endpoints over `escoba/1`: the caller carries each request and
+`games.referee.Referee` judges each answer (legality, the fault policy of `games.faults`: a
+faulting move is replaced by the fallback move, a seat that faults more than `max_faults` times
+forfeits), as it does for the SDK's league and duel. Start and end notices are courtesy calls:
 their failures are ignored and never count as faults.
 
 Games are plain coroutines on a shared `Caller`, so a league worker can run dozens of them
@@ -16,11 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import Game, IllegalMoveError, Move, Ruleset
-from games.wire import Debug, WireHistory, end_notice, move_request, start_notice
+from games.engine import Game, Move, Ruleset
+from games.referee import Answer, Referee
+from games.wire import Debug
 
 from .caller import Caller, run_sync
-from .faults import DEFAULT_MAX_FAULTS, Fault, FaultKind, fallback_move, forfeits
+from .faults import DEFAULT_MAX_FAULTS, Fault
 
 
 @dataclass(frozen=True)
@@ -144,57 +144,31 @@ async def play_game(
     """
     if len(bots) != ruleset.players:
         raise ValueError(f"{ruleset.players} seats but {len(bots)} bots")
-    game = Game.new(ruleset, seed=seed)
-    names = [bot.name for bot in bots]
+    referee = Referee(Game.new(ruleset, seed=seed), seat_names=[bot.name for bot in bots],
+                      game_id=game_id, match_id=match_id, timeout_ms=timeout_ms,
+                      max_faults=max_faults)  # fmt: skip
     clients = [caller.client(bot.url, bot.secret) for bot in bots]
-    ids = {"game_id": game_id, "match_id": match_id, "timeout_ms": timeout_ms}
     await asyncio.gather(*(
-        client.post("start", start_notice(ruleset=ruleset, seat=seat, seat_names=names, **ids),
-                    timeout_ms)
-        for seat, client in enumerate(clients)
+        client.post("start", notice, timeout_ms)
+        for client, notice in zip(clients, referee.start_notices(), strict=True)
     ))  # fmt: skip
 
     calls: list[PlayCall] = []
-    fault_counts = [0] * len(bots)
-    latencies: list[float | None] = [None] * len(bots)
-    history = WireHistory()
-    while not game.is_over:
-        seat = game.current_seat
-        assert seat is not None
-        view = game.view(seat)
-        body = move_request(view, seat_names=names, latency_ms=latencies[seat],
-                            time_bank_ms=timeout_ms, history=history.of(view), **ids)  # fmt: skip
-        reply = await clients[seat].move(body, timeout_ms)
-        latencies[seat] = reply.latency_ms
-        fault = reply.fault
-        move = reply.move
-        if fault is None:
-            try:
-                game.apply(move)
-            except IllegalMoveError as error:
-                fault = Fault(FaultKind.ILLEGAL_MOVE, str(error))
-        if fault is not None:
-            fault_counts[seat] += 1
-            if forfeits(fault_counts[seat], max_faults):
-                move = None
-                game.forfeit(seat, reason="faults")
-            else:
-                move = fallback_move(view.legal_moves)
-                game.apply(move)
-        call = PlayCall(seat, view.round, len(view.history) + 1, move, reply.latency_ms, fault,
-                        reply.debug, body)  # fmt: skip
+    while not referee.is_over:
+        turn = referee.turn()
+        reply = await clients[turn.seat].move(turn.request, timeout_ms)
+        ruling = referee.judge(turn, Answer(reply.move, reply.fault, reply.latency_ms, reply.debug))
+        call = PlayCall(turn.seat, turn.round, turn.play, ruling.move, reply.latency_ms,
+                        ruling.fault, reply.debug, turn.request)  # fmt: skip
         calls.append(call)
         if on_play is not None:
             on_play(call)
 
-    result = game.result
-    assert result is not None
     await asyncio.gather(*(
-        client.post("end", end_notice(ruleset=ruleset, seat=seat, seat_names=names,
-                                      result=result, log_url=log_url, **ids), timeout_ms)
-        for seat, client in enumerate(clients)
+        client.post("end", notice, timeout_ms)
+        for client, notice in zip(clients, referee.end_notices(log_url), strict=True)
     ))  # fmt: skip
-    return GameRecord(log=game.log(), calls=calls)
+    return GameRecord(log=referee.game.log(), calls=calls)
 
 
 def play_game_sync(*, allow_private: bool = False, **kwargs: Any) -> GameRecord:
