@@ -226,3 +226,19 @@ def test_a_rated_league_holds_one_bot_per_owner(staff, make_rated_bot):
     house = get_user_model().objects.create_user(username="examples", is_active=False)
     bots = [make_rated_bot(e, owner=house).id for e in ("greedy", "random")]
     assert league_create(creator=staff, name="house", bot_ids=bots, rated=True).rated
+
+
+def test_the_new_league_page_refuses_the_knock_out_on_its_field(user, client, make_rated_bot):
+    """The browser's *New league* form says what the API says, next to the field."""
+    mine = make_rated_bot("random", owner=user)
+    victim = make_rated_bot("greedy", name="victim")
+    client.force_login(user)
+    form = {
+        "name": "ko", "ruleset": "classic", "players": 2, "move_timeout_ms": 10,
+        "max_faults": 0, "bots": [mine.id, victim.id],
+    }  # fmt: skip
+    page = client.post("/leagues/new/", form)
+    assert page.status_code == 200
+    low = ERROR_TIMEOUT_FOR_OTHERS.format(names="victim", low=1000)
+    assert page.context["form"].errors == {"move_timeout_ms": [low]}
+    assert not League.objects.exists()
