@@ -27,6 +27,7 @@ from games.engine import Game as EngineGame
 from games.engine import Ruleset
 
 LEAGUE_OWNER = "pool-data-owner"
+BOTS_OWNER = "pool-data-bots"
 
 
 @dataclass
@@ -60,8 +61,11 @@ def _bots(count: int) -> list[int]:
 
     from tournaments.models import Bot
 
+    get_user_model().objects.get_or_create(username=LEAGUE_OWNER, defaults={"is_staff": True})
+    # The bots belong to an inactive account, like the house's example bots: owned by nobody
+    # who could farm with them, so a rated league may hold them all.
     owner, _ = get_user_model().objects.get_or_create(
-        username=LEAGUE_OWNER, defaults={"is_staff": True}
+        username=BOTS_OWNER, defaults={"is_active": False}
     )
     have = list(Bot.objects.filter(owner=owner).order_by("id").values_list("id", flat=True))
     if len(have) < count:

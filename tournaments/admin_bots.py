@@ -56,7 +56,8 @@ class BotAdmin(admin.ModelAdmin):
     readonly_fields = [
         "owner", "url", "health", "check_failures", "last_checked_at", "last_latency_ms",
         "last_check_report", "protocol_name", "protocol_author", "protocol_version",
-        "no_shows", "no_shows_in_row", "rated_paused_at", "created_at", "updated_at",
+        "no_shows", "no_shows_in_row", "rated_paused_at", "rated_retry_at", "rated_rechecks",
+        "created_at", "updated_at",
     ]  # fmt: skip
     inlines = [BotVersionInline, BotCheckInline]
     actions = ["run_check", "pause", "resume"]

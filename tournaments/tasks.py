@@ -30,6 +30,7 @@ from celery.signals import worker_ready, worker_shutting_down
 from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError
+from django.db.models import Q
 from django.utils import timezone
 
 from tournaments import queueing
@@ -375,8 +376,11 @@ def fill_ladder(pool: str) -> list[int]:
 )
 def check_newcomer(bot_id: int) -> bool | None:
     """The protocol check of a bot whose health is still unknown (the ladder's newcomers,
-    ``services.ladder.bots_to_check``); None when it is no longer such a bot."""
-    bot = Bot.objects.filter(pk=bot_id, status=Bot.Status.ACTIVE, health=Bot.Health.UNKNOWN)
+    ``services.ladder.bots_to_check``) or that is paused for no-shows (``bots_to_recheck``);
+    None when it is no longer such a bot."""
+    bot = Bot.objects.filter(pk=bot_id, status=Bot.Status.ACTIVE).filter(
+        Q(health=Bot.Health.UNKNOWN) | Q(rated_paused_at__isnull=False)
+    )
     found = bot.first()
     if found is None:
         return None

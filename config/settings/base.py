@@ -42,6 +42,15 @@ ESCOBA_BOT_CHECK_INTERVAL_S = env_int("ESCOBA_BOT_CHECK_INTERVAL_S", 0)
 # protocol check passes; and the 95 % interval half-width (Elo) under which a rating is
 # established rather than provisional.
 ESCOBA_NOSHOW_PAUSE_AFTER = env_int("ESCOBA_NOSHOW_PAUSE_AFTER", 3)
+# After a no-show in rated play the ladder leaves the bot alone for this many seconds, doubled for
+# each no-show of its run (a no-show while it waits grows no run); a bot paused for no-shows is
+# checked again on its own after ESCOBA_RECHECK_FIRST_S, then 2x, 4x... up to ESCOBA_RECHECK_MAX_S.
+ESCOBA_NOSHOW_BACKOFF_S = env_int("ESCOBA_NOSHOW_BACKOFF_S", 30)
+ESCOBA_RECHECK_FIRST_S = env_int("ESCOBA_RECHECK_FIRST_S", 60)
+ESCOBA_RECHECK_MAX_S = env_int("ESCOBA_RECHECK_MAX_S", 3600)
+# The move timeout of rated play (the ladder's leagues); a user's league may enter another user's
+# bot only with a move timeout at least this long.
+ESCOBA_RATED_MOVE_TIMEOUT_MS = env_int("ESCOBA_RATED_MOVE_TIMEOUT_MS", 1000)
 ESCOBA_PROVISIONAL_HALF_WIDTH = env_int("ESCOBA_PROVISIONAL_HALF_WIDTH", 100)
 ESCOBA_MATCH_TIME_LIMIT_S = env_int("ESCOBA_MATCH_TIME_LIMIT_S", 300)
 # The Celery limits of a match's task sit this far above that limit, which aborts slow games

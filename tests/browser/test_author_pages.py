@@ -22,6 +22,7 @@ from tests.registry.servers import StrictBot
 from tournaments.models import Bot, League, Notification
 from tournaments.services.bots import ERROR_SECRET_PREFIX
 from tournaments.services.leagues import ERROR_LEAGUE_NAME_TAKEN
+from tournaments.services.ratings import ERROR_ONE_OWNER
 from web.views import BOT_REGISTERED_OWN_SECRET, LEAGUE_CREATED, LEAGUE_STARTED
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
@@ -90,6 +91,20 @@ def test_staff_may_rate_and_others_cannot_start_someone_else_s_league(author, li
     page.get_by_label("Rated").check()
     for name in ("greedy", "expert"):
         page.get_by_label(f"{name} (ana)").check()
+    page.get_by_role("button", name="Create league").click()
+    # two bots of one owner never meet in rated play: refused, on the field
+    expect(page.locator("#id_bots_error")).to_have_text(
+        ERROR_ONE_OWNER.format(names="greedy, expert")
+    )
+    Bot.objects.create(
+        owner=user, name="noas", url=world.bots[1].url, secret="whsec_" + "N" * 32,
+        health=Bot.Health.HEALTHY,
+    )  # fmt: skip
+    page.goto(f"{live_server.url}/leagues/new/")
+    page.get_by_label("Name").fill("Rated by staff")
+    page.get_by_label("Rated").check()
+    page.get_by_label("greedy (ana)").check()
+    page.get_by_label("noas (noa)").check()
     page.get_by_role("button", name="Create league").click()
     expect(page).to_have_url(re.compile(r"/leagues/\d+/$"))
     league = League.objects.get(name="Rated by staff")

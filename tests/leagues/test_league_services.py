@@ -287,10 +287,13 @@ def test_ratings_recompute_reproduces_stored_ratings_exactly(staff, make_rated_b
 
 
 def test_bot_faults_forfeit_games_but_never_fail_the_match(user, make_bot):
-    dead = make_bot("greedy", name="dead")
+    # the user's own bots: a league enters them on any terms (another user's, only on rated
+    # play's, docs/ratings.md)
+    dead = make_bot("greedy", name="dead", owner=user)
     dead.url = "http://127.0.0.1:9/"  # nothing listens on the discard port
     dead.save()
-    league = _create(user, [make_bot("random"), dead], max_faults=0, move_timeout_ms=200)
+    bots = [make_bot("random", owner=user), dead]
+    league = _create(user, bots, max_faults=0, move_timeout_ms=200)
     league_start(league_id=league.id, user=user)
 
     league.refresh_from_db()
@@ -304,7 +307,8 @@ def test_bot_faults_forfeit_games_but_never_fail_the_match(user, make_bot):
     # it never answered: a no-show, recorded on its seats, charged to it alone
     assert set(Seat.objects.filter(no_show=True).values_list("bot_id", flat=True)) == {dead.id}
     dead.refresh_from_db()
-    assert (dead.no_shows, dead.no_shows_in_row) == (2, 2)
+    # an unrated league: only rated games count no-shows against a bot (docs/ratings.md)
+    assert (dead.no_shows, dead.no_shows_in_row, dead.rated_paused_at) == (0, 0, None)
 
 
 def test_play_match_retries_infrastructure_errors_only(monkeypatch):

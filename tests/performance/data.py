@@ -57,9 +57,13 @@ def fill_database(*, games: int, bots: int = 20, bots_per_league: int = BOTS_PER
     )
     start = Bot.objects.count()
     first_league = League.objects.count()  # league names are unique: number on from the last
+    # each bot its own owner: two bots of one owner never meet in rated play
+    owners = get_user_model().objects.bulk_create(
+        get_user_model()(username=f"load-owner-{start + n}") for n in range(bots)
+    )
     new_bots = Bot.objects.bulk_create(
         Bot(
-            owner=owner,
+            owner=owners[n],
             name=f"load-bot-{start + n}",
             url=f"http://127.0.0.1:9/bot{start + n}",
             secret="whsec_" + "B" * 32,

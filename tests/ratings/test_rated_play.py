@@ -1,17 +1,20 @@
 """Who enters rated play, no-shows, and what a rated set counts for: real leagues, real bots."""
 
+import datetime
 import threading
 
 import pytest
 from django.db.models import F
+from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from bots_sdk.bot import Bot as SdkBot
 from bots_sdk.examples import greedy
 from bots_sdk.server import serve_in_thread
-from tournaments.models import Bot, Game, League, RatedSet, Rating, Seat, SetScore
+from tournaments.models import Bot, Game, League, Notification, RatedSet, Rating, Seat, SetScore
 from tournaments.services.bots import bot_check
+from tournaments.services.ladder import ladder_bots
 from tournaments.services.leagues import league_create, league_enrol, league_start
 from tournaments.services.ratings import (
     ERROR_BOT_NOT_RATED,
@@ -90,11 +93,26 @@ def test_a_bot_that_never_answers_is_a_no_show_rated_for_nobody_and_paused(
     assert set(Seat.objects.filter(no_show=True).values_list("bot_id", flat=True)) == {dead.id}
     assert not RatedSet.objects.exists() and not Rating.objects.exists()
     dead.refresh_from_db()
+    # both games of the set failed at once: one blip, one no-show in the run, and a backoff
+    assert (dead.no_shows, dead.no_shows_in_row, dead.rated_paused_at) == (2, 1, None)
+    assert dead.rated_retry_at > timezone.now() + datetime.timedelta(seconds=20)
+    assert dead in bots_rated_eligible() and dead.id not in {b.id for b in ladder_bots()}
+
+    # once the wait is over (the clock moved on), the next set's no-shows grow the run again
+    Bot.objects.filter(pk=dead.pk).update(rated_retry_at=timezone.now())
+    again = league_create(
+        creator=staff, name="no-show again", bot_ids=[live.id, dead.id], rated=True,
+        max_faults=0, move_timeout_ms=200,
+    )  # fmt: skip
+    league_start(league_id=again.id, user=staff)
+    dead.refresh_from_db()
     live.refresh_from_db()
-    assert (dead.no_shows, dead.no_shows_in_row) == (2, 2)
+    assert (dead.no_shows, dead.no_shows_in_row) == (4, 2)
     assert dead.rated_paused_at is not None  # two in a row: out of rated play
     assert (live.no_shows, live.no_shows_in_row, live.rated_paused_at) == (0, 0, None)
     assert dead not in bots_rated_eligible()
+    (told,) = Notification.objects.filter(user=dead.owner, event="bot.rated_paused")
+    assert told.data == {"no_shows": 2, "recheck_in_s": 60}
 
     # shown in the API, on the game and its seats, and on the bot
     api = APIClient()
@@ -102,15 +120,16 @@ def test_a_bot_that_never_answers_is_a_no_show_rated_for_nobody_and_paused(
     assert game["no_show"] is True and game["rated"] is False
     assert {s["bot"]["id"]: s["no_show"] for s in game["seats"]} == {dead.id: True, live.id: False}
     bot = api.get(f"/api/bots/{dead.id}/").json()
-    assert (bot["no_shows"], bot["no_shows_in_row"], bot["rated_play"]) == (2, 2, False)
+    assert (bot["no_shows"], bot["no_shows_in_row"], bot["rated_play"]) == (4, 2, False)
 
-    # back at a live address, a passing check brings it back into rated play
+    # back at a live address, a passing check brings it back into rated play, and says so
     Bot.objects.filter(pk=dead.pk).update(url=example_servers["greedy"].url)
     dead.refresh_from_db()
     assert bot_check(bot=dead).passed
     dead.refresh_from_db()
-    assert (dead.no_shows, dead.no_shows_in_row, dead.rated_paused_at) == (2, 0, None)
-    assert dead in bots_rated_eligible()
+    assert (dead.no_shows, dead.no_shows_in_row, dead.rated_paused_at) == (4, 0, None)
+    assert dead in bots_rated_eligible() and dead.id in {b.id for b in ladder_bots()}
+    assert Notification.objects.filter(user=dead.owner, event="bot.rated_resumed").count() == 1
 
 
 def test_a_bot_that_played_and_then_failed_loses_its_set_by_forfeit(staff, make_rated_bot):

@@ -57,8 +57,10 @@ class LeagueCreateSerializer(serializers.Serializer):
         max_length=200,
         default=list,
         help_text=(
-            "Ids of the bots to enter (any active, healthy bots), each once: at least enough "
-            "for one table (2, or 3 for 3-player leagues). Owners may enrol more later. Users' "
+            "Ids of the bots to enter (any active, healthy bots: another user's only if it "
+            "accepts challenges, and with move_timeout_ms at least rated play's), each once: at "
+            "least enough for one table (2, or 3 for 3-player leagues). Owners may enrol more "
+            "later. Users'"
             "leagues: at most ESCOBA_LEAGUE_MAX_BOTS bots."
         ),
     )

@@ -88,6 +88,11 @@ class LeagueViewSet(viewsets.GenericViewSet):
 
     @extend_schema(
         summary="Create an open league (the creator may enter any active, healthy bots)",
+        description=(
+            "Another user's bot enters only if it accepts challenges, and only with "
+            "move_timeout_ms at least rated play's (ESCOBA_RATED_MOVE_TIMEOUT_MS); a rated "
+            "league (staff) holds one bot per owner. Refusals are 400s naming the field."
+        ),
         request=LeagueCreateSerializer,
         responses={201: LeagueDetailSerializer, **ERRORS},
     )

@@ -58,6 +58,14 @@ class Bot(models.Model):
         blank=True,
         help_text="Out of rated play since then (no-shows in a row) until a check passes.",
     )
+    rated_retry_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Not paired before then (a no-show's backoff); paused: next check then.",
+    )
+    rated_rechecks = models.PositiveIntegerField(
+        default=0, help_text="Failed protocol checks since it was paused for no-shows."
+    )
     accepts_challenges = models.BooleanField(
         default=True, help_text="Other users may challenge it, or test their bots against it."
     )

@@ -133,6 +133,11 @@ class Match(models.Model):
     )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    versions = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Bot id -> the BotVersion id it announced as the set began.",
+    )
 
     class Meta:
         # By the key's columns: ordering by the foreign key itself would sort by League's own

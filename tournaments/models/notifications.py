@@ -46,6 +46,8 @@ class Notification(models.Model):
         BOT_PAUSED = "bot.paused", "bot paused"
         BOT_UNHEALTHY = "bot.unhealthy", "bot unhealthy"
         BOT_HEALTHY = "bot.healthy", "bot healthy again"
+        BOT_RATED_PAUSED = "bot.rated_paused", "bot out of rated play"
+        BOT_RATED_RESUMED = "bot.rated_resumed", "bot back in rated play"
         CHALLENGE_RECEIVED = "challenge.received", "challenge received"
         VERSION_TEST_FINISHED = "version_test.finished", "version test finished"
         WEBHOOK_SUSPENDED = "webhook.suspended", "notification webhook suspended"

@@ -40,10 +40,16 @@ from tournaments.read_cache import reads_changed
 from tournaments.services.notifications import (
     EVENT_BOT_HEALTHY,
     EVENT_BOT_PAUSED,
+    EVENT_BOT_RATED_RESUMED,
     EVENT_BOT_UNHEALTHY,
     notification_send,
 )
-from tournaments.services.ratings import bot_no_shows_clear, bot_version_observe
+from tournaments.services.ratings import (
+    NO_SHOW_FIELDS,
+    bot_no_shows_clear,
+    bot_recheck_failed,
+    bot_version_observe,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -283,7 +289,9 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
 
     A pass makes the bot healthy and clears its failure count; a failure adds one, and the
     `unhealthy_after()`-th in a row makes it unhealthy. A pass also brings a bot paused for
-    no-shows back into rated play, and notes the version its `GET U` announces now.
+    no-shows back into rated play (its owner is told), and notes the version its `GET U`
+    announces now; a failure puts a paused bot's next check twice as far off. Health changes
+    only here: games never change it.
     """
     url, secret = bot.url, bot.secret
     report = _run_check(url, secret)
@@ -301,18 +309,20 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
                 bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
             )
         health_before = bot.health
-        fields: list[str] = []
+        was_paused = bot.rated_paused_at is not None
+        fields: list[str] = [*NO_SHOW_FIELDS]
         if passed:
             bot.check_failures = 0
             bot.health = Bot.Health.HEALTHY
             bot_no_shows_clear(bot=bot)
-            fields = ["no_shows_in_row", "rated_paused_at", *(info or {})]
+            fields += [*(info or {})]
             for name, value in (info or {}).items():
                 setattr(bot, name, value)
         else:
             bot.check_failures += 1
             if bot.check_failures >= unhealthy_after():
                 bot.health = Bot.Health.UNHEALTHY
+            bot_recheck_failed(bot=bot)
         bot.last_checked_at = timezone.now()
         bot.last_check_report = data
         bot.last_latency_ms = latency
@@ -330,13 +340,18 @@ def bot_check(*, bot: Bot, trigger: str = BotCheck.Trigger.OWNER) -> BotCheck:
         if passed:
             bot_version_observe(bot=bot)
         # Health and version show in rankings and on pages; the check's time alone does not.
-        reads_changed(f"bot:{bot.pk}", *(["catalog"] if bot.health != health_before else []))
+        shown = bot.health != health_before or (was_paused and passed)
+        reads_changed(f"bot:{bot.pk}", *(["catalog"] if shown else []))
         check = BotCheck.objects.create(
             bot=bot, trigger=trigger, passed=passed, latency_ms=latency, report=data
         )
         old = bot.checks.order_by("-created_at", "-id").values_list("id", flat=True)[KEEP_CHECKS:]
         BotCheck.objects.filter(id__in=list(old)).delete()
         _notify_health_change(bot, before=health_before, check=check)
+        if was_paused and passed:
+            notification_send(
+                user=bot.owner, event=EVENT_BOT_RATED_RESUMED, bot=bot, data={"check": check.pk}
+            )
         return check
 
 

@@ -16,11 +16,14 @@ ladder league's row lock for its whole transaction, and one that finds it taken 
 rather than in Redis, dies with the transaction if its process is killed.
 
 Who plays: the bots in rated play (``services.ratings.bots_rated_eligible``: active, passed
-their protocol check, not paused for no-shows), placed by their current version's fitted rating
-and interval (``rating_selectors.pool_standing``). A bot whose health
-is still unknown (just registered, or moved to a new URL) is checked by the tick, so a newcomer
-is ranked within its first minute. Bots owned by an inactive account (the house's example bots)
-count as owned by nobody who could farm with them.
+their protocol check, not paused for no-shows) that are not waiting out the backoff of a no-show
+(``Bot.rated_retry_at``), placed by their current version's fitted rating and interval
+(``rating_selectors.pool_standing``). A bot whose health is still unknown (just registered, or
+moved to a new URL) is checked by the tick, so a newcomer is ranked within its first minute; so
+is a bot paused for no-shows once its next check is due (``bots_to_recheck``: 1, 2, 4...
+minutes apart, up to an hour), which brings it back when it passes, with nobody acting. Two bots
+of one owner never meet; bots owned by an inactive account (the house's example bots) count as
+owned by nobody who could farm with them.
 """
 
 from __future__ import annotations
@@ -52,7 +55,11 @@ from tournaments.services.leagues import (
     league_open,
     system_user,
 )
-from tournaments.services.ratings import bots_rated_eligible
+from tournaments.services.ratings import (
+    bots_rated_eligible,
+    rated_move_timeout_ms,
+    recheck_delay_s,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -101,6 +108,7 @@ def ladder_league(pool: str) -> League:
                 name=league_name_free(f"Ladder {pool}"),
                 ruleset_name=ruleset_name,
                 players=players,
+                move_timeout_ms=rated_move_timeout_ms(),
                 rated=True,
                 kind=League.Kind.LADDER,
             )
@@ -116,11 +124,16 @@ def ladder_league(pool: str) -> League:
         return made
 
 
-def ladder_bots() -> list[Bot]:
+def ladder_bots(*, now: datetime.datetime | None = None) -> list[Bot]:
     """Bots the ladder may schedule: those in rated play (``services.ratings``: active, passed
-    their protocol check, not paused for no-shows)."""
+    their protocol check, not paused for no-shows) not waiting out a no-show's backoff."""
+    now = now or timezone.now()
+    waited = Q(rated_retry_at__isnull=True) | Q(rated_retry_at__lte=now)
     return list(
-        bots_rated_eligible().select_related("owner").only("id", "owner_id", "owner__is_active")
+        bots_rated_eligible()
+        .filter(waited)
+        .select_related("owner")
+        .only("id", "owner_id", "owner__is_active")
     )
 
 
@@ -220,13 +233,41 @@ def bots_to_check() -> list[int]:
     ]
 
 
+def bots_to_recheck(*, now: datetime.datetime | None = None) -> list[int]:
+    """Active bots paused for no-shows whose next check is due, each claimed by moving that
+    time on (``recheck_delay_s``), so a tick that comes while the check runs sends no other.
+
+    The check (``bot_check``) brings the bot back into rated play when it passes, and when it
+    fails puts the next one twice as far off: nobody needs to act for a bot that was down a
+    while to come back.
+    """
+    now = now or timezone.now()
+    due = Bot.objects.filter(status=Bot.Status.ACTIVE, rated_paused_at__isnull=False).filter(
+        Q(rated_retry_at__isnull=True) | Q(rated_retry_at__lte=now)
+    )
+    claimed = []
+    for bot_id, retry_at, rechecks in due.order_by("id").values_list(
+        "id", "rated_retry_at", "rated_rechecks"
+    ):
+        later = now + datetime.timedelta(seconds=recheck_delay_s(rechecks))
+        if Bot.objects.filter(pk=bot_id, rated_retry_at=retry_at).update(rated_retry_at=later):
+            claimed.append(bot_id)
+    return claimed
+
+
 def ladder_tick() -> dict[str, list[int]]:
-    """Beat's regular pass: check newcomers, settle version tests, fill every pool."""
+    """Beat's regular pass: check newcomers and bots paused for no-shows whose check is due,
+    settle version tests, fill every pool."""
     from tournaments.services.version_tests import version_tests_settle
 
     checks = bots_to_check()
-    queueing.newcomer_checks_enqueue(checks)
-    report: dict[str, list[int]] = {"checks": checks, "tests": version_tests_settle()}
+    rechecks = bots_to_recheck()
+    queueing.newcomer_checks_enqueue([*checks, *(b for b in rechecks if b not in checks)])
+    report: dict[str, list[int]] = {
+        "checks": checks,
+        "rechecks": rechecks,
+        "tests": version_tests_settle(),
+    }
     for pool in ladder_pools():
         report[pool] = ladder_fill(pool=pool)
     return report

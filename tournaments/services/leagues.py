@@ -55,7 +55,12 @@ from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.read_cache import reads_changed
 from tournaments.selectors import bots_schedulable
 from tournaments.services.quotas import league_limits_check, league_start_quota_check
-from tournaments.services.ratings import rated_entry_errors, rated_league_check
+from tournaments.services.ratings import (
+    may_create_rated,
+    rated_entry_errors,
+    rated_league_check,
+    rated_move_timeout_ms,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +78,13 @@ ERROR_DELETE_NOT_ALLOWED = "Only the league's creator or staff may delete it."
 ERROR_DELETE_STARTED = "Only a league that never started can be deleted; this one is {status}."
 ERROR_LEAGUE_NAME_TAKEN = "A league with this name already exists; choose another name."
 ERROR_BOTS_REPEATED = "Each bot may be entered once; listed more than once: {ids}."
+ERROR_NOT_ACCEPTING_ENTRY = (
+    "Bot {name} is another user's and does not accept challenges: only its owner may enter it."
+)
+ERROR_TIMEOUT_FOR_OTHERS = (
+    "Another user's bot ({names}) enters a league only with move_timeout_ms of at least {low}, "
+    "rated play's: no league may make a bot miss moves it would make in time there."
+)
 
 
 class QueueUnavailable(Exception):
@@ -142,6 +154,33 @@ def league_create_errors(*, name: str, players: int, bot_ids: list[int]) -> dict
     return errors
 
 
+def league_entry_errors(
+    *, creator: Any, bots: Sequence[Bot], move_timeout_ms: int
+) -> dict[str, list[str]]:
+    """Field → messages for another user's bots a user's league may not enter: one whose owner
+    turned ``accepts_challenges`` off, and any with a move timeout below rated play's
+    (``ESCOBA_RATED_MOVE_TIMEOUT_MS``). A user's own bots enter on any terms; staff and the
+    arena's own accounts choose rated entrants and are not bound.
+
+    Why: a league of someone else's would otherwise be a way to harass a bot (a 10 ms timeout
+    and no faults allowed forfeit every game). Only rated games move rated standing
+    (``services.ratings.game_no_shows_record``), so such a league could not take a bot out of
+    rated play anyway; these rules keep it from spoiling the bot's record too.
+    """
+    if may_create_rated(creator):
+        return {}
+    others = [bot for bot in bots if bot.owner_id != creator.pk]
+    errors: dict[str, list[str]] = {}
+    closed = [bot.name for bot in others if not bot.accepts_challenges]
+    if closed:
+        errors["bots"] = [ERROR_NOT_ACCEPTING_ENTRY.format(name=name) for name in closed]
+    low = rated_move_timeout_ms()
+    if others and move_timeout_ms < low:
+        names = ", ".join(bot.name for bot in others)
+        errors["move_timeout_ms"] = [ERROR_TIMEOUT_FOR_OTHERS.format(names=names, low=low)]
+    return errors
+
+
 def league_name_free(name: str) -> str:
     """``name``, or the first of "name (2)", "name (3)"... not taken: for leagues the arena
     names itself (the ladder's, the demo league)."""
@@ -162,7 +201,7 @@ def league_create(
     ruleset_options: Mapping[str, Any] | None = None,
     players: int = 2,
     games_per_pairing: int | None = None,
-    move_timeout_ms: int = 1000,
+    move_timeout_ms: int | None = None,
     max_faults: int = DEFAULT_MAX_FAULTS,
     rated: bool = False,
     bot_ids: Iterable[int] = (),
@@ -171,12 +210,15 @@ def league_create(
     """Create an open league and enter ``bot_ids`` (any active bots: rankings are public).
 
     Only staff and the arena's own accounts create rated leagues, and only bots in rated play
-    enter them (``services.ratings.rated_league_check``).
+    enter them, one per owner (``services.ratings.rated_league_check``); a user's league enters
+    another user's bot only on rated play's terms (``league_entry_errors``).
+    ``move_timeout_ms`` defaults to rated play's (``ESCOBA_RATED_MOVE_TIMEOUT_MS``).
 
     ``games_per_pairing`` defaults to one duplicate set (2 games, or 3 for 3-bot tables).
     Raises ``ValidationError`` with a message per field.
     """
     errors: dict[str, list[str]] = {}
+    move_timeout_ms = rated_move_timeout_ms() if move_timeout_ms is None else move_timeout_ms
     games_per_pairing = games_per_pairing or (set_length(players) if players in (2, 3, 4) else 2)
     for field, message in schedule_errors(
         bot_count=minimum_bots(players) if players in (2, 3, 4) else 0,
@@ -192,6 +234,10 @@ def league_create(
         raise ValidationError(errors)
     ruleset = _resolve_ruleset(ruleset_name, ruleset_options, players)
     bots = _bots_for_entry(bot_ids)
+    if entry_errors := league_entry_errors(
+        creator=creator, bots=bots, move_timeout_ms=move_timeout_ms
+    ):
+        raise ValidationError(entry_errors)
     if kind == League.Kind.LEAGUE:
         league_limits_check(
             creator=creator,
@@ -259,7 +305,8 @@ def league_enrol(*, league_id: int, bot_id: int, user: Any) -> LeagueEntry:
         raise ValidationError({"bot": [ERROR_BOT_NOT_ACTIVE.format(name=bot.name)]})
     if LeagueEntry.objects.filter(league=league, bot=bot).exists():
         raise ValidationError({"bot": [ERROR_ALREADY_ENTERED]})
-    if league.rated and (errors := rated_entry_errors(bot_ids=[bot.id])):
+    entered = league.entries.values_list("bot_id", flat=True)
+    if league.rated and (errors := rated_entry_errors(bot_ids=[bot.id], beside=entered)):
         raise ValidationError(errors)
     return LeagueEntry.objects.create(league=league, bot=bot)
 

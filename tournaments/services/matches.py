@@ -29,12 +29,14 @@ is the service's fault (``service_fault``) when
   are being closed. A stopping run also stops waiting at once: its unfinished games are
   cancelled, never forfeited, and the task hands the match back to the queue;
 - every seat's last call failed to connect: the whole table vanished at once, which is the
-  network or our side far more often than a coincidence;
-- a seat with ``connect`` faults was called at an address its bot no longer has (the owner, or
-  ``make run``, moved the bot while the game was being played).
+  network or our side far more often than a coincidence. It is retried at most
+  ``MAX_ATTEMPTS`` times per match (``Match.attempts``); after that the games are stored as they
+  were played, so bots that really are down still forfeit.
 
-The last two are retried at most ``MAX_ATTEMPTS`` times per match (``Match.attempts``); after
-that the games are stored as they were played, so bots that really are down still forfeit.
+A bot whose owner moved it to another URL while a set was being played is not a fault of ours:
+the rest of its games are played at the address they began with, and whatever its old address
+does (refuses, stays silent) is charged to the bot, as any other fault. Replaying such a game
+would hand the owner a free do-over of a deal the bot has seen.
 """
 
 from __future__ import annotations
@@ -69,7 +71,11 @@ from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Match, Se
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.services.ladder import ladder_after_set
 from tournaments.services.leagues import GROWING, league_finish_if_done
-from tournaments.services.ratings import game_no_shows_record, rated_set_record
+from tournaments.services.ratings import (
+    game_no_shows_record,
+    match_versions_record,
+    rated_set_record,
+)
 from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
@@ -303,6 +309,7 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     match.save(
         update_fields=["status", "attempts", "started_at", "worker", "claim", "heartbeat_at"]
     )
+    match_versions_record(match=match)  # a rated set is its bots' versions' of this moment
     games = list(match.games.filter(status=Game.Status.PENDING).order_by("number"))
     bot_ids = {bot_id for game in games for bot_id in game.seating}
     bots = {
@@ -514,16 +521,6 @@ def _all_seats_lost_at_once(record: GameRecord, players: int) -> bool:
     )
 
 
-def _called_where_the_bot_no_longer_is(game: GamePlan, record: GameRecord) -> bool:
-    seats = {
-        call.seat for call in record.calls if call.fault and call.fault.kind == FaultKind.CONNECT
-    }
-    if not seats:
-        return False
-    now = dict(Bot.objects.filter(id__in={game.seating[s] for s in seats}).values_list("id", "url"))
-    return any(now.get(game.seating[seat]) != game.bots[seat].url for seat in seats)
-
-
 def service_fault(plan: MatchPlan, game: GamePlan, record: GameRecord) -> str | None:
     """Why this finished game's faults are ours rather than its bots' (then it is not stored),
     or None. The rules are in the module docstring."""
@@ -536,8 +533,6 @@ def service_fault(plan: MatchPlan, game: GamePlan, record: GameRecord) -> str | 
         return None
     if _all_seats_lost_at_once(record, len(game.bots)):
         return "every seat lost its connection at once"
-    if _called_where_the_bot_no_longer_is(game, record):
-        return "a bot moved to another address during the game"
     return None
 
 

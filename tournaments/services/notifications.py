@@ -17,6 +17,8 @@ Events and the `data` each needs (challenges and version tests send theirs):
 | `bot.paused` | someone other than the owner paused the bot | |
 | `bot.unhealthy` | checks failed `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row | `check`, `reason` |
 | `bot.healthy` | an unhealthy bot passed a check | `check` |
+| `bot.rated_paused` | no-shows in a row took it out of rated play | `no_shows`, `recheck_in_s` |
+| `bot.rated_resumed` | a check of a bot out of rated play passed: it is back | `check` |
 | `challenge.received` | another owner challenged the bot | `challenger`, `challenge` |
 | `version_test.finished` | a version test of the bot ended | `test`, `status`, `summary` |
 | `webhook.suspended` | the owner's webhook kept failing (sent by email only) | `url` |
@@ -54,6 +56,8 @@ Delivery = Notification.Delivery
 EVENT_BOT_PAUSED = Event.BOT_PAUSED.value
 EVENT_BOT_UNHEALTHY = Event.BOT_UNHEALTHY.value
 EVENT_BOT_HEALTHY = Event.BOT_HEALTHY.value
+EVENT_BOT_RATED_PAUSED = Event.BOT_RATED_PAUSED.value
+EVENT_BOT_RATED_RESUMED = Event.BOT_RATED_RESUMED.value
 EVENT_CHALLENGE_RECEIVED = Event.CHALLENGE_RECEIVED.value
 EVENT_VERSION_TEST_FINISHED = Event.VERSION_TEST_FINISHED.value
 EVENT_WEBHOOK_SUSPENDED = Event.WEBHOOK_SUSPENDED.value
@@ -74,6 +78,18 @@ TEXTS: dict[str, tuple[str, str]] = {
     EVENT_BOT_HEALTHY: (
         "Your bot {bot} is healthy again",
         "A protocol check of your bot {bot} passed: it is scheduled in leagues again.",
+    ),
+    EVENT_BOT_RATED_PAUSED: (
+        "Your bot {bot} is out of rated play",
+        "Your bot {bot} did not show up for {no_shows} rated games in a row, each after the "
+        "ladder had waited for it, so it is out of rated play. We check it again by ourselves "
+        "in {recheck_in_s} s, then twice as long after each failed check (up to an hour), and it "
+        "is back as soon as a check passes; or run one yourself with "
+        "POST /api/bots/{bot_id}/check/.",
+    ),
+    EVENT_BOT_RATED_RESUMED: (
+        "Your bot {bot} is back in rated play",
+        "A protocol check of your bot {bot} passed: the ladder pairs it again.",
     ),
     EVENT_CHALLENGE_RECEIVED: (
         "{challenger} challenged your bot {bot}",

@@ -4,11 +4,17 @@ Every rated result is one the arena chose and a bot earned (docs/ratings.md):
 
 - **Who rates.** Only leagues created by staff or by the arena itself (its system accounts: the
   ladder, operator commands) are rated (``rated_league_errors``), and only bots that passed the
-  protocol check and are not paused for no-shows enter them (``bots_rated_eligible``).
+  protocol check and are not paused for no-shows enter them (``bots_rated_eligible``), never two
+  bots of one owner.
+- **Versions.** A set belongs to the versions its bots announced when it began
+  (``match_versions_record``), whatever they announce when it ends.
 - **No-shows.** A game in which a bot never made a valid move because it could not be reached or
   never answered is recorded as a no-show on its seats (``game_no_shows_record``) and its set is
-  rated for nobody. ``ESCOBA_NOSHOW_PAUSE_AFTER`` of them in a row take the bot out of rated play
-  until a protocol check passes (``bot_no_shows_clear``).
+  rated for nobody. Only rated games move a bot's run: after a no-show the ladder leaves the bot
+  alone for a while (a backoff, doubling with the run), a no-show during that wait grows no run,
+  and ``ESCOBA_NOSHOW_PAUSE_AFTER`` of them in a row take the bot out of rated play until a
+  protocol check passes (``bot_no_shows_clear``); the ladder's tick checks a paused bot again on
+  its own, less and less often (``recheck_delay_s``).
 - **Sets.** When a match (one duplicate set) of a rated league finishes, ``rated_set_record``
   stores what it gave each pair of bot versions, in the transaction that finishes the match. The
   ladder's matches go the same way: a rated league's finished match *is* a rated set of its pool.
@@ -21,9 +27,11 @@ Every rated result is one the arena chose and a bot earned (docs/ratings.md):
 
 from __future__ import annotations
 
+import datetime
 import logging
 import time
 import uuid
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -33,7 +41,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from games.engine import Ruleset
@@ -56,6 +64,7 @@ from tournaments.models import (
     VersionTotal,
 )
 from tournaments.read_cache import reads_changed
+from tournaments.services.notifications import EVENT_BOT_RATED_PAUSED, notification_send
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +75,10 @@ ERROR_BOT_NOT_RATED = (
     "Bot {name} cannot enter rated play: it must have passed the protocol check, and not be "
     "paused for no-shows."
 )
+ERROR_ONE_OWNER = (
+    "Bots {names} have one owner, and two bots of one owner never meet in rated play: enter "
+    "only one of them."
+)
 
 DEFAULT_NOSHOW_PAUSE_AFTER = 3
 # A history point is kept when a rating moved at least this much (or its sets changed).
@@ -75,6 +88,27 @@ CENT = Decimal("0.01")
 # a second for a thousand bots), short enough that a holder that died (a killed worker child)
 # frees the pool soon; the sweep (``ratings_sweep``) then sends the fit it owed.
 FIT_LEASE_S = 30
+
+
+def rated_move_timeout_ms() -> int:
+    """The move timeout of rated play (``ESCOBA_RATED_MOVE_TIMEOUT_MS``): the ladder's, and the
+    least with which a user's league may enter another user's bot."""
+    return int(settings.ESCOBA_RATED_MOVE_TIMEOUT_MS)
+
+
+def noshow_backoff_s(run: int) -> float:
+    """Seconds the ladder leaves a bot alone after the ``run``-th no-show in a row (1, 2, ...):
+    ``ESCOBA_NOSHOW_BACKOFF_S`` doubled for each earlier one, at most ``ESCOBA_RECHECK_MAX_S``."""
+    base = float(settings.ESCOBA_NOSHOW_BACKOFF_S)
+    return min(base * 2 ** max(run - 1, 0), float(settings.ESCOBA_RECHECK_MAX_S))
+
+
+def recheck_delay_s(failures: int) -> float:
+    """Seconds until a bot paused for no-shows is checked again, after ``failures`` failed
+    checks since the pause: ``ESCOBA_RECHECK_FIRST_S``, doubled for each failure, at most
+    ``ESCOBA_RECHECK_MAX_S`` (1, 2, 4... minutes, up to an hour, by default)."""
+    first = float(settings.ESCOBA_RECHECK_FIRST_S)
+    return min(first * 2 ** min(failures, 32), float(settings.ESCOBA_RECHECK_MAX_S))
 
 
 def noshow_pause_after() -> int:
@@ -114,16 +148,41 @@ def rated_league_errors(*, creator: Any, rated: bool, bot_ids: Iterable[int]) ->
     return rated_entry_errors(bot_ids=bot_ids, field="bots")
 
 
-def rated_entry_errors(*, bot_ids: Iterable[int], field: str = "bot") -> dict:
+def rated_entry_errors(
+    *, bot_ids: Iterable[int], field: str = "bot", beside: Iterable[int] = ()
+) -> dict:
     """``field`` -> a message per bot that may not enter rated play (unknown ids are skipped:
-    the caller reports those)."""
+    the caller reports those), and one per owner with two bots among ``bot_ids`` and the bots
+    already entered (``beside``).
+
+    A round robin seats every pair, so a rated league of two bots of one owner would have them
+    meet, and one could lose to the other on purpose: such a league is refused rather than
+    scheduled around, which keeps every rated league a whole round robin. Bots of the arena's own
+    inactive accounts (the house's example bots) count as owned by nobody, as on the ladder.
+    """
     ids = list(bot_ids)
     fit = set(bots_rated_eligible().filter(id__in=ids).values_list("id", flat=True))
     names = dict(Bot.objects.filter(id__in=ids).values_list("id", "name"))
     refused = [
         ERROR_BOT_NOT_RATED.format(name=names[i]) for i in ids if i in names and i not in fit
     ]
+    refused += _one_owner_errors(ids, list(beside))
     return {field: refused} if refused else {}
+
+
+def _one_owner_errors(ids: list[int], beside: list[int]) -> list[str]:
+    """A message per owner holding two of ``ids`` and ``beside``, one of them in ``ids``."""
+    rows = Bot.objects.filter(id__in=[*ids, *beside], owner__is_active=True).values_list(
+        "id", "name", "owner_id"
+    )
+    by_owner: defaultdict[int, list[tuple[int, str]]] = defaultdict(list)
+    for bot_id, name, owner_id in rows.order_by("id"):
+        by_owner[owner_id].append((bot_id, name))
+    return [
+        ERROR_ONE_OWNER.format(names=", ".join(name for _, name in bots))
+        for _, bots in sorted(by_owner.items())
+        if len(bots) > 1 and any(bot_id in ids for bot_id, _ in bots)
+    ]
 
 
 def rated_league_check(*, creator: Any, rated: bool, bot_ids: Iterable[int]) -> None:
@@ -160,17 +219,49 @@ def bot_version_observe(*, bot: Bot) -> BotVersion:
     return version
 
 
+def match_versions_record(*, match: Match) -> None:
+    """Note the versions the bots of a rated set announce as it begins: its result is theirs.
+
+    Call when a match begins (``services.matches.match_begin``, under the match's lock); only
+    its first beginning counts, so a set replayed after a restart keeps its versions. A bot that
+    announces another version mid-set (a check while losing, say) moves no result onto it.
+    """
+    if match.versions or not match.league.rated:
+        return
+    bots = list(Bot.objects.filter(matches=match).order_by("id"))
+    versions = _current_version_ids(bots)
+    match.versions = {str(bot_id): version_id for bot_id, version_id in versions.items()}
+    match.save(update_fields=["versions"])
+
+
+def match_version_ids(*, match: Match, bots: list[Bot]) -> dict[int, int]:
+    """Bot id -> the version the set is recorded for: the one noted when it began, or (a set
+    begun before versions were noted) the current one."""
+    noted = {int(bot_id): version_id for bot_id, version_id in (match.versions or {}).items()}
+    missing = [bot for bot in bots if bot.id not in noted]
+    if missing:
+        noted.update(_current_version_ids(missing))
+    return {bot.id: noted[bot.id] for bot in bots}
+
+
 # -- no-shows ------------------------------------------------------------------------------------
 
 
 def game_no_shows_record(*, game: Game, record: GameRecord, seats: list[Seat]) -> set[int]:
-    """Mark the seats of bots that did not show up (the caller saves ``seats``); count the bots'
-    no-shows. Call inside the transaction that stores the game. Returns the absent bots' ids.
+    """Mark the seats of bots that did not show up (the caller saves ``seats``); in a rated
+    game, count the bots' no-shows. Call inside the transaction that stores the game. Returns
+    the absent bots' ids.
 
-    A bot counts as absent when every seat it held was a no-show seat. Its run of no-shows grows,
-    and at ``noshow_pause_after()`` it leaves rated play; a bot that showed up ends its run. When
-    every bot of the game was absent, nobody can be told apart from an outage on our side: the
-    no-shows are recorded, but nobody's run grows.
+    A bot counts as absent when every seat it held was a no-show seat. Only rated games move a
+    bot's standing (anyone's league could otherwise knock a bot out of rated play with a 10 ms
+    timeout): elsewhere the seats are marked and nothing else changes. In a rated game a bot that
+    showed up ends its run. An absent bot's run grows unless it is still waiting out the backoff
+    of its last no-show (the other sets it was already in fail at the same moment: one blip, one
+    no-show), and the ladder then leaves it alone for ``noshow_backoff_s(run)``; at
+    ``noshow_pause_after()`` it leaves rated play, its owner is told, and the ladder's tick
+    checks it again after ``recheck_delay_s(0)``. When every bot of the game was absent, nobody
+    can be told apart from an outage on our side: the no-shows are recorded, but nobody's run
+    grows.
     """
     plays = [
         (call.seat, None if call.fault is None else str(call.fault.kind)) for call in record.plays
@@ -182,6 +273,8 @@ def game_no_shows_record(*, game: Game, record: GameRecord, seats: list[Seat]) -
     absent = {bot for bot, held in seats_of.items() if set(held) <= absent_seats}
     for seat in seats:
         seat.no_show = seat.bot_id in absent
+    if not game.league.rated:
+        return absent
     everyone = absent == set(seats_of)
     now = timezone.now()
     if not absent:  # the usual game: one statement ends any run (an id list is visited in order)
@@ -194,18 +287,57 @@ def game_no_shows_record(*, game: Game, record: GameRecord, seats: list[Seat]) -
         elif everyone:
             bots.update(no_shows=F("no_shows") + 1)
         else:
-            bots.update(no_shows=F("no_shows") + 1, no_shows_in_row=F("no_shows_in_row") + 1)
-            bots.filter(
-                no_shows_in_row__gte=noshow_pause_after(), rated_paused_at__isnull=True
-            ).update(rated_paused_at=now)
+            bots.update(no_shows=F("no_shows") + 1)
+            waited = Q(rated_retry_at__isnull=True) | Q(rated_retry_at__lte=now)
+            if bots.filter(waited).update(no_shows_in_row=F("no_shows_in_row") + 1):
+                _no_show_counted(Bot.objects.select_related("owner").get(pk=bot_id), now)
     return absent
 
 
+def _no_show_counted(bot: Bot, now: datetime.datetime) -> None:
+    """A no-show grew ``bot``'s run: the ladder waits before pairing it again, and at
+    ``noshow_pause_after()`` it leaves rated play until a check passes."""
+    if bot.rated_paused_at is not None:  # paused already: its next check stays as planned
+        return
+    if bot.no_shows_in_row < noshow_pause_after():
+        bot.rated_retry_at = now + datetime.timedelta(seconds=noshow_backoff_s(bot.no_shows_in_row))
+        bot.save(update_fields=["rated_retry_at"])
+        return
+    delay = recheck_delay_s(0)
+    bot.rated_paused_at = now
+    bot.rated_rechecks = 0
+    bot.rated_retry_at = now + datetime.timedelta(seconds=delay)
+    bot.save(update_fields=["rated_paused_at", "rated_rechecks", "rated_retry_at"])
+    reads_changed(f"bot:{bot.pk}", "catalog")
+    notification_send(
+        user=bot.owner,
+        event=EVENT_BOT_RATED_PAUSED,
+        bot=bot,
+        data={"no_shows": bot.no_shows_in_row, "recheck_in_s": round(delay)},
+    )
+
+
+NO_SHOW_FIELDS = ["no_shows_in_row", "rated_paused_at", "rated_retry_at", "rated_rechecks"]
+
+
 def bot_no_shows_clear(*, bot: Bot) -> None:
-    """A protocol check passed: the bot is back in rated play. Call inside the check's
-    transaction, with ``bot`` locked; the caller saves the two fields."""
+    """A protocol check passed: the bot is back in rated play, at once. Call inside the check's
+    transaction, with ``bot`` locked; the caller saves ``NO_SHOW_FIELDS``."""
     bot.no_shows_in_row = 0
     bot.rated_paused_at = None
+    bot.rated_retry_at = None
+    bot.rated_rechecks = 0
+
+
+def bot_recheck_failed(*, bot: Bot) -> None:
+    """A protocol check of a bot paused for no-shows failed: the next is due twice as late (at
+    most ``ESCOBA_RECHECK_MAX_S``). Call inside the check's transaction, with ``bot`` locked;
+    the caller saves ``NO_SHOW_FIELDS``. Nothing for a bot in rated play."""
+    if bot.rated_paused_at is None:
+        return
+    bot.rated_rechecks += 1
+    delay = recheck_delay_s(bot.rated_rechecks)
+    bot.rated_retry_at = timezone.now() + datetime.timedelta(seconds=delay)
 
 
 # -- rated sets ----------------------------------------------------------------------------------
@@ -234,7 +366,7 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
     bots = list(Bot.objects.filter(id__in=bot_ids).order_by("id"))
     if any(bot.rated_paused_at is not None for bot in bots):
         return None
-    versions = _current_version_ids(bots)
+    versions = match_version_ids(match=match, bots=bots)
     team_of = Ruleset.from_dict(league.ruleset).team_of
     facts = []
     for game in games:
