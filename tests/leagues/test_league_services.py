@@ -130,14 +130,15 @@ def test_two_player_league_plays_to_the_end_with_logs_ratings_and_standings(staf
     for game in Game.objects.filter(league=league):
         assert game.status == Game.Status.FINISHED and game.rated
         assert game.log.document["format"] == "escoba-log/1"
-        assert game.log.document["seed"] == game.match.seed
+        assert game.log.document["seed"] == game.seed
         assert game.moves == sum(len(r["plays"]) for r in game.log.document["rounds"])
         assert len(game.log.meta) == len(game.log.document["rounds"])
         assert game.match.rated_set.scores.count() == 1  # one pair, one score per set
-    # duplicate deals: the two games of a match deal the same cards with seats swapped
+    # rated play is dealt afresh: the two games of a set swap seats on deals of their own
     first, second = Game.objects.filter(league=league, match__number=1).order_by("number")
     assert first.seating == second.seating[::-1]
-    assert first.log.document["rounds"][0]["deals"] == second.log.document["rounds"][0]["deals"]
+    assert first.seed != second.seed
+    assert first.log.document["rounds"][0]["deals"] != second.log.document["rounds"][0]["deals"]
     seats = Seat.objects.filter(game=first).order_by("seat")
     assert [s.bot_id for s in seats] == first.seating
     assert all(s.moves > 0 and s.latency_mean_ms is not None for s in seats)
