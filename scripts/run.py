@@ -57,6 +57,8 @@ RESTART_WINDOW_S = 300.0
 # Both queues tasks are routed to (CELERY_TASK_ROUTES): games (matches, their recovery and
 # sweep) and maintenance (checks, ladder, rating fits, notifications, anything not routed).
 WORKER_QUEUES = "games,maintenance"
+# The baseline values of rated deals (docs/ratings.md): a worker of its own.
+BASELINES_QUEUE = "baselines"
 
 
 @dataclass
@@ -282,6 +284,16 @@ def start_worker(supervisor: Supervisor) -> None:
             WORKER_QUEUES,
         ),
     )
+    # The baseline values of rated deals are CPU: a process of their own, so they never hold
+    # the games worker's interpreter (services.baselines).
+    supervisor.spawn(
+        "worker-baselines",
+        python_command(
+            "-m", "celery", "-A", "config.celery_app", "worker", "--loglevel=INFO",
+            "--pool=prefork", "--concurrency=1", "--queues", BASELINES_QUEUE,
+            "--hostname", "baselines@%h",
+        ),
+    )  # fmt: skip
 
 
 def start_beat(supervisor: Supervisor) -> None:

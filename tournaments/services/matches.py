@@ -403,6 +403,8 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
     game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
+    if game.league.rated:  # the deal's baseline value, for the luck correction (baselines)
+        queueing.baselines_enqueue_on_commit([game.id])
     # One plain UPDATE per seat: bulk_update's CASE per field per row cost more CPU than the
     # rest of storing the game (docs/benchmarks.md, "The pool").
     for seat in seats:
