@@ -451,7 +451,7 @@ def deals(args: argparse.Namespace) -> None:
 # -- luck: fresh deals with the baseline correction, against duplicate and independent deals -----
 
 LUCK_CACHE = Path("artifacts/ranking_quality_luck.jsonl")
-VALUES_CACHE = Path("artifacts/ranking_quality_values.jsonl")
+VALUES_CACHE = Path("artifacts/ranking_quality_baseline.jsonl")
 POOL_CACHE = Path("artifacts/ranking_quality_pool.jsonl")
 LUCK_DESIGNS = ("independent", "duplicate", "fresh + baseline")
 LUCK_PLAYS = (4, 16, 64, 256)
@@ -468,17 +468,24 @@ def play_pair_deal(job: tuple[str, str, int]) -> dict:
 
 
 def deal_plays(seed: int) -> dict:
-    """The baseline's plays of one deal (``games.ratings.baseline.deal_values``, play by play,
-    so any number of plays up to the largest is a prefix), with the CPU each took."""
-    from games.engine import Game, Ruleset
+    """The baseline's plays of one deal (``games.ratings.baseline``): the greedy play and each
+    random play's totals (so any number of random plays up to the largest is a prefix), with
+    the CPU each part took."""
+    from games.engine import Ruleset
+    from games.ratings.baseline import greedy_totals, random_totals
 
     ruleset = Ruleset.from_preset("classic", {"players": 2})
-    totals, started = [], time.process_time()
-    for k in range(max(LUCK_PLAYS)):
-        game = Game.new(ruleset, seed)
-        game.play_random(random.Random(f"baseline/{seed}/{k}"), -1, True)
-        totals.append(list(game.result.totals))
-    return {"seed": seed, "totals": totals, "cpu_s": time.process_time() - started}
+    started = time.process_time()
+    greedy = greedy_totals(ruleset, seed)
+    middle = time.process_time()
+    totals = random_totals(ruleset, seed, max(LUCK_PLAYS))
+    return {
+        "seed": seed,
+        "greedy": greedy,
+        "totals": totals,
+        "greedy_cpu_s": middle - started,
+        "cpu_s": time.process_time() - middle,
+    }
 
 
 def cached_map(path: Path, jobs: list, work: Callable, key: Callable, processes: int) -> dict:
@@ -499,10 +506,14 @@ def cached_map(path: Path, jobs: list, work: Callable, key: Callable, processes:
     return found
 
 
-def value_of(item: dict, plays: int) -> float:
-    """Seat 0's baseline value of the deal with ``plays`` plays: mean points, centred."""
-    rows = item["totals"][:plays]
-    return (sum(r[0] for r in rows) - sum(r[1] for r in rows)) / (2 * plays)
+def value_of(item: dict, plays: int, with_greedy: bool = True) -> float:
+    """Seat 0's baseline value of the deal (``games.ratings.baseline.deal_values``): the greedy
+    play's points and the mean of ``plays`` random plays' (0: none), each centred."""
+    value = (item["greedy"][0] - item["greedy"][1]) / 2 if with_greedy else 0.0
+    if plays:
+        rows = item["totals"][:plays]
+        value += (sum(r[0] for r in rows) - sum(r[1] for r in rows)) / (2 * plays)
+    return value
 
 
 def set_score_of(games: list[dict], a) -> float:
@@ -532,7 +543,9 @@ class LuckUnits:
     duplicate: np.ndarray
 
 
-def luck_units(deals: list[dict], values: dict, strong, plays: int) -> LuckUnits:
+def luck_units(
+    deals: list[dict], values: dict, strong, plays: int, with_greedy: bool = True
+) -> LuckUnits:
     """Sets of the pair from its played deals: duplicate sets are the two games of one deal;
     fresh sets the strong bot's first-seat game of deal i with its second-seat game of deal
     i + 1 (independent deals, seats rotated, as rated play deals them)."""
@@ -542,8 +555,8 @@ def luck_units(deals: list[dict], values: dict, strong, plays: int) -> LuckUnits
         first, second = deals[i], deals[i + 1]
         games = [first["games"][0], second["games"][1]]  # strong in seat 0, then seat 1
         fresh.append(set_score_of(games, strong))
-        v1 = value_of(values[first["seed"]], plays)
-        v2 = value_of(values[second["seed"]], plays)
+        v1 = value_of(values[first["seed"]], plays, with_greedy)
+        v2 = value_of(values[second["seed"]], plays, with_greedy)
         control.append(((v1 - -v1) + (-v2 - v2)) / 2)  # pair_controls for (strong, weak)
     return LuckUnits(np.array(fresh), np.array(control), np.array(dup))
 
@@ -574,24 +587,28 @@ def luck(args: argparse.Namespace) -> None:
         args.values, seeds, deal_plays, lambda i: i if isinstance(i, int) else i["seed"],
         args.processes,
     )  # fmt: skip
+    elapsed = time.perf_counter() - started
+    print(f"{2 * len(jobs)} games, {len(seeds)} deals valued; {elapsed:.0f} s")
     cpu = np.mean([values[s]["cpu_s"] for s in seeds]) / max(LUCK_PLAYS)
-    print(
-        f"{2 * len(jobs)} games, {len(seeds)} deals valued; {time.perf_counter() - started:.0f} s"
-    )
-    print(f"baseline CPU per play of a deal: {1000 * cpu:.3f} ms (one core)")
+    greedy_cpu = np.mean([values[s]["greedy_cpu_s"] for s in seeds])
+    print(f"baseline CPU per deal (one core): greedy play {1000 * greedy_cpu:.3f} ms, "
+          f"random play {1000 * cpu:.3f} ms")  # fmt: skip
 
     by_pair = {p: [played[(*p, j[2])] for j in jobs if (j[0], j[1]) == p] for p in pairs}
     # The coefficient is fitted on the first half of each pair's deals ("past games") and the
     # pair's weight from its mean score there; both are used, frozen, on the second half.
-    print("\nvariance of a fresh set's score removed, per number of baseline plays (fit half):")
-    print("plays  CPU/game   " + "  ".join(f"{w}-{s:>6}" for w, s in pairs))
-    for plays in LUCK_PLAYS:
+    print("\nvariance of a fresh set's score removed, per baseline policy (fit half):")
+    print("policy                CPU/game   " + "  ".join(f"{w}-{s:>6}" for w, s in pairs))
+    policies = [(f"random x {k}", k, False) for k in LUCK_PLAYS]
+    policies += [("greedy", 0, True)] + [(f"greedy + random x {k}", k, True) for k in LUCK_PLAYS]
+    for name, count, with_greedy in policies:
         cells = []
         for weak, strong in pairs:
             half = by_pair[(weak, strong)][: args.deals // 2]
-            u = luck_units(half, values, strong, plays)
+            u = luck_units(half, values, strong, count, with_greedy)
             cells.append(f"{np.corrcoef(u.raw_fresh, u.control)[0, 1] ** 2:13.1%}")
-        print(f"{plays:5}  {1000 * cpu * plays:6.2f} ms  " + "  ".join(cells))
+        spent = 1000 * (cpu * count + greedy_cpu * with_greedy)
+        print(f"{name:20}  {spent:6.2f} ms  " + "  ".join(cells))
 
     plays = args.plays
     fit_rows, weights = [], {}
@@ -600,7 +617,9 @@ def luck(args: argparse.Namespace) -> None:
         weights[(weak, strong)] = pair_weight(float(u.raw_fresh.mean()))
         fit_rows += list(zip(u.raw_fresh, u.control * weights[(weak, strong)], strict=True))
     beta = beta_fit(fit_rows).beta
-    print(f"\n{plays} plays a deal; beta fitted on {len(fit_rows)} sets: {beta:.5f}")
+    print(
+        f"\ngreedy + {plays} random plays a deal; beta fitted on {len(fit_rows)} sets: {beta:.5f}"
+    )
 
     designs: dict[str, list[np.ndarray]] = {d: [] for d in LUCK_DESIGNS}
     print("\nevaluation half, per pair (scores of the stronger bot):")
@@ -738,7 +757,7 @@ def main() -> None:
     fresh = commands.add_parser("luck", help="Fresh deals with the baseline correction.")
     fresh.add_argument("--deals", type=int, default=600, help="Deals per pair (both seat orders).")
     fresh.add_argument("--leagues", type=int, default=1000, help="Random leagues per budget.")
-    fresh.add_argument("--plays", type=int, default=64, help="Baseline plays per deal.")
+    fresh.add_argument("--plays", type=int, default=16, help="Random plays per deal.")
     fresh.add_argument("--pool-deals", type=int, default=0, help="8-bot pool: deals per pair.")
     fresh.add_argument("--max-games", type=int, default=400, help="Largest games per pair tried.")
     fresh.add_argument("--cache", type=Path, default=LUCK_CACHE)

@@ -58,9 +58,9 @@ ESCOBA_LADDER_REFILL_ON_RESULT = env_bool("ESCOBA_LADDER_REFILL_ON_RESULT", defa
 # the window (seconds) over which "fewest recent sets" counts.
 ESCOBA_LADDER_SPREAD = env_int("ESCOBA_LADDER_SPREAD", 100)
 ESCOBA_LADDER_RECENT_S = env_int("ESCOBA_LADDER_RECENT_S", 3600)
-# The baseline correction of rated sets (docs/ratings.md): random plays per rated deal, and the
-# length in days of the period for which a pool's coefficient is frozen.
-ESCOBA_BASELINE_PLAYS = env_int("ESCOBA_BASELINE_PLAYS", 64)
+# The baseline correction of rated sets (docs/ratings.md): random plays per rated deal (beside
+# one greedy play), and the length in days of the period for which a pool's coefficient is frozen.
+ESCOBA_BASELINE_PLAYS = env_int("ESCOBA_BASELINE_PLAYS", 16)
 ESCOBA_BASELINE_PERIOD_DAYS = env_int("ESCOBA_BASELINE_PERIOD_DAYS", 7)
 # Challenges and version tests (unrated, on demand): per user per 24 hours; a test keeps this
 # many sets in flight and plays at most ESCOBA_TEST_MAX_SETS.

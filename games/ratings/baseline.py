@@ -3,11 +3,11 @@
 Rated sets are dealt afresh, game by game (``games.scheduling``), so the cards no longer cancel
 out within a set as they did on duplicate deals. What a deal gives each seat is measured instead
 by a baseline (Davidson, Archibald & Bowling 2013, "Baseline: Practical Control Variates for
-Agent Evaluation in Zero-Sum Domains"): the arena's own policy plays the deal, all seats, some
-number of times (``deal_values``), and the mean game points each team made, less the mean over
-the teams, is that deal's value for the team. The deal is independent of who plays it, so a
-seat's value, less its expected value over all deals, has mean zero whoever sits there; any
-fixed multiple of it can be taken from a result without moving its expectation:
+Agent Evaluation in Zero-Sum Domains"): the arena's own policy plays the deal, all seats
+(``deal_values``: one greedy play and some random ones), and the game points each team made,
+less the mean over the teams, is that deal's value for the team. The deal is independent of who
+plays it, so a seat's value, less its expected value over all deals, has mean zero whoever sits
+there; any fixed multiple of it can be taken from a result without moving its expectation:
 
     corrected = raw - beta * (value_for_seat - expected_value_for_seat)
 
@@ -33,16 +33,17 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from games.engine import Game, Ruleset
+from games.engine import Card, Game, Move, Ruleset
 
 # Corrections are stored as whole millionths of a set, so sums of them are exact in any order.
 CORRECTION_UNIT = 1_000_000
-# The baseline policy: uniformly random legal moves, played by the engine (``Game.play_random``:
-# in the compiled build the whole game is C). benchmarks/ranking_quality.py ``baseline`` measured
-# it against the SDK's greedy and expert playing the deal: see docs/ratings.md.
-POLICY = "random"
-# Plays per deal: chosen for the variance removed per CPU second (docs/ratings.md).
-DEFAULT_PLAYS = 64
+# The baseline policy: one game of greedy play (``greedy_totals``: the biggest capture now, else
+# the least useful card trailed) plus uniformly random legal moves (``Game.play_random``: in the
+# compiled build the whole game is C), every seat the same policy. benchmarks/ranking_quality.py
+# ``luck`` chose it for the variance removed per CPU second: see docs/ratings.md.
+POLICY = "greedy+random"
+# Random plays per deal, beside the one greedy play.
+DEFAULT_PLAYS = 16
 # Sets fewer than this and a coefficient is not fitted: DEFAULT_BETA is used.
 MIN_SAMPLES = 200
 # The coefficient used before a pool has MIN_SAMPLES corrected sets: measured on classic/2p
@@ -50,27 +51,64 @@ MIN_SAMPLES = 200
 DEFAULT_BETA = 0.03
 
 
-def deal_values(ruleset: Ruleset, seed: int, plays: int = DEFAULT_PLAYS) -> tuple[float, ...]:
-    """What deal ``seed`` gives each team, by the baseline policy: the mean game points the team
-    made over ``plays`` games of that deal, less the mean over teams (so they sum to zero).
+def _worth(card: Card) -> int:
+    """How much a card helps a round's points: the 7 of oros, then sevens, then oros."""
+    return (card.suit == "o") + 2 * (card.value == 7) + 4 * (card.suit == "o" and card.value == 7)
 
-    The random moves come from a generator seeded by the deal and the play's number, so the same
-    deal always gets the same values.
-    """
-    if plays < 1:
-        raise ValueError("plays must be at least 1")
-    sums: list[float] = []
+
+def greedy_move(game: Game) -> Move:
+    """The greedy policy's move (the SDK's greedy example, on the engine's own state): a sweep
+    first, then the capture taking most cards, then most worth; with nothing to take, the least
+    useful card trailed. Deterministic: ties go to the first in ``legal_moves()``'s order."""
+    moves = game.legal_moves()
+    captures = [move for move in moves if move.capture]
+    if captures:
+        table = len(game.table)
+        return max(
+            captures,
+            key=lambda m: (
+                len(m.capture) == table,
+                len(m.capture) + 1,
+                _worth(m.card) + sum(_worth(c) for c in m.capture),
+            ),
+        )
+    return min(moves, key=lambda m: (_worth(m.card), m.card.value))
+
+
+def greedy_totals(ruleset: Ruleset, seed: int) -> list[int]:
+    """The game points per team when the greedy policy plays every seat of deal ``seed``."""
+    game = Game.new(ruleset, seed)
+    while not game.is_over:
+        game.apply(greedy_move(game))
+    return list(game.result.totals)
+
+
+def random_totals(ruleset: Ruleset, seed: int, plays: int) -> list[list[int]]:
+    """The game points per team of each of ``plays`` uniformly random plays of deal ``seed``;
+    play k's moves come from a generator seeded by the deal and k, so they never change."""
+    found = []
     for k in range(plays):
         game = Game.new(ruleset, seed)
         game.play_random(random.Random(f"baseline/{seed}/{k}"), -1, True)
-        totals = game.result.totals
-        if not sums:
-            sums = [0.0] * len(totals)
-        for team, points in enumerate(totals):
-            sums[team] += points
-    means = [total / plays for total in sums]
-    centre = math.fsum(means) / len(means)
-    return tuple(value - centre for value in means)
+        found.append(list(game.result.totals))
+    return found
+
+
+def _centred(values: Sequence[float]) -> list[float]:
+    centre = math.fsum(values) / len(values)
+    return [value - centre for value in values]
+
+
+def deal_values(ruleset: Ruleset, seed: int, plays: int = DEFAULT_PLAYS) -> tuple[float, ...]:
+    """What deal ``seed`` gives each team, by the baseline policy: the game points the team made
+    in the greedy play, plus the mean it made over ``plays`` random plays, each less its mean
+    over the teams (so the values sum to zero). The same deal always gets the same values."""
+    if plays < 1:
+        raise ValueError("plays must be at least 1")
+    greedy = _centred(greedy_totals(ruleset, seed))
+    rows = random_totals(ruleset, seed, plays)
+    means = _centred([math.fsum(row[team] for row in rows) / plays for team in range(len(greedy))])
+    return tuple(g + r for g, r in zip(greedy, means, strict=True))
 
 
 @dataclass(frozen=True)

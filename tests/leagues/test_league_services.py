@@ -35,7 +35,7 @@ from tournaments.services.leagues import (
     league_start,
 )
 from tournaments.services.matches import LEASE_S, match_play
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.ratings import HISTORY_MIN_CHANGE, ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -163,7 +163,9 @@ def test_two_player_league_plays_to_the_end_with_logs_ratings_and_standings(staf
     history = list(bot_rating_history(bots[0]))
     # at most one point per fit, two fits per set at most: its raw score, then its correction
     assert 1 <= len(history) <= 6
-    assert history[-1].rating == Rating.objects.get(bot=bots[0]).rating
+    # a point is kept when a fit moves the rating by HISTORY_MIN_CHANGE or more (a correction
+    # of a set for its luck may move it less)
+    assert abs(history[-1].rating - Rating.objects.get(bot=bots[0]).rating) < HISTORY_MIN_CHANGE
 
 
 def test_replaying_a_finished_match_changes_nothing(staff, make_rated_bot):

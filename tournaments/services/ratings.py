@@ -9,8 +9,9 @@ Every rated result is one the arena chose and a bot earned (docs/ratings.md):
   never answered is recorded as a no-show on its seats (``game_no_shows_record``) and its set is
   rated for nobody. ``ESCOBA_NOSHOW_PAUSE_AFTER`` of them in a row take the bot out of rated play
   until a protocol check passes (``bot_no_shows_clear``).
-- **Sets.** When a match (one duplicate set) of a rated league finishes, ``rated_set_record``
-  stores what it gave each pair of bot versions, in the transaction that finishes the match. The
+- **Sets.** When a match (one set, dealt afresh game by game) of a rated league finishes,
+  ``rated_set_record`` stores what it gave each pair of bot versions, in the transaction that
+  finishes the match; ``services.baselines`` corrects it for the luck of its deals later. The
   ladder's matches go the same way: a rated league's finished match *is* a rated set of its pool.
 - **Fits.** After each recorded set the pool is marked dirty and a Celery task refits it
   (``ratings_fit_coalesced``): a lock in the shared cache (Redis) lets one fit run per pool at a
