@@ -21,7 +21,7 @@ Reported:
   every bot within 60 s;
 - **fit lag**: per rated set finished in the window, from its end to the first published fit
   holding its raw score, and to the first fit after its baseline correction (the deal values of
-  its games computed by a ``baselines`` worker of its own, as ``make run`` starts); goal: under a
+  its games computed by a ``baselines`` worker of its own, as compose runs it); goal: under a
   minute at full speed (``--delay-ms 0``); and the baseline's CPU per rated game;
 - sets and games played, rated games, ratings, and the load average.
 """
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> None:
                 cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
             )  # fmt: skip
             children.append(worker)
-            # The baseline values of rated deals: their own process, as make run and compose.
+            # The baseline values of rated deals: their own process, as compose runs them.
             baselines = subprocess.Popen(
                 [sys.executable, "-m", "celery", "-A", "config.celery_app", "worker",
                  "--pool", "prefork", "--concurrency", "1", "--queues", "baselines",

@@ -54,11 +54,11 @@ RESTART_BACKOFF_S = 1.0
 RESTART_BACKOFF_MAX_S = 30.0
 RESTART_LIMIT = 5
 RESTART_WINDOW_S = 300.0
-# Both queues tasks are routed to (CELERY_TASK_ROUTES): games (matches, their recovery and
-# sweep) and maintenance (checks, ladder, rating fits, notifications, anything not routed).
-WORKER_QUEUES = "games,maintenance"
-# The baseline values of rated deals (docs/ratings.md): a worker of its own.
-BASELINES_QUEUE = "baselines"
+# Every queue tasks are routed to (CELERY_TASK_ROUTES): games (matches, their recovery and
+# sweep), maintenance (checks, ladder, rating fits, notifications, anything not routed) and
+# baselines (the values of rated deals, docs/ratings.md: a few ms of CPU per rated game, which at
+# make run's scale the one worker affords; compose gives them a worker of their own).
+WORKER_QUEUES = "games,maintenance,baselines"
 
 
 @dataclass
@@ -284,16 +284,6 @@ def start_worker(supervisor: Supervisor) -> None:
             WORKER_QUEUES,
         ),
     )
-    # The baseline values of rated deals are CPU: a process of their own, so they never hold
-    # the games worker's interpreter (services.baselines).
-    supervisor.spawn(
-        "worker-baselines",
-        python_command(
-            "-m", "celery", "-A", "config.celery_app", "worker", "--loglevel=INFO",
-            "--pool=prefork", "--concurrency=1", "--queues", BASELINES_QUEUE,
-            "--hostname", "baselines@%h",
-        ),
-    )  # fmt: skip
 
 
 def start_beat(supervisor: Supervisor) -> None:
