@@ -84,3 +84,35 @@ def test_a_memory_bot_in_the_ladder_never_holds_its_opponents_deal_from_another_
     # and no deal was played twice anywhere in the ladder
     seeds = [g.seed for g in games]
     assert len(set(seeds)) == len(seeds)
+
+
+def _shared(league) -> list[bool]:
+    """Per set of the league: whether its games share one deal."""
+    return [
+        len(set(match.games.values_list("seed", flat=True))) == 1
+        for match in league.matches.order_by("number")
+    ]
+
+
+def test_only_sets_of_one_owners_bots_share_a_deal(user, make_bot, no_play):
+    """A challenge or a version test against another owner's bot is dealt afresh, game by game;
+    between two of one's own bots (a version test against one's own baseline) the set may keep
+    duplicate deals: nobody else's bot sees them."""
+    from tournaments.services.challenges import challenge_create
+    from tournaments.services.version_tests import version_test_create
+
+    mine, also_mine = make_bot("expert", owner=user), make_bot("greedy", owner=user)
+    theirs = make_bot("random")
+    against_them = challenge_create(user=user, bot_id=mine.id, opponent_id=theirs.id, sets=3)
+    assert _shared(against_them.league) == [False] * 3
+    own = challenge_create(user=user, bot_id=mine.id, opponent_id=also_mine.id, sets=2)
+    assert _shared(own.league) == [True] * 2
+    tests = {
+        baseline: version_test_create(
+            user=user, candidate_id=mine.id, baseline_id=baseline.id,
+            elo0=-100, elo1=300, alpha=0.05, beta=0.05, max_sets=30,
+        )
+        for baseline in (also_mine, theirs)
+    }  # fmt: skip
+    assert set(_shared(tests[also_mine].league)) == {True}
+    assert set(_shared(tests[theirs].league)) == {False}
