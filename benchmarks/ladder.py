@@ -19,6 +19,10 @@ Reported:
   clipped to the window) over threads × window; goal ≥ 90 %;
 - **first game**: per bot, from its registration to the start of its first ladder game; goal:
   every bot within 60 s;
+- **fit lag**: per rated set finished in the window, from its end to the first published fit
+  holding its raw score, and to the first fit after its baseline correction (the deal values of
+  its games computed by a ``baselines`` worker of its own, as compose runs it); goal: under a
+  minute at full speed (``--delay-ms 0``); and the baseline's CPU per rated game;
 - sets and games played, rated games, ratings, and the load average.
 """
 
@@ -36,7 +40,7 @@ import time
 from pathlib import Path
 
 from benchmarks.league import BOTS, DELAY_ENV, cpu_seconds, say, wait_http, worker_command
-from scripts.processes import celery_beat_command, wait_for_workers
+from scripts.processes import celery_beat_command, celery_worker_command, wait_for_workers
 
 ROOT = Path(__file__).resolve().parents[1]
 STRATEGIES = list(BOTS)
@@ -94,15 +98,25 @@ def run(args: argparse.Namespace) -> None:
             )  # fmt: skip
             bots = start_bots(env, args.bots, args.delay_ms, children)
             worker = subprocess.Popen(
-                worker_command(0, args.concurrency), cwd=ROOT, env=env, stdin=subprocess.DEVNULL
-            )
+                [*worker_command(0, args.concurrency), "--queues", "games,maintenance"],
+                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
             children.append(worker)
+            # The baseline values of rated deals: their own process, as compose runs them.
+            baselines = subprocess.Popen(
+                celery_worker_command(
+                    pool="prefork", concurrency=1, queues="baselines",
+                    hostname="baselines@localhost", loglevel="WARNING",
+                ),
+                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            children.append(baselines)
             beat = subprocess.Popen(
                 celery_beat_command(loglevel="WARNING", schedule=data_dir / "beat-schedule"),
                 cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
             )  # fmt: skip
             children.append(beat)
-            measure(args, bots, worker)
+            measure(args, bots, worker, baselines)
         finally:
             for child in reversed(children):
                 child.terminate()
@@ -114,7 +128,9 @@ def run(args: argparse.Namespace) -> None:
             shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def measure(args: argparse.Namespace, bots: list, worker: subprocess.Popen) -> None:
+def measure(
+    args: argparse.Namespace, bots: list, worker: subprocess.Popen, baselines: subprocess.Popen
+) -> None:
     import django
 
     django.setup()
@@ -122,7 +138,17 @@ def measure(args: argparse.Namespace, bots: list, worker: subprocess.Popen) -> N
     from django.db.models import Min
     from django.utils import timezone
 
-    from tournaments.models import Bot, Game, League, Match, Rating, Seat
+    from tournaments.models import (
+        Bot,
+        DealBaseline,
+        Game,
+        League,
+        Match,
+        RatedSet,
+        Rating,
+        RatingFit,
+        Seat,
+    )
     from tournaments.services.bots import bot_register
 
     if not wait_for_workers(["bench0@localhost"], alive=lambda: worker.poll() is None):
@@ -138,6 +164,7 @@ def measure(args: argparse.Namespace, bots: list, worker: subprocess.Popen) -> N
     first, late = bots[: args.bots - args.late], bots[args.bots - args.late :]
     load_before = os.getloadavg()
     cpu_before = cpu_seconds([worker])
+    baseline_cpu_before = cpu_seconds([baselines])
     for name, url in first:
         register(name, url)
     say(f"registered {len(first)} bots; {len(late)} more will arrive during the run")
@@ -167,6 +194,8 @@ def measure(args: argparse.Namespace, bots: list, worker: subprocess.Popen) -> N
         time.sleep(0.5)
     window_end = window_start + window
     worker_cpu = cpu_seconds([worker]) - cpu_before
+    baseline_cpu = cpu_seconds([baselines]) - baseline_cpu_before
+    time.sleep(args.settle_s)  # the last results' values, corrections and fits
 
     busy = 0.0
     ladder = league()
@@ -207,7 +236,54 @@ def measure(args: argparse.Namespace, bots: list, worker: subprocess.Popen) -> N
         f"rated: {games.filter(rated=True).count()}, ratings: "
         f"{Rating.objects.filter(pool=ladder.pool).count()}")  # fmt: skip
     say(f"worker CPU: {worker_cpu:.1f} s over the run")
+    lag_report(ladder, window_start, window_end, baseline_cpu, RatedSet, RatingFit, DealBaseline)
     say(f"load average: {load_before} at the start, {os.getloadavg()} at the end")
+
+
+def percentiles(values: list[float]) -> str:
+    if not values:
+        return "none"
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    return f"p50 {at(0.5):.1f} s, p95 {at(0.95):.1f} s, max {ordered[-1]:.1f} s"
+
+
+def lag_report(ladder, window_start, window_end, baseline_cpu, RatedSet, RatingFit, DealBaseline):  # noqa: N803 (models)
+    """How far the published fit trails the results: for each rated set that finished in the
+    window, from its match's end to the first published fit holding it (raw), and to the first
+    fit after its baseline correction (corrected); and the baseline's CPU per rated game."""
+    fits = list(
+        RatingFit.objects.filter(pool=ladder.pool)
+        .order_by("id")
+        .values_list("created_at", "last_set_id")
+    )
+    raw, corrected, uncorrected = [], [], 0
+    sets = RatedSet.objects.filter(
+        match__league=ladder,
+        match__finished_at__gte=window_start,
+        match__finished_at__lt=window_end,
+    ).values_list("id", "match__finished_at", "corrected_at")
+    for set_id, finished, corrected_at in sets:
+        holding = next((at for at, last in fits if last >= set_id), None)
+        if holding is not None:
+            raw.append((holding - finished).total_seconds())
+        if corrected_at is None:
+            uncorrected += 1
+            continue
+        after = next((at for at, _ in fits if at >= corrected_at), None)
+        if after is not None:
+            corrected.append((after - finished).total_seconds())
+    say(f"fit lag behind a set's end, raw score: {percentiles(raw)} ({len(raw)} sets)")
+    say(f"fit lag behind a set's end, corrected: {percentiles(corrected)} ({len(corrected)} "
+        f"sets; {uncorrected} not corrected by the end; goal: under 60 s)")  # fmt: skip
+    valued = DealBaseline.objects.filter(game__league=ladder)
+    games = valued.count()
+    cpu_ms = sum(valued.values_list("cpu_ms", flat=True)) / max(1, games)
+    say(f"baseline: {games} rated games valued, {cpu_ms:.1f} ms CPU per game in the plays; "
+        f"its worker's CPU over the window {baseline_cpu:.1f} s")  # fmt: skip
 
 
 def main() -> None:
@@ -221,6 +297,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16, help="Worker threads.")
     parser.add_argument("--sets-in-flight", type=int, default=16)
     parser.add_argument("--max-sets-per-bot", type=int, default=2)
+    parser.add_argument("--settle-s", type=float, default=20.0, help="Wait after the window.")
     run(parser.parse_args())
 
 

@@ -1,10 +1,20 @@
 """Who plays whom, in which seats, with which deals: pure functions, no database.
 
-A league is cut into matches. A match is one duplicate set: the games of a pairing (or of a
-3-bot table) that reuse the same shuffles with the seats, and so the dealer, rotated. Whatever
-luck one bot had with a deal, its opponent gets the same deal in the other seat, so the luck of
-the cards cancels out within the match. ``games_per_pairing`` is a multiple of the set's length;
-each further set gets a fresh seed.
+A league is cut into matches. A match is one set: the games of a pairing (or of a 3-bot table)
+with the seats, and so the dealer, rotated. ``games_per_pairing`` is a multiple of the set's
+length; each further set gets a seed of its own (``match_seed``).
+
+Which deals a set's games get (``set_seeds``):
+
+- **fresh deals** (``shared=False``), every game its own seed (``game_seed``): a bot remembers
+  everything it was ever sent, so a deal played twice, by two owners' bots or by one bot in both
+  seats, is a deal a bot knows (the opponent's hand, the next round's cards). Rated play and
+  every set between two owners' bots use fresh deals; the luck they leave in is taken out by the
+  baseline correction (``games.ratings.baseline``, docs/ratings.md).
+- **duplicate deals** (``shared=True``), one seed for the whole set: whatever luck one bot had
+  with a deal its opponent gets in the other seat, so the luck cancels within the set. Only where
+  nobody can learn from it what they could not know anyway (``deals_shared``): an unrated set
+  whose bots all belong to one owner, who could pool their memories in any case.
 
 Seatings are tuples of participants indexed by seat. In partnership leagues a bot fields both
 seats of its team (seats 0 and 2 are team 0, seats 1 and 3 team 1).
@@ -15,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -35,13 +45,26 @@ ERROR_GAMES_PER_PAIRING = (
 
 @dataclass(frozen=True)
 class ScheduledMatch:
-    """One duplicate set: ``games`` are seatings that all use the deals of ``seed``."""
+    """One set: ``games`` are seatings, ``seeds`` their deals (one per game, see ``set_seeds``);
+    ``seed`` is the set's own, from which fresh deals are drawn."""
 
     number: int
     round: int
     participants: tuple
     seed: int
     games: tuple[tuple, ...]
+    seeds: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.seeds:  # duplicate deals unless said otherwise
+            object.__setattr__(self, "seeds", (self.seed,) * len(self.games))
+        if len(self.seeds) != len(self.games):
+            raise ValueError("a set needs one seed per game")
+
+    @property
+    def shared(self) -> bool:
+        """Whether the set's games share one deal (a duplicate set)."""
+        return len(set(self.seeds)) == 1 and len(self.seeds) > 1
 
 
 def set_length(players: int) -> int:
@@ -118,7 +141,7 @@ def table_rounds(entrants: Sequence[T], size: int = 3) -> list[list[tuple[T, ...
 
 
 def duplicate_seatings(participants: Sequence[T], players: int, set_index: int = 0) -> list[tuple]:
-    """The seatings of one duplicate set, each using the same deals.
+    """The seatings of one set: every bot in every seat (on one deal or on fresh ones).
 
     Two players swap seats. Three players rotate through all three seats; odd-numbered sets
     reverse the order of play, so over two sets each bot also plays both before and after each
@@ -144,10 +167,40 @@ def match_seed(league_seed: int, number: int) -> int:
     return int.from_bytes(digest, "big") & MAX_SEED
 
 
+def game_seed(set_seed: int, game_number: int) -> int:
+    """A fresh deal for game ``game_number`` (from 1) of a set: stable, and unlike every other
+    game's (a 63-bit hash, so two games share a deal with odds of about 2**-63)."""
+    digest = hashlib.blake2b(f"{set_seed}/game/{game_number}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & MAX_SEED
+
+
+def set_seeds(set_seed: int, games: int, *, shared: bool) -> tuple[int, ...]:
+    """Each game's seed in a set of ``games`` games: all ``set_seed`` for duplicate deals,
+    otherwise a fresh deal per game (see the module docstring)."""
+    if shared:
+        return (set_seed,) * games
+    return tuple(game_seed(set_seed, n) for n in range(1, games + 1))
+
+
+def deals_shared(*, rated: bool, owners: Iterable[Hashable]) -> bool:
+    """Whether a set may be played on duplicate deals: only an unrated set whose bots all have
+    one owner. A shared deal must never reach two owners' bots (each would learn the other's
+    hand), and rated play never repeats a deal for anyone (a rating must not reward memory)."""
+    return not rated and len(set(owners)) == 1
+
+
 def build_schedule(
-    entrants: Sequence[T], *, players: int, games_per_pairing: int, seed: int
+    entrants: Sequence[T],
+    *,
+    players: int,
+    games_per_pairing: int,
+    seed: int,
+    shared: Callable[[tuple], bool] | bool = True,
 ) -> list[ScheduledMatch]:
-    """Every match of a league, in play order: round by round, duplicate set by set."""
+    """Every match of a league, in play order: round by round, set by set.
+
+    ``shared`` says whether a set's games share one deal: a bool for every set, or a function of
+    the set's participants (the service's ``deals_shared`` for their owners)."""
     errors = schedule_errors(
         bot_count=len(set(entrants)), players=players, games_per_pairing=games_per_pairing
     )
@@ -162,13 +215,17 @@ def build_schedule(
         for set_index in range(sets):
             for table in tables:
                 number = len(matches) + 1
+                seatings = tuple(duplicate_seatings(table, players, set_index))
+                own = match_seed(seed, number)
+                same = shared(tuple(table)) if callable(shared) else shared
                 matches.append(
                     ScheduledMatch(
                         number=number,
                         round=round_number,
                         participants=tuple(table),
-                        seed=match_seed(seed, number),
-                        games=tuple(duplicate_seatings(table, players, set_index)),
+                        seed=own,
+                        games=seatings,
+                        seeds=set_seeds(own, len(seatings), shared=same),
                     )
                 )
     return matches

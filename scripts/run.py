@@ -56,9 +56,10 @@ RESTART_LIMIT = 5
 RESTART_WINDOW_S = 300.0
 # The queues tasks are routed to: the match queues (games: the ladder, with the recovery and
 # sweep; leagues; challenges: challenges and version tests; tournaments/queueing.py), polled in
-# turn, and maintenance (checks, ladder ticks, scheduling, rating fits, notifications, anything
-# not routed).
-WORKER_QUEUES = ",".join(["games", "leagues", "challenges", "maintenance"])
+# turn; maintenance (checks, ladder ticks, scheduling, rating fits, notifications, anything not
+# routed); and baselines (the values of rated deals, docs/ratings.md: a few ms of CPU per rated
+# game, which at make run's scale the one worker affords; compose gives them a worker of their own).
+WORKER_QUEUES = ",".join(["games", "leagues", "challenges", "maintenance", "baselines"])
 
 
 @dataclass

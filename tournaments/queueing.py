@@ -71,6 +71,10 @@ CALL_NOTIFICATION_WEBHOOK = "notifications.call_webhook"
 SEND_EMAIL_VERIFICATION = "notifications.send_verification"
 FIT_RATINGS = "ratings.fit_pool"
 SWEEP_RATINGS = "ratings.sweep"
+BASELINES_QUEUE = "baselines"
+VALUE_GAME = "baselines.value_game"
+CORRECT_SET = "baselines.correct_set"
+SWEEP_BASELINES = "baselines.sweep"
 
 # What sending a message raises when the broker (Redis) is unreachable.
 BROKER_ERRORS = (BrokerError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -302,6 +306,32 @@ def ratings_fit_enqueue(pool: str) -> None:
     """Send one ``ratings.fit_pool`` for ``pool`` (fits coalesce: see
     ``services.ratings.ratings_fit_coalesced``)."""
     _task(FIT_RATINGS).delay(pool)
+
+
+def baselines_enqueue(game_ids: Iterable[int]) -> None:
+    """Value the deals of finished rated games (the ``baselines`` queue: never a game's)."""
+    task = _task(VALUE_GAME)
+    for game_id in game_ids:
+        task.delay(game_id)
+
+
+def baselines_enqueue_on_commit(game_ids: Iterable[int]) -> None:
+    """``baselines_enqueue`` once the current transaction commits; a queue lost meanwhile is
+    logged, and ``services.baselines.baselines_sweep`` sends what is missing."""
+    ids = list(game_ids)
+
+    def send() -> None:
+        try:
+            baselines_enqueue(ids)
+        except BROKER_ERRORS:
+            logger.warning("the baselines queue failed; the sweep will value the games")
+
+    transaction.on_commit(send)
+
+
+def set_correction_enqueue(match_id: int) -> None:
+    """Correct the match's rated set for the luck of its deals, once its values are in."""
+    _task(CORRECT_SET).delay(match_id)
 
 
 def broker_reachable(timeout: float = BROKER_CHECK_TIMEOUT_S) -> bool:

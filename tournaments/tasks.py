@@ -37,6 +37,11 @@ from tournaments import queueing
 from tournaments.bot_check_progress import check_progress_clear, check_progress_running
 from tournaments.models import Bot, BotCheck
 from tournaments.services import notifications
+from tournaments.services.baselines import (
+    baselines_sweep,
+    deal_baseline_compute,
+    rated_set_correct,
+)
 from tournaments.services.bots import bot_check, bots_due_for_check
 from tournaments.services.email_verification import (
     VerificationMailFailed,
@@ -335,6 +340,39 @@ def fit_ratings(pool: str) -> int:
 def sweep_ratings() -> list[str]:
     """Beat: refit the pools with rated sets newer than their latest fit (a lost fit task)."""
     return ratings_sweep()
+
+
+# -- the baseline correction (tournaments.services.baselines) ------------------------------------
+
+
+@shared_task(
+    name=queueing.VALUE_GAME,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=3,
+    retry_backoff=True,
+    acks_late=True,  # idempotent: a value of the same deal is kept
+    soft_time_limit=60,
+    time_limit=90,
+)
+def value_game(game_id: int) -> int | None:
+    """Value a finished rated game's deal, then correct its set if that was the last value."""
+    baseline = deal_baseline_compute(game_id=game_id)
+    if baseline is None:
+        return None
+    rated_set_correct(match_id=baseline.game.match_id)
+    return baseline.pk
+
+
+@shared_task(name=queueing.CORRECT_SET, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
+def correct_set(match_id: int) -> bool:
+    """Correct a just-recorded rated set when every game's deal is valued already."""
+    return rated_set_correct(match_id=match_id) is not None
+
+
+@shared_task(name=queueing.SWEEP_BASELINES, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
+def sweep_baselines() -> dict[str, int]:
+    """Beat: value, correct and refit what a lost message left behind."""
+    return baselines_sweep()
 
 
 # -- the ladder (tournaments.services.ladder) ---------------------------------------------------

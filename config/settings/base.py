@@ -70,6 +70,10 @@ ESCOBA_LADDER_REFILL_ON_RESULT = env_bool("ESCOBA_LADDER_REFILL_ON_RESULT", defa
 # the window (seconds) over which "fewest recent sets" counts.
 ESCOBA_LADDER_SPREAD = env_int("ESCOBA_LADDER_SPREAD", 100)
 ESCOBA_LADDER_RECENT_S = env_int("ESCOBA_LADDER_RECENT_S", 3600)
+# The baseline correction of rated sets (docs/ratings.md): random plays per rated deal (beside
+# one greedy play), and the length in days of the period for which a pool's coefficient is frozen.
+ESCOBA_BASELINE_PLAYS = env_int("ESCOBA_BASELINE_PLAYS", 16)
+ESCOBA_BASELINE_PERIOD_DAYS = env_int("ESCOBA_BASELINE_PERIOD_DAYS", 7)
 # Challenges and version tests (unrated, on demand): per user per 24 hours; a test keeps this
 # many sets in flight and plays at most ESCOBA_TEST_MAX_SETS.
 ESCOBA_CHALLENGES_PER_DAY = env_int("ESCOBA_CHALLENGES_PER_DAY", 20)
@@ -364,11 +368,13 @@ CELERY_IMPORTS = ["tournaments.diagnostics"]
 # A match goes to the queue of its league's kind (tournaments/queueing.py, MATCH_QUEUES): games
 # (the ladder), leagues (users' leagues), challenges (challenges and version tests). A worker
 # consuming several queues polls them in turn, so none starves the others (docs/scaling.md).
+# baselines: the luck correction's values of rated deals (docs/ratings.md).
 CELERY_TASK_QUEUES = [
     Queue("games"),
     Queue("leagues"),
     Queue("challenges"),
     Queue("maintenance"),
+    Queue("baselines"),
 ]
 CELERY_TASK_DEFAULT_QUEUE = "maintenance"
 CELERY_TASK_ROUTES = {
@@ -379,6 +385,8 @@ CELERY_TASK_ROUTES = {
     "ladder.*": {"queue": "maintenance"},
     "bots.*": {"queue": "maintenance"},
     "ratings.*": {"queue": "maintenance"},
+    # The baseline values of rated deals (services.baselines): CPU, never ahead of a game.
+    "baselines.*": {"queue": "baselines"},
     # Owners' notifications: a flood of them never delays a game.
     "notifications.*": {"queue": "maintenance"},
 }
@@ -435,6 +443,10 @@ if ESCOBA_SWEEP_INTERVAL_S > 0:
     }
     CELERY_BEAT_SCHEDULE["ratings-sweep"] = {
         "task": "ratings.sweep",
+        "schedule": ESCOBA_SWEEP_INTERVAL_S,
+    }
+    CELERY_BEAT_SCHEDULE["baselines-sweep"] = {
+        "task": "baselines.sweep",
         "schedule": ESCOBA_SWEEP_INTERVAL_S,
     }
 if ESCOBA_BOT_CHECK_INTERVAL_S > 0:

@@ -1,7 +1,8 @@
-"""What a finished game and a duplicate set count for: standings, set scores, no-shows. Pure.
+"""What a finished game and a set count for: standings, set scores, no-shows. Pure.
 
-A duplicate set (a ``Match``: its games share one deal seed, the seats rotated) is the unit of the
-published rating. Each pair of bots in a set gets one score from it, between 0 and 1:
+A set (a ``Match``: its games with the seats rotated, on fresh deals in rated play, see
+``games.scheduling``) is the unit of the published rating. Each pair of bots in a set gets one
+score from it, between 0 and 1:
 
 - a bot that forfeited a game of the set scores 0 against one that did not (and 1 the other way);
 - otherwise its share of the set's games in which it beat the other (a drawn game counts half):
@@ -9,10 +10,10 @@ published rating. Each pair of bots in a set gets one score from it, between 0 a
 - a level share (the usual 1-1 split of a two-game set) leans a quarter, to 3/4 against 1/4,
   towards the bot whose side made more game points over the set; with equal points it stays 1/2.
 
-Within a set both bots played the same cards, so the luck of the deal has cancelled out; the game
-points then tell a split set by how much more each bot made of the same cards, without outweighing
-a game won. ``benchmarks/ranking_quality.py`` compares this with the share of games alone and
-with letting the points decide the whole set (docs/ratings.md).
+The game points tell a split set by how much more each bot made of its cards, without outweighing
+a game won; the luck of fresh deals is taken out of the score afterwards
+(``games.ratings.baseline``). ``benchmarks/ranking_quality.py`` compares this with the share of
+games alone and with letting the points decide the whole set (docs/ratings.md).
 
 No-shows: a seat that made no valid move because the bot could not be reached or never answered
 is a no-show (``no_show_seats``): the game is recorded, but rated for nobody. A bot that played

@@ -121,13 +121,16 @@ def test_games_and_maintenance_have_their_own_queues():
 
     assert {queue_of(name) for name in games} == {queueing.GAMES_QUEUE}
     assert {queue_of(name) for name in maintenance + future} == {queueing.MAINTENANCE_QUEUE}
+    baselines = [queueing.VALUE_GAME, queueing.CORRECT_SET, queueing.SWEEP_BASELINES]
+    assert {queue_of(name) for name in baselines} == {queueing.BASELINES_QUEUE}
     assert {queue.name for queue in app.conf.task_queues} == {
         "games",
         "leagues",
         "challenges",
         "maintenance",
+        "baselines",
     }
-    assert set(games + maintenance) <= set(app.tasks)
+    assert set(games + maintenance + baselines) <= set(app.tasks)
 
 
 def test_play_match_time_limits_follow_the_match_time_limit(settings):

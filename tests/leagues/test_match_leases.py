@@ -189,3 +189,23 @@ def test_only_a_worker_of_the_games_queue_recovers_matches():
     assert tasks.plays_games({"games": None})
     assert tasks.plays_games(["leagues"]) and tasks.plays_games(["challenges"])
     assert not tasks.plays_games(["maintenance"])
+
+
+def test_a_game_played_again_is_dealt_afresh_and_keeps_its_own_seed(user, make_bot, enqueued):
+    """A game begun once may have been seen by its bots: when a run died, stopped or released
+    it, the next run deals it a new seed (never a deal a bot already saw); the first run plays
+    the scheduled deals."""
+    league = started_league(user, make_bot, "fresh replay")
+    match = league.matches.order_by("number").first()
+    scheduled = list(match.games.order_by("number").values_list("seed", flat=True))
+
+    first = match_begin(match_id=match.id, worker="a@host", claim="task-1")
+    assert [g.seed for g in first.games] == scheduled
+    # the run died; a redelivery plays the match again
+    second = match_begin(match_id=match.id, worker="b@host", claim="task-1")
+    again = [g.seed for g in second.games]
+    assert not set(again) & set(scheduled) and len(set(again)) == len(again)
+    # the stored game (what the API and the log show) holds the seed it is played on
+    assert list(match.games.order_by("number").values_list("seed", flat=True)) == again
+    third = match_begin(match_id=match.id, worker="c@host", claim="task-1")
+    assert not {g.seed for g in third.games} & {*again, *scheduled}

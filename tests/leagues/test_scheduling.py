@@ -4,14 +4,19 @@ import itertools
 from collections import Counter
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from games.scheduling import (
     ERROR_DUPLICATE_BOTS,
+    MAX_SEED,
     build_schedule,
     circle_rounds,
+    deals_shared,
     duplicate_seatings,
     match_seed,
     schedule_errors,
+    set_seeds,
     table_rounds,
 )
 
@@ -121,3 +126,39 @@ def test_schedule_errors_name_the_field(players, games, bots, fields):
 def test_build_schedule_refuses_a_bot_entered_twice():
     with pytest.raises(ValueError, match=ERROR_DUPLICATE_BOTS):
         build_schedule(["a", "a", "b"], players=2, games_per_pairing=2, seed=1)
+
+
+def test_sets_share_one_deal_unless_told_to_deal_afresh():
+    shared = build_schedule(range(4), players=2, games_per_pairing=4, seed=5)
+    assert all(m.shared and set(m.seeds) == {m.seed} for m in shared)
+    fresh = build_schedule(range(4), players=2, games_per_pairing=4, seed=5, shared=False)
+    seeds = [seed for m in fresh for seed in m.seeds]
+    assert not any(m.shared for m in fresh)
+    assert len(set(seeds)) == len(seeds)  # no deal twice in the whole league
+    assert {m.seed for m in fresh} == {m.seed for m in shared}  # the sets' own seeds stay
+
+
+def test_whether_a_set_shares_its_deal_can_depend_on_its_table():
+    owners = {0: "ana", 1: "ana", 2: "bo"}
+    schedule = build_schedule(
+        range(3), players=2, games_per_pairing=2, seed=9,
+        shared=lambda table: deals_shared(rated=False, owners=[owners[b] for b in table]),
+    )  # fmt: skip
+    for match in schedule:
+        assert match.shared == (set(match.participants) == {0, 1})
+
+
+def test_only_unrated_sets_of_one_owner_share_a_deal():
+    assert deals_shared(rated=False, owners=["ana", "ana"])
+    assert not deals_shared(rated=False, owners=["ana", "bo"])
+    assert not deals_shared(rated=True, owners=["ana", "ana"])
+    assert not deals_shared(rated=True, owners=["ana", "bo", "ana"])
+
+
+@given(st.integers(0, MAX_SEED), st.integers(2, 3))
+def test_fresh_deals_differ_from_each_other_and_from_the_set_seed(seed, games):
+    seeds = set_seeds(seed, games, shared=False)
+    assert len(set(seeds)) == games and seed not in seeds
+    assert seeds == set_seeds(seed, games, shared=False)  # stable
+    assert all(0 <= s <= MAX_SEED for s in seeds)
+    assert set_seeds(seed, games, shared=True) == (seed,) * games

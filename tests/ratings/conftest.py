@@ -62,3 +62,15 @@ def record_sets(staff) -> Callable[..., list]:  # noqa: F811
         return made
 
     return record
+
+
+def ratings_settled() -> bool:
+    """Every rated set corrected for the luck of its deals (services.baselines), and the
+    published ratings exactly a fit of the sets: what a test with a real worker waits for."""
+    from tournaments.models import RatedSet
+    from tournaments.services.ratings import ratings_recompute
+
+    return (
+        not RatedSet.objects.filter(corrected_at__isnull=True).exists()
+        and ratings_recompute().exact
+    )

@@ -17,9 +17,11 @@ from bots_sdk.bot import Bot as SdkBot
 from bots_sdk.examples import greedy
 from bots_sdk.server import ServerHandle, serve_in_thread
 from scripts.private_redis import PrivateRedis
+from tests.ratings.conftest import ratings_settled
 from tournaments.models import Game, League, RatedSet, SetScore
 from tournaments.selectors import league_progress
-from tournaments.services.ratings import ratings_recompute, ratings_sweep
+from tournaments.services.baselines import baselines_sweep
+from tournaments.services.ratings import ratings_sweep
 
 
 def _wait_quietly(condition: Callable[[], bool], timeout: float) -> bool:
@@ -92,9 +94,11 @@ def assert_played_and_rated_exactly_once(league: League, players_per_game: int =
     # A fit task lost with a killed worker child is what beat's sweep is for (ratings.sweep):
     # when the workers' fits have not caught up, run the sweep as beat would, then the published
     # ratings must be exactly a fresh fit's.
-    if not _wait_quietly(lambda: ratings_recompute().exact, 30):
+    # The same for a deal's value or a set's correction lost with it (baselines.sweep).
+    if not _wait_quietly(ratings_settled, 30):
+        baselines_sweep(older_than_s=0)
         ratings_sweep()
-    wait_for(lambda: ratings_recompute().exact, 30, "the last rating fit")
+    wait_for(ratings_settled, 120, "the last rating fit, every set corrected")
 
 
 class NoticedBot:

@@ -17,12 +17,12 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count
 
 from bots_sdk.server import serve_in_thread
+from tests.ratings.conftest import ratings_settled
 from tests.reliability.helpers import RestartableRedis, SlowGreedy, wait_for
 from tournaments.ladder_selectors import league_set_scores
 from tournaments.models import Bot, Game, Match, RatedSet, SetScore, VersionTest
 from tournaments.services.ladder import ladder_league, ladder_tick
 from tournaments.services.matches import matches_sweep
-from tournaments.services.ratings import ratings_recompute
 from tournaments.services.version_tests import version_test_create, version_tests_settle
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
@@ -123,7 +123,7 @@ def assert_ladder_played_and_rated_once(minimum_sets: int) -> None:
     )
     assert len(per_set) == matches.count() and {row["n"] for row in per_set} == {1}
     # once the workers' last fit is done, the published ratings are exactly a fresh fit's
-    wait_for(lambda: ratings_recompute().exact, 30, "the last rating fit")
+    wait_for(ratings_settled, 60, "the last rating fit, every set corrected")
 
 
 def test_ladder_and_a_version_test_survive_worker_kills(

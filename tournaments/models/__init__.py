@@ -3,6 +3,8 @@ from .ladder import Challenge, VersionTest
 from .leagues import Game, GameLog, HeadToHead, League, LeagueEntry, Match, Seat
 from .notifications import Notification, NotificationSettings
 from .ratings import (
+    BaselineCoefficient,
+    DealBaseline,
     PairTotal,
     RatedSet,
     Rating,
@@ -13,10 +15,12 @@ from .ratings import (
 )
 
 __all__ = [
+    "BaselineCoefficient",
     "Bot",
     "BotCheck",
     "BotVersion",
     "Challenge",
+    "DealBaseline",
     "Game",
     "GameLog",
     "HeadToHead",

@@ -24,6 +24,15 @@ class RatedSet(models.Model):
     games = models.PositiveSmallIntegerField(help_text="Games in the set.")
     players = models.ManyToManyField(BotVersion, related_name="rated_sets")
     created_at = models.DateTimeField(auto_now_add=True)
+    coefficient = models.ForeignKey(
+        "BaselineCoefficient",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The coefficient its baseline correction used; null while uncorrected.",
+    )
+    corrected_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
@@ -42,6 +51,15 @@ class SetScore(models.Model):
     opponent = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
     twelfths = models.PositiveSmallIntegerField(
         help_text="The player's score in twelfths: 12 won, 6 level, 0 lost."
+    )
+    control = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The luck of the set's deals for the player (games.ratings.baseline), "
+        "weighted for the pair; null until every game's baseline value is in.",
+    )
+    correction = models.IntegerField(
+        default=0, help_text="The baseline correction of the score, in millionths of a set."
     )
 
     class Meta:
@@ -160,6 +178,9 @@ class PairTotal(models.Model):
     twelfths = models.PositiveBigIntegerField(
         default=0, help_text="The player's total score in twelfths of a set."
     )
+    correction = models.BigIntegerField(
+        default=0, help_text="The sets' baseline corrections summed, in millionths of a set."
+    )
 
     class Meta:
         ordering = ["pool", "player", "opponent"]
@@ -193,3 +214,48 @@ class VersionTotal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version}: {self.sets} sets in {self.pool}"
+
+
+class DealBaseline(models.Model):
+    """What a rated game's deal gives each team, by the arena's baseline policy
+    (``games.ratings.baseline.deal_values``), computed on the ``baselines`` queue after the game
+    is stored. ``seed`` is the deal valued: a game is never played again once finished, but the
+    value must be of the deal the game was played on."""
+
+    game = models.OneToOneField(
+        "tournaments.Game", on_delete=models.CASCADE, related_name="baseline"
+    )
+    seed = models.BigIntegerField()
+    values = models.JSONField(help_text="Per team: mean game points over the plays, centred.")
+    policy = models.CharField(max_length=20)
+    plays = models.PositiveIntegerField()
+    cpu_ms = models.FloatField(help_text="CPU time the plays took, in milliseconds.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"baseline of game {self.game_id}"
+
+
+class BaselineCoefficient(models.Model):
+    """The coefficient (beta) of the baseline correction for one pool and one period, fitted
+    once, when the period's first set is corrected, on the sets of the pool recorded before the
+    period began (``services.baselines.baseline_coefficient``). Frozen: a set's own result
+    never chooses the coefficient that corrects it, so the correction stays unbiased."""
+
+    pool = models.CharField(max_length=50)
+    period_start = models.DateTimeField()
+    beta = models.FloatField()
+    samples = models.PositiveIntegerField(help_text="Corrected sets it was fitted on.")
+    variance_removed = models.FloatField(help_text="Share of the score's variance removed.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pool", "period_start"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pool", "period_start"], name="baseline_coefficient_once_per_period"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"beta {self.beta:.4f} for {self.pool} from {self.period_start:%Y-%m-%d}"

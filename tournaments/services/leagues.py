@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -41,12 +41,14 @@ from games.scheduling import (
     TABLE_SIZES,
     ScheduledMatch,
     build_schedule,
+    deals_shared,
     duplicate_seatings,
     match_seed,
     minimum_bots,
     schedule_errors,
     schedule_games,
     set_length,
+    set_seeds,
     table_options,
 )
 from tournaments import queueing
@@ -333,12 +335,24 @@ def _planned_schedule(league: League) -> list[ScheduledMatch]:
         players=league.players,
         games_per_pairing=league.games_per_pairing,
         seed=league.seed,
+        shared=_deals_rule(league, bot_ids),
     )
 
 
 def _write_schedule(league: League) -> list[int]:
     """Create every match, game and seat of the league; returns the match ids in play order."""
     return _write_matches(league, _planned_schedule(league))
+
+
+def _deals_rule(league: League, bot_ids: Iterable[int]) -> Callable[[Sequence[int]], bool]:
+    """Whether a set of these bots may share one deal in this league (``deals_shared``: only
+    unrated sets of one owner's bots); any other set is dealt afresh, game by game."""
+    owners = dict(Bot.objects.filter(id__in=set(bot_ids)).values_list("id", "owner_id"))
+
+    def shared(table: Sequence[int]) -> bool:
+        return deals_shared(rated=league.rated, owners=[owners[b] for b in table])
+
+    return shared
 
 
 def _write_matches(league: League, schedule: list[ScheduledMatch]) -> list[int]:
@@ -353,9 +367,9 @@ def _write_matches(league: League, schedule: list[ScheduledMatch]) -> list[int]:
         for bot_id in planned.participants
     )
     games = Game.objects.bulk_create(
-        Game(league=league, match=match, number=n, seed=match.seed, seating=list(seating))
+        Game(league=league, match=match, number=n, seed=seed, seating=list(seating))
         for match, planned in zip(matches, schedule, strict=True)
-        for n, seating in enumerate(planned.games, start=1)
+        for n, (seating, seed) in enumerate(zip(planned.games, planned.seeds, strict=True), 1)
     )
     Seat.objects.bulk_create(
         Seat(game=game, seat=seat, team=ruleset.team_of(seat), bot_id=bot_id)
@@ -366,25 +380,31 @@ def _write_matches(league: League, schedule: list[ScheduledMatch]) -> list[int]:
 
 
 def league_add_sets(*, league: League, tables: Sequence[Sequence[int]]) -> list[int]:
-    """Append one duplicate set per table to a running league that grows (a ladder, a test),
-    and send them to the workers when the caller's transaction commits.
+    """Append one set per table to a running league that grows (a ladder, a test), and send
+    them to the workers when the caller's transaction commits.
 
     Call with the league's row locked (``select_for_update``): the new matches are numbered
-    after the last one, and each gets its own seed from the league's. Bots not yet entered are
+    after the last one, and each gets its own seed from the league's. A set is dealt afresh,
+    game by game, unless the league is unrated and its bots have one owner (``deals_shared``:
+    a version test of two of one's own bots keeps duplicate deals). Bots not yet entered are
     entered, so the league lists everyone who played in it.
     """
     if not tables:
         return []
     last = league.matches.order_by("-number").values_list("number", flat=True).first() or 0
+    shared = _deals_rule(league, {b for t in tables for b in t})
     schedule = []
     for number, table in enumerate(tables, start=last + 1):
+        seatings = tuple(duplicate_seatings(tuple(table), league.players, number))
+        seed = match_seed(league.seed, number)
         schedule.append(
             ScheduledMatch(
                 number=number,
                 round=number,
                 participants=tuple(table),
-                seed=match_seed(league.seed, number),
-                games=tuple(duplicate_seatings(tuple(table), league.players, number)),
+                seed=seed,
+                games=seatings,
+                seeds=set_seeds(seed, len(seatings), shared=shared(table)),
             )
         )
     LeagueEntry.objects.bulk_create(

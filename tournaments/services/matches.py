@@ -9,9 +9,9 @@ used. With
 
 Restarts: nothing of a game is written until it is over, and then its result, seats and no-shows
 are written in one transaction that first locks the game row and returns if the game is
-already finished. So a match whose worker died restarts by replaying its unfinished games from
-their seeds, finished games stay as they were, and no game is stored or rated twice even when two
-deliveries of the same task overlap.
+already finished. So a match whose worker died restarts by playing its unfinished games again,
+each on a fresh deal (``match_begin``), finished games stay as they were, and no game is stored
+or rated twice even when two deliveries of the same task overlap.
 
 Leases: the run playing a match holds it (``claim``, its task id) and writes ``heartbeat_at``
 every ``HEARTBEAT_S`` seconds. Another delivery of the match (a duplicate sent by recovery) leaves
@@ -21,8 +21,9 @@ and the match is taken over.
 
 A fault is charged only to whoever caused it. When the service itself is the cause, a game's
 result is not stored: the game stays pending, the run releases the match (``match_release``) and
-the game is played again later from its seed, against the bots' addresses of that time. A game
-is the service's fault (``service_fault``) when
+the game is played again later on a fresh deal (a new seed: its bots may remember the first
+one), against the bots' addresses of that time. A game is the service's fault
+(``service_fault``) when
 
 - the process is stopping (``stopping``: the worker's warm shutdown, or interpreter exit) and the
   game has a ``connect`` or ``timeout`` fault: the bots may be stopping with us, our connections
@@ -47,6 +48,7 @@ import concurrent.futures
 import datetime
 import logging
 import os
+import secrets
 import threading
 import time
 import uuid
@@ -311,6 +313,12 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     )
     match_versions_record(match=match)  # a rated set is its bots' versions' of this moment
     games = list(match.games.filter(status=Game.Status.PENDING).order_by("number"))
+    # A game that began before (a run that died, stopped or was released for our own fault) is
+    # dealt afresh: its bots may have seen its cards, and a bot must never play a deal it knows.
+    replayed = [game for game in games if game.started_at is not None]
+    for game in replayed:
+        game.seed = secrets.randbits(63)
+    Game.objects.bulk_update(replayed, ["seed"])
     bot_ids = {bot_id for game in games for bot_id in game.seating}
     bots = {
         bot.id: BotEndpoint(url=bot.url, secret=bot.secret, name=bot.name)
@@ -409,6 +417,8 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
     game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
+    if game.league.rated:  # the deal's baseline value, for the luck correction (baselines)
+        queueing.baselines_enqueue_on_commit([game.id])
     # One plain UPDATE per seat: bulk_update's CASE per field per row cost more CPU than the
     # rest of storing the game (docs/benchmarks.md, "The pool").
     for seat in seats:

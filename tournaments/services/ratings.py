@@ -15,8 +15,9 @@ Every rated result is one the arena chose and a bot earned (docs/ratings.md):
   and ``ESCOBA_NOSHOW_PAUSE_AFTER`` of them in a row take the bot out of rated play until a
   protocol check passes (``bot_no_shows_clear``); the ladder's tick checks a paused bot again on
   its own, less and less often (``recheck_delay_s``).
-- **Sets.** When a match (one duplicate set) of a rated league finishes, ``rated_set_record``
-  stores what it gave each pair of bot versions, in the transaction that finishes the match. The
+- **Sets.** When a match (one set, dealt afresh game by game) of a rated league finishes,
+  ``rated_set_record`` stores what it gave each pair of bot versions, in the transaction that
+  finishes the match; ``services.baselines`` corrects it for the luck of its deals later. The
   ladder's matches go the same way: a rated league's finished match *is* a rated set of its pool.
 - **Fits.** After each recorded set the pool is marked dirty and a Celery task refits it
   (``ratings_fit_coalesced``): a lock in the shared cache (Redis) lets one fit run per pool at a
@@ -45,6 +46,7 @@ from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from games.engine import Ruleset
+from games.ratings.baseline import CORRECTION_UNIT, corrected_sum
 from games.ratings.fit import DEFAULT_PROVISIONAL_HALF_WIDTH, Fit, PairTable, fit_table
 from games.ratings.sets import GameFacts, game_participants, no_show_seats, set_pair_scores
 from tournaments import queueing
@@ -388,6 +390,8 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
     )
     Game.objects.filter(match=match).update(rated=True)
     ratings_fit_request(pool=league.pool)
+    # The baseline correction (services.baselines), should every game's deal be valued already.
+    transaction.on_commit(lambda: queueing.set_correction_enqueue(match.id), robust=True)
     return rated_set
 
 
@@ -564,18 +568,19 @@ class Entry:
         )  # fmt: skip
 
 
-PairSums = list[tuple[int, int, int, int]]
+PairSums = list[tuple[int, int, int, int, int]]
 VersionSums = dict[int, dict[str, int]]
 
 
 def pool_totals(*, pool: str) -> tuple[PairSums, VersionSums]:
-    """The pool's running totals: ``(player, opponent, sets, twelfths)`` per pair met, sorted,
+    """The pool's running totals: ``(player, opponent, sets, twelfths, correction)`` per pair
+    met, sorted (the correction in millionths of a set: services.baselines),
     and version id -> ``{"sets", "games"}``. One row per pair and per version, whatever the
     number of sets: this is what a fit reads."""
     pairs = list(
         PairTotal.objects.filter(pool=pool, sets__gt=0)
         .order_by("player_id", "opponent_id")
-        .values_list("player_id", "opponent_id", "sets", "twelfths")
+        .values_list("player_id", "opponent_id", "sets", "twelfths", "correction")
     )
     rows = VersionTotal.objects.filter(pool=pool, sets__gt=0).values_list(
         "version_id", "sets", "games"
@@ -590,9 +595,9 @@ def pool_totals_from_sets(*, pool: str) -> tuple[PairSums, VersionSums]:
     pairs = list(
         SetScore.objects.filter(pool=pool)
         .values("player_id", "opponent_id")
-        .annotate(sets=Count("id"), twelfths=Sum("twelfths"))
+        .annotate(sets=Count("id"), twelfths=Sum("twelfths"), correction=Sum("correction"))
         .order_by("player_id", "opponent_id")
-        .values_list("player_id", "opponent_id", "sets", "twelfths")
+        .values_list("player_id", "opponent_id", "sets", "twelfths", "correction")
     )
     played = (
         BotVersion.objects.filter(rated_sets__pool=pool)
@@ -612,8 +617,8 @@ def pool_totals_rebuild(*, pool: str) -> None:
     VersionTotal.objects.filter(pool=pool).delete()
     PairTotal.objects.bulk_create(
         (
-            PairTotal(pool=pool, player_id=a, opponent_id=b, sets=n, twelfths=t)
-            for a, b, n, t in pairs
+            PairTotal(pool=pool, player_id=a, opponent_id=b, sets=n, twelfths=t, correction=c)
+            for a, b, n, t, c in pairs
         ),
         batch_size=2000,
     )
@@ -650,7 +655,12 @@ def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
     sets = RatedSet.objects.filter(pool=pool, id__lte=last_set_id).count()
     read = pool_totals_from_sets if from_sets else pool_totals
     pairs, version_sums = read(pool=pool)
-    rows = [(a, b, results, twelfths / 12) for a, b, results, twelfths in pairs]
+    # Each pair's score with its sets' baseline corrections (docs/ratings.md): a set not yet
+    # corrected counts as played, unbiased too; the sum is kept within [0, sets].
+    rows = [
+        (a, b, results, corrected_sum(twelfths / 12 + correction / CORRECTION_UNIT, results))
+        for a, b, results, twelfths, correction in pairs
+    ]
     played = BotVersion.objects.filter(id__in=version_sums).values(
         "id", "bot_id", "version", "bot__protocol_version", "bot__name"
     )

@@ -1,0 +1,122 @@
+"""The baseline correction in the service (services.baselines): every rated game's deal is
+valued after it is stored, each rated set is corrected once all its values are in, the fit reads
+the corrected sums, the coefficient is frozen per pool and period, and the sweep mends what a
+lost message left."""
+
+import datetime
+
+import pytest
+from django.utils import timezone
+
+from games.engine import Ruleset
+from games.ratings.baseline import CORRECTION_UNIT, MIN_SAMPLES, deal_values
+from tournaments.models import (
+    BaselineCoefficient,
+    DealBaseline,
+    Game,
+    PairTotal,
+    RatedSet,
+    SetScore,
+)
+from tournaments.services.baselines import (
+    baseline_coefficient,
+    baselines_sweep,
+    period_start,
+    rated_set_correct,
+)
+from tournaments.services.leagues import league_create, league_start
+from tournaments.services.ratings import pool_fit_compute, ratings_recompute
+
+pytestmark = pytest.mark.django_db(transaction=True)
+POOL = "classic/2p"
+
+
+def rated_league(staff, bots, name="rated"):
+    league = league_create(
+        creator=staff, name=name, bot_ids=[b.id for b in bots], rated=True, games_per_pairing=4
+    )
+    league_start(league_id=league.id, user=staff)  # eager Celery: played, valued, corrected
+    return league
+
+
+def test_rated_games_are_valued_and_their_sets_corrected_into_the_fit(
+    staff, make_rated_bot, settings
+):
+    settings.ESCOBA_BASELINE_PLAYS = 8
+    bots = [make_rated_bot("greedy"), make_rated_bot("random"), make_rated_bot("expert")]
+    league = rated_league(staff, bots)
+    ruleset = Ruleset.from_dict(league.ruleset)
+    games = list(Game.objects.filter(league=league).select_related("baseline"))
+    assert len(games) == 12
+    for game in games:  # the value of the very deal the game was played on
+        assert game.baseline.seed == game.seed and game.baseline.plays == 8
+        assert tuple(game.baseline.values) == deal_values(ruleset, game.seed, 8)
+        assert game.baseline.cpu_ms > 0
+    sets = list(RatedSet.objects.filter(match__league=league))
+    assert len(sets) == 6 and all(s.corrected_at is not None for s in sets)
+    coefficient = BaselineCoefficient.objects.get(pool=POOL)
+    assert {s.coefficient_id for s in sets} == {coefficient.id}
+    assert coefficient.samples == 0  # nothing corrected before this period: the default
+    for score in SetScore.objects.filter(rated_set__in=sets):
+        assert score.control is not None
+        assert score.correction == round(-coefficient.beta * score.control * CORRECTION_UNIT)
+    for total in PairTotal.objects.filter(pool=POOL):
+        scores = SetScore.objects.filter(
+            pool=POOL, player=total.player_id, opponent=total.opponent_id
+        )
+        assert total.correction == sum(s.correction for s in scores)
+    assert any(total.correction != 0 for total in PairTotal.objects.filter(pool=POOL))
+    # a set is corrected once: asking again changes nothing
+    assert rated_set_correct(match_id=sets[0].match_id) is None
+    assert ratings_recompute().exact  # the published fit is the corrected one, from the sets
+
+
+def test_a_set_waits_for_its_last_value_and_the_sweep_makes_up_for_lost_messages(
+    staff, make_rated_bot, settings, monkeypatch
+):
+    from tournaments import queueing
+
+    sent: list[int] = []
+    monkeypatch.setattr(queueing, "baselines_enqueue", sent.extend)  # the messages are lost
+    bots = [make_rated_bot("greedy"), make_rated_bot("expert")]
+    league = rated_league(staff, bots, "lost")
+    rated = RatedSet.objects.filter(match__league=league)
+    assert rated.count() == 2 and not rated.filter(corrected_at__isnull=False).exists()
+    assert not DealBaseline.objects.exists()
+    before = pool_fit_compute(pool=POOL)  # the raw scores count meanwhile
+    assert before.sets == 2
+    assert len(sent) == 4  # each game's value was asked for once it was stored
+    sent.clear()
+
+    Game.objects.filter(league=league).update(finished_at=timezone.now() - datetime.timedelta(1))
+    RatedSet.objects.update(created_at=timezone.now() - datetime.timedelta(1))
+    report = baselines_sweep()
+    assert report["valued"] == 4 and sorted(sent) == sorted(
+        Game.objects.filter(league=league).values_list("id", flat=True)
+    )
+    monkeypatch.undo()
+    from tournaments.tasks import value_game
+
+    for game_id in sent:
+        value_game(game_id)  # the worker's run of each message the sweep sent
+    assert not rated.filter(corrected_at__isnull=True).exists()
+    assert ratings_recompute().exact
+
+
+def test_the_coefficient_is_fitted_on_the_sets_before_its_period_and_then_frozen(
+    record_sets, make_rated_bot
+):
+    a, b = make_rated_bot("greedy"), make_rated_bot("expert")
+    record_sets(POOL, [(a, b, 1.0), (a, b, 0.0)] * (MIN_SAMPLES // 2), fit=False)
+    last_week = timezone.now() - datetime.timedelta(days=7)
+    for number, score in enumerate(SetScore.objects.filter(pool=POOL).order_by("id")):
+        # a won the sets whose deals favoured it: the control follows the score
+        score.control = (1 if score.twelfths == 12 else -1) * (1 + number % 3)
+        score.save(update_fields=["control"])
+    RatedSet.objects.update(corrected_at=last_week)
+    old = baseline_coefficient(pool=POOL, moment=last_week)
+    now = baseline_coefficient(pool=POOL)
+    assert old.samples == 0 and now.samples == MIN_SAMPLES and now.beta > 0.1
+    assert now.period_start == period_start(timezone.now()) != old.period_start
+    SetScore.objects.update(control=0.0)  # later sets change nothing of a frozen coefficient
+    assert baseline_coefficient(pool=POOL).beta == now.beta

@@ -1,0 +1,213 @@
+"""The baseline correction of rated sets: the luck of fresh deals taken out (docs/ratings.md).
+
+Rated sets are dealt afresh, game by game, so no bot ever holds a deal another saw; the luck
+that duplicate deals used to cancel is measured instead (``games.ratings.baseline``):
+
+1. **A game's deal is valued after the game is stored.** ``game_finish`` sends
+   ``baselines.value_game`` (the ``baselines`` queue, its own worker) once its transaction
+   commits; ``deal_baseline_compute`` plays the deal with the arena's in-process policy and stores
+   a ``DealBaseline``. Nothing of a game waits for it.
+2. **A rated set is corrected once all its games are valued** (``rated_set_correct``): each pair's
+   control (the luck of the set's deals for the lower version, less the other's, weighted by how
+   far from even the pair is expected to be), times the pool's coefficient for the period, is
+   taken from its score (``SetScore.correction``, ``PairTotal.correction``, millionths of a set,
+   so sums are exact) and a refit is requested. Until then the set counts as played: a raw score
+   is as unbiased as a corrected one (the correction has mean zero), only noisier.
+3. **The coefficient is frozen per pool and period** (``baseline_coefficient``): fitted once, when
+   the period's first set is corrected, on the pool's sets corrected before the period began
+   (``ESCOBA_BASELINE_PERIOD_DAYS``), ``DEFAULT_BETA`` while there are too few.
+4. **The lag is bounded**: ``baselines_sweep`` (beat, every ``ESCOBA_SWEEP_INTERVAL_S``) values
+   rated games left without a value, corrects sets whose values are all in, and refits pools
+   corrected since their latest fit, so a lost message delays a correction by one sweep.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import time
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from games.engine import Ruleset
+from games.ratings.baseline import (
+    CORRECTION_UNIT,
+    POLICY,
+    DealGame,
+    beta_fit,
+    deal_values,
+    pair_controls,
+    pair_weight,
+)
+from games.ratings.fit import MEAN
+from games.ratings.sets import game_participants
+from tournaments import queueing
+from tournaments.models import (
+    BaselineCoefficient,
+    BotVersion,
+    DealBaseline,
+    Game,
+    PairTotal,
+    RatedSet,
+    Rating,
+    RatingFit,
+    SetScore,
+)
+from tournaments.services.ratings import ratings_fit_request
+
+logger = logging.getLogger(__name__)
+
+EPOCH = datetime.datetime(2026, 1, 5, tzinfo=datetime.UTC)  # a Monday: periods start on Mondays
+# A game finished this long ago without a value, or a set left uncorrected, is the sweep's.
+SWEEP_AFTER_S = 30
+
+
+def deal_baseline_compute(*, game_id: int) -> DealBaseline | None:
+    """Value the deal of a finished game of a rated league (idempotent: a value of the same
+    deal is kept). Returns None for a game that is not finished or not rated play."""
+    game = Game.objects.select_related("league").filter(pk=game_id).first()
+    if game is None or game.status != Game.Status.FINISHED or not game.league.rated:
+        return None
+    found = DealBaseline.objects.filter(game=game).first()
+    if found is not None and found.seed == game.seed:
+        return found
+    plays = settings.ESCOBA_BASELINE_PLAYS
+    started = time.process_time()
+    values = deal_values(Ruleset.from_dict(game.league.ruleset), game.seed, plays)
+    cpu_ms = 1000 * (time.process_time() - started)
+    fields = {"seed": game.seed, "values": list(values), "policy": POLICY, "plays": plays}
+    try:
+        baseline, _ = DealBaseline.objects.update_or_create(
+            game=game, defaults={**fields, "cpu_ms": cpu_ms}
+        )
+    except IntegrityError:  # another delivery stored it first
+        baseline = DealBaseline.objects.get(game=game)
+    return baseline
+
+
+def period_start(moment: datetime.datetime) -> datetime.datetime:
+    """The start of the coefficient period holding ``moment``."""
+    length = datetime.timedelta(days=settings.ESCOBA_BASELINE_PERIOD_DAYS)
+    return EPOCH + ((moment - EPOCH) // length) * length
+
+
+def baseline_coefficient(
+    *, pool: str, moment: datetime.datetime | None = None
+) -> BaselineCoefficient:
+    """The pool's coefficient for the period holding ``moment`` (now): made the first time it is
+    asked for, from the pool's sets corrected before the period began, then never changed."""
+    start = period_start(moment or timezone.now())
+    found = BaselineCoefficient.objects.filter(pool=pool, period_start=start).first()
+    if found is not None:
+        return found
+    samples = SetScore.objects.filter(
+        pool=pool, control__isnull=False, rated_set__corrected_at__lt=start
+    ).values_list("twelfths", "control")
+    fitted = beta_fit((twelfths / 12, control) for twelfths, control in samples.iterator())
+    try:
+        with transaction.atomic():
+            return BaselineCoefficient.objects.create(
+                pool=pool,
+                period_start=start,
+                beta=fitted.beta,
+                samples=fitted.samples,
+                variance_removed=fitted.variance_removed,
+            )
+    except IntegrityError:  # made meanwhile by another correction: the first one stands
+        return BaselineCoefficient.objects.get(pool=pool, period_start=start)
+
+
+def _expected_scores(pool: str, pairs: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
+    """Each pair's expected score from the ratings published now (before this set's own fit
+    counted its correction): the weight of ``pair_weight``; 1500 for a version not yet rated."""
+    versions = {v for pair in pairs for v in pair}
+    rated = dict(
+        Rating.objects.filter(pool=pool, version_id__in=versions).values_list(
+            "version_id", "rating"
+        )
+    )
+    return {
+        (a, b): 1 / (1 + 10 ** ((float(rated.get(b, MEAN)) - float(rated.get(a, MEAN))) / 400))
+        for a, b in pairs
+    }
+
+
+@transaction.atomic
+def rated_set_correct(*, match_id: int) -> RatedSet | None:
+    """Apply the baseline correction to the match's rated set once every game's deal is valued;
+    None, writing nothing, when there is no rated set, it is corrected already or a value is
+    missing. Requests a refit of the pool on commit."""
+    rated_set = RatedSet.objects.select_for_update().filter(match_id=match_id).first()
+    if rated_set is None or rated_set.corrected_at is not None:
+        return None
+    games = list(Game.objects.filter(match_id=match_id).select_related("league", "baseline"))
+    values = {}
+    for game in games:
+        baseline = getattr(game, "baseline", None)
+        if baseline is None or baseline.seed != game.seed:
+            return None
+        values[game.id] = tuple(baseline.values)
+    league = games[0].league
+    team_of = Ruleset.from_dict(league.ruleset).team_of
+    version_of = dict(BotVersion.objects.filter(rated_sets=rated_set).values_list("bot_id", "id"))
+    deal_games = [
+        DealGame(
+            participants=tuple(
+                (version_of[bot_id], team)
+                for bot_id, team in game_participants(game.seating, team_of)
+            ),
+            values=values[game.id],
+        )
+        for game in games
+    ]
+    controls = pair_controls(deal_games)
+    expected = _expected_scores(rated_set.pool, list(controls))
+    coefficient = baseline_coefficient(pool=rated_set.pool)
+    for score in SetScore.objects.filter(rated_set=rated_set).order_by("player_id", "opponent_id"):
+        pair = (score.player_id, score.opponent_id)
+        control = controls[pair] * pair_weight(expected[pair])
+        correction = round(-coefficient.beta * control * CORRECTION_UNIT)
+        SetScore.objects.filter(pk=score.pk).update(control=control, correction=correction)
+        PairTotal.objects.filter(
+            pool=rated_set.pool, player_id=pair[0], opponent_id=pair[1]
+        ).update(correction=F("correction") + correction)
+    rated_set.coefficient = coefficient
+    rated_set.corrected_at = timezone.now()
+    rated_set.save(update_fields=["coefficient", "corrected_at"])
+    ratings_fit_request(pool=rated_set.pool)
+    return rated_set
+
+
+def baselines_sweep(*, older_than_s: float = SWEEP_AFTER_S) -> dict[str, int]:
+    """Make good what a lost message left behind (for Celery beat): value the rated games
+    finished more than ``older_than_s`` ago that have no value of their deal, correct the rated
+    sets whose values are all in, and refit the pools corrected since their latest fit."""
+    cut = timezone.now() - datetime.timedelta(seconds=older_than_s)
+    unvalued = list(
+        Game.objects.filter(league__rated=True, status=Game.Status.FINISHED, finished_at__lt=cut)
+        .filter(Q(baseline__isnull=True) | ~Q(baseline__seed=F("seed")))
+        .values_list("id", flat=True)[:1000]
+    )
+    if unvalued:
+        queueing.baselines_enqueue(unvalued)
+    uncorrected = list(
+        RatedSet.objects.filter(corrected_at__isnull=True, created_at__lt=cut).values_list(
+            "match_id", flat=True
+        )[:1000]
+    )
+    corrected = sum(rated_set_correct(match_id=m) is not None for m in uncorrected)
+    refits = 0
+    latest = dict(
+        RatingFit.objects.values("pool")
+        .annotate(last=Max("created_at"))
+        .values_list("pool", "last")
+    )
+    newest = RatedSet.objects.filter(corrected_at__isnull=False).values("pool")
+    for pool, last in newest.annotate(last=Max("corrected_at")).values_list("pool", "last"):
+        if pool not in latest or last > latest[pool]:
+            ratings_fit_request(pool=pool)
+            refits += 1
+    return {"valued": len(unvalued), "corrected": corrected, "refits": refits}
