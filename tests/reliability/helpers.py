@@ -18,9 +18,10 @@ from bots_sdk.examples import greedy
 from bots_sdk.server import ServerHandle, serve_in_thread
 from scripts.private_redis import PrivateRedis
 from tests.ratings.conftest import ratings_settled
-from tournaments.models import Game, League, RatedSet, SetScore
+from tournaments.models import Game, League, Match, RatedSet, SetScore
 from tournaments.selectors import league_progress
 from tournaments.services.baselines import baselines_sweep
+from tournaments.services.ladder import ladder_league, ladder_tick
 from tournaments.services.ratings import ratings_sweep
 
 
@@ -204,3 +205,41 @@ class RestartableRedis:
 
     def stop(self) -> None:
         self.server.stop()
+
+
+class Ticker:
+    """Beat's ``ladder.tick`` every ``every_s`` seconds in a thread, noting the most sets of the
+    ladder ever seen in flight at once."""
+
+    def __init__(self, every_s: float = 0.3, pool: str = "classic/2p") -> None:
+        self.every_s = every_s
+        self.pool = pool
+        self.most_in_flight = 0
+        self.errors: list[BaseException] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        from django.db import connection
+
+        try:
+            while not self._stop.is_set():
+                ladder_tick()
+                league = ladder_league(self.pool)
+                now = league.matches.filter(
+                    status__in=(Match.Status.PENDING, Match.Status.RUNNING)
+                ).count()
+                self.most_in_flight = max(self.most_in_flight, now)
+                self._stop.wait(self.every_s)
+        except BaseException as error:  # the test reports it
+            self.errors.append(error)
+        finally:
+            connection.close()
+
+    def __enter__(self) -> Ticker:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(30)

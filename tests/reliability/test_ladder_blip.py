@@ -15,8 +15,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from bots_sdk.server import serve_in_thread
-from tests.reliability.helpers import SlowGreedy, wait_for
-from tests.reliability.test_ladder_crashes import Ticker
+from tests.reliability.helpers import SlowGreedy, Ticker, wait_for
 from tournaments.models import Bot, Match, Notification, RatedSet
 from tournaments.services.ladder import ladder_bots, ladder_league
 

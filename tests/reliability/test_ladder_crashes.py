@@ -9,7 +9,6 @@ counted each of its sets once.
 """
 
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -18,10 +17,10 @@ from django.db.models import Count
 
 from bots_sdk.server import serve_in_thread
 from tests.ratings.conftest import ratings_settled
-from tests.reliability.helpers import RestartableRedis, SlowGreedy, wait_for
+from tests.reliability.helpers import RestartableRedis, SlowGreedy, Ticker, wait_for
 from tournaments.ladder_selectors import league_set_scores
 from tournaments.models import Bot, Game, Match, RatedSet, SetScore, VersionTest
-from tournaments.services.ladder import ladder_league, ladder_tick
+from tournaments.services.ladder import ladder_league
 from tournaments.services.matches import matches_sweep
 from tournaments.services.version_tests import version_test_create, version_tests_settle
 
@@ -45,41 +44,6 @@ def ladder_settings(settings, monkeypatch):
         setattr(settings, name, value)
         monkeypatch.setenv(name, ",".join(value) if isinstance(value, list) else str(value))
     monkeypatch.setenv("ESCOBA_LADDER_REFILL_ON_RESULT", "1")
-
-
-class Ticker:
-    """Beat's ``ladder.tick`` every ``every_s`` seconds in a thread, noting the most sets of the
-    ladder ever seen in flight at once."""
-
-    def __init__(self, every_s: float = 0.3) -> None:
-        self.every_s = every_s
-        self.most_in_flight = 0
-        self.errors: list[BaseException] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        from django.db import connection
-
-        try:
-            while not self._stop.is_set():
-                ladder_tick()
-                league = ladder_league(POOL)
-                now = league.matches.filter(status__in=IN_FLIGHT).count()
-                self.most_in_flight = max(self.most_in_flight, now)
-                self._stop.wait(self.every_s)
-        except BaseException as error:  # the test reports it
-            self.errors.append(error)
-        finally:
-            connection.close()
-
-    def __enter__(self) -> "Ticker":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(30)
 
 
 def ladder_bots(make_bot, slow_url: str) -> list[Bot]:

@@ -2,6 +2,7 @@
 when a setting names the proxy, and the read cache never serves one host's or scheme's answer
 to another (a poisoned pagination link)."""
 
+import base64
 import json
 import os
 import subprocess
@@ -9,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from cryptography.fernet import Fernet
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from rest_framework.pagination import PageNumberPagination
@@ -28,7 +28,8 @@ from tournaments.services.leagues import league_create
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD_KEY = "k" * 30 + "0123456789abcdefghijklmnopqrstuvwxyz"
-SECRETS_KEY = Fernet.generate_key().decode()
+# A fixed key, not a fresh one: test ids must be the same in every xdist worker's collection.
+SECRETS_KEY = base64.urlsafe_b64encode(bytes(range(32))).decode()
 NAMES = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "ESCOBA_TRUSTED_PROXIES"}
 NAMES |= {"ESCOBA_SECRETS_KEY"}
 
