@@ -190,7 +190,6 @@ def play_game(
     ruleset: Ruleset,
     seed: int,
     game_id: str,
-    match_id: str,
     timeout_ms: int = TIMEOUT_MS,
     max_faults: int = DEFAULT_MAX_FAULTS,
 ) -> PlayedGame:
@@ -198,7 +197,7 @@ def play_game(
     game = Game.new(ruleset, seed=seed)
     seated = [players[index] for index in seating]
     names = [player.name for player in seated]
-    ids = {"game_id": game_id, "match_id": match_id, "timeout_ms": timeout_ms}
+    ids = {"game_id": game_id, "timeout_ms": timeout_ms}
     for seat, player in enumerate(seated):
         player.notify("start", start_notice(ruleset=ruleset, seat=seat, seat_names=names, **ids))
     faults = [0] * len(seated)
@@ -384,7 +383,7 @@ def run_league(
         for number, seating in enumerate(match.games, start=1):
             played = play_game(
                 players, seating, ruleset=rules, seed=match.seed,
-                game_id=f"{match.number}-{number}", match_id=str(match.number),
+                game_id=f"{match.number}-{number}",
                 timeout_ms=timeout_ms, max_faults=max_faults,
             )  # fmt: skip
             facts = _facts(played, rules)

@@ -38,7 +38,6 @@ def play_game(
         body = move_request(
             game.view(seat),
             game_id=game_id,
-            match_id="local",
             timeout_ms=timeout_ms,
             seat_names=names,
             latency_ms=None,

@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.engine import Game, IllegalMoveError, Move, Ruleset
-from games.wire import Debug, WireHistory, end_notice, move_request, start_notice
+from games.wire import (
+    Debug,
+    WireHistory,
+    anonymous_seat_names,
+    end_notice,
+    move_request,
+    start_notice,
+)
 
 from .caller import Caller, run_sync
 from .faults import DEFAULT_MAX_FAULTS, Fault, FaultKind, fallback_move, forfeits
@@ -130,9 +137,9 @@ async def play_game(
     seed: int,
     bots: Sequence[BotEndpoint],
     game_id: str | int,
-    match_id: str | int,
     timeout_ms: int,
     caller: Caller,
+    anonymous: bool = False,
     max_faults: int = DEFAULT_MAX_FAULTS,
     log_url: str | None = None,
     on_play: Callable[[PlayCall], None] | None = None,
@@ -140,16 +147,19 @@ async def play_game(
     """Play a whole game; `bots[i]` plays seat `i`. Never raises because of a bot.
 
     `on_play`, when given, is called with each `PlayCall` as soon as the engine recorded it (the
-    live view's feed); it runs on the game's event loop and must not block.
+    live view's feed); it runs on the game's event loop and must not block. `anonymous` (rated
+    play) names the seats `seat 0`, `seat 1`... in the start notice and move requests; the end
+    notice names the bots.
     """
     if len(bots) != ruleset.players:
         raise ValueError(f"{ruleset.players} seats but {len(bots)} bots")
     game = Game.new(ruleset, seed=seed)
     names = [bot.name for bot in bots]
+    shown = anonymous_seat_names(len(bots)) if anonymous else names
     clients = [caller.client(bot.url, bot.secret) for bot in bots]
-    ids = {"game_id": game_id, "match_id": match_id, "timeout_ms": timeout_ms}
+    ids = {"game_id": game_id, "timeout_ms": timeout_ms}
     await asyncio.gather(*(
-        client.post("start", start_notice(ruleset=ruleset, seat=seat, seat_names=names, **ids),
+        client.post("start", start_notice(ruleset=ruleset, seat=seat, seat_names=shown, **ids),
                     timeout_ms)
         for seat, client in enumerate(clients)
     ))  # fmt: skip
@@ -162,7 +172,7 @@ async def play_game(
         seat = game.current_seat
         assert seat is not None
         view = game.view(seat)
-        body = move_request(view, seat_names=names, latency_ms=latencies[seat],
+        body = move_request(view, seat_names=shown, latency_ms=latencies[seat],
                             time_bank_ms=timeout_ms, history=history.of(view), **ids)  # fmt: skip
         reply = await clients[seat].move(body, timeout_ms)
         latencies[seat] = reply.latency_ms
