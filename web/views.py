@@ -251,13 +251,16 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     seat_count = len(log["seats"]) if log else len(seats)
     seat_names = [names.get(seat, observers.seat_label(seat)) for seat in range(seat_count)]
     # A bot fields both seats of its partnership: a team is named by its distinct bots.
+    team_numbers = sorted({seat.team for seat in seats})
     teams = [
         list({s.bot.pk: s.bot for s in seats if s.team == team and s.bot is not None}.values())
-        for team in sorted({seat.team for seat in seats})
+        for team in team_numbers
     ]
     team_names = [
-        " & ".join(bot.name for bot in bots) or f"team {team}" for team, bots in enumerate(teams)
+        " & ".join(bot.name for bot in bots) or f"team {n}" for n, bots in enumerate(teams)
     ]
+    if not sight.seats_named:
+        teams = []
     first_table: list[str] = []
     if log:
         # The first deal is rendered on the server too, so the page shows cards before (or
@@ -275,7 +278,10 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         # Seats run clockwise round the table, so partners (0 and 2, 1 and 3) sit opposite.
         "top_seats": seats[:half],
         "bottom_seats": seats[half:][::-1],
-        "partnerships": len(teams) < len(seats),
+        "partnerships": len(team_numbers) < len(seats),
+        # A user's unrated partnership league may field one bot in both seats of a team.
+        "shared_hand_teams": len(team_numbers) < len(seats)
+        and any(len(bots) == 1 for bots in teams),
         "team_names": team_names,
         "outcome": _outcome(game, team_names),
         "ruleset_id": f"{game.league.ruleset.get('name')}@{game.league.ruleset.get('version')}",

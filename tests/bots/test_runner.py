@@ -297,3 +297,27 @@ def test_a_named_game_names_its_bots_throughout(servers):
     ruleset = Ruleset.from_preset("classic", {})
     run(ruleset, [endpoint(servers, first, "ana"), endpoint(servers, second, "bea")])
     assert names_seen(first, "start") == names_seen(first, "move") == {("ana", "bea")}
+
+
+def test_each_partnership_seat_gets_only_its_own_hand(servers):
+    """Four different bots at a partnership table: every request a bot gets is for its own seat
+    and shows a hand dealt to that seat, never its partner's cards."""
+    bots = [SimpleBot(secret=SECRET) for _ in range(4)]
+    ruleset = Ruleset.from_preset("classic", {"players": 4, "teams": True})
+    record = run(ruleset, [endpoint(servers, bot, f"b{n}") for n, bot in enumerate(bots)])
+    for seat, bot in enumerate(bots):
+        moves = [seen.body for seen in bot.seen if seen.path == "move"]
+        assert moves and {body["you"]["seat"] for body in moves} == {seat}
+        for body in moves:
+            dealt = {
+                card
+                for deal in record.log["rounds"][body["round"] - 1]["deals"]
+                for card in deal[seat]
+            }
+            partner_dealt = {
+                card
+                for deal in record.log["rounds"][body["round"] - 1]["deals"]
+                for card in deal[(seat + 2) % 4]
+            }
+            assert set(body["you"]["hand"]) <= dealt
+            assert not set(body["you"]["hand"]) & partner_dealt

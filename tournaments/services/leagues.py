@@ -25,10 +25,13 @@ from django.utils import timezone
 from games.engine import Ruleset, RulesetError
 from games.scheduling import (
     ERROR_TOO_FEW_BOTS,
+    INDIVIDUAL_TABLE,
     TABLE_SIZES,
     ScheduledMatch,
+    build_individual_schedule,
     build_schedule,
     duplicate_seatings,
+    individual_seatings,
     match_seed,
     minimum_bots,
     schedule_errors,
@@ -247,6 +250,18 @@ def _write_schedule(league: League) -> list[int]:
     )
     if errors:
         raise ValidationError({field: [message] for field, message in errors.items()})
+    if plays_individual_partnerships(league):
+        owner_of = dict(Bot.objects.filter(pk__in=bot_ids).values_list("pk", "owner_id"))
+        try:
+            schedule = build_individual_schedule(
+                bot_ids,
+                owner_of=owner_of,
+                sets=league.games_per_pairing // set_length(league.players),
+                seed=league.seed,
+            )
+        except ValueError as error:
+            raise ValidationError({"bots": [str(error)]}) from error
+        return _write_matches(league, schedule)
     schedule = build_schedule(
         bot_ids,
         players=league.players,
@@ -254,6 +269,21 @@ def _write_schedule(league: League) -> list[int]:
         seed=league.seed,
     )
     return _write_matches(league, schedule)
+
+
+def plays_individual_partnerships(league: League) -> bool:
+    """Whether the league seats four different bots at each partnership table, partners rotating
+    (``games.scheduling.build_individual_schedule``): rated partnership play, where a bot
+    holding both seats of a team would see its partner's hand. A user's unrated partnership
+    league fields one bot per team instead (a shared-hand team, as its pages say)."""
+    return league.players == INDIVIDUAL_TABLE and bool(league.rated)
+
+
+def _set_seatings(league: League, table: tuple, number: int) -> tuple[tuple, ...]:
+    """The games of one set among ``table`` in a league that grows set by set."""
+    if plays_individual_partnerships(league) and len(table) == INDIVIDUAL_TABLE:
+        return tuple(individual_seatings(table))
+    return tuple(duplicate_seatings(table, league.players, number))
 
 
 def _write_matches(league: League, schedule: list[ScheduledMatch]) -> list[int]:
@@ -299,7 +329,7 @@ def league_add_sets(*, league: League, tables: Sequence[Sequence[int]]) -> list[
                 round=number,
                 participants=tuple(table),
                 seed=match_seed(league.seed, number),
-                games=tuple(duplicate_seatings(tuple(table), league.players, number)),
+                games=_set_seatings(league, tuple(table), number),
             )
         )
     LeagueEntry.objects.bulk_create(
