@@ -145,17 +145,22 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
     Celery runs eagerly in tests, so the league is played when this returns; with a real worker
     (``worker_beside_live_server``) it is only enqueued, and plays while the test watches.
     """
+    from django.db import transaction
+
     from bots_sdk.examples.expert import make_expert
     from bots_sdk.examples.greedy import choose as greedy
     from bots_sdk.examples.random import make_random
     from bots_sdk.server import serve_in_thread
-    from tournaments.models import Bot
+    from games.scheduling import match_seed
+    from tournaments.models import Bot, Game
     from tournaments.services.bots import bot_register
     from tournaments.services.leagues import league_create, league_start
 
     worlds: list[LeagueWorld] = []
 
-    def build(move_delay: float = 0.0, flaky_every: int = 0, players: int = 2) -> LeagueWorld:
+    def build(
+        move_delay: float = 0.0, flaky_every: int = 0, players: int = 2, fresh_deals: bool = False
+    ) -> LeagueWorld:
         # staff, with checked bots: only such leagues are rated
         owner = django_user_model.objects.create_user(
             username="ana", password=OWNER_PASSWORD, is_staff=True
@@ -179,7 +184,13 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
             move_timeout_ms=5000,
             bot_ids=[bot.pk for bot in world.bots],
         )
-        league_start(league_id=world.league.pk, user=owner)
+        with transaction.atomic():  # the games are sent to the workers when this commits
+            league_start(league_id=world.league.pk, user=owner)
+            if fresh_deals:
+                # Each game its own deal, as rated play deals them: a game that shares its deal
+                # with another in play shows nothing while it is played (tournaments/observers.py).
+                for game in Game.objects.filter(league=world.league):
+                    Game.objects.filter(pk=game.pk).update(seed=match_seed(game.seed, game.number))
         world.league.refresh_from_db()
         return world
 

@@ -57,7 +57,7 @@ WATCH_ANNOUNCEMENTS = """() => {
 def test_a_game_is_watched_live_to_its_end(asgi_server, league_world, page):
     from tournaments.models import GameLog
 
-    world = league_world(move_delay=THINK_S)
+    world = league_world(move_delay=THINK_S, fresh_deals=True)
     game = _first_game(world.league)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -125,7 +125,7 @@ def test_the_step_controls_wait_for_the_game_and_no_focus_is_lost_when_it_comes(
     """Until the stream's first snapshot starts the viewer, its step controls are disabled: one
     focused before then (Tab reaches them at once) would be disabled under the user by the first
     live update, which drops focus to the page."""
-    world = league_world(move_delay=THINK_S)
+    world = league_world(move_delay=THINK_S, fresh_deals=True)
     game = _first_game(world.league)
     held = []  # the page's event stream, held until the controls have been looked at
     page.route("**/live/games/**", lambda route: held.append(route))
@@ -157,7 +157,7 @@ def test_the_step_controls_wait_for_the_game_and_no_focus_is_lost_when_it_comes(
 
 def test_pausing_keeps_the_step_and_follow_live_catches_up(asgi_server, league_world, page):
 
-    world = league_world(move_delay=THINK_S)
+    world = league_world(move_delay=THINK_S, fresh_deals=True)
     game = _first_game(world.league)
     page.goto(f"{asgi_server.url}/games/{game.pk}/")
     page.wait_for_function("() => window.escobaLiveGame.events >= 4", timeout=90_000)
