@@ -51,7 +51,6 @@ def sample_request() -> dict:
     return move_request(
         game.view(game.current_seat),
         game_id=41,
-        match_id=12,
         timeout_ms=1000,
         seat_names=["greedy", "random", "expert", "cautious"],
         latency_ms=12.5,
@@ -243,7 +242,6 @@ async def play_games(urls: list[str], games: int) -> tuple[int, float, float, fl
                     seed=seed,
                     bots=pairs[seed % len(pairs)],
                     game_id=seed,
-                    match_id=1,
                     timeout_ms=5000,
                     caller=caller,
                 )

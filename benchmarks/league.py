@@ -116,7 +116,7 @@ def sample_bodies(count: int = 400) -> list[bytes]:
         while not game.is_over and len(bodies) < count:
             view = game.view(game.current_seat)
             body = move_request(
-                view, game_id=1, match_id=1, timeout_ms=1000, seat_names=["a", "b"],
+                view, game_id=1, timeout_ms=1000, seat_names=["a", "b"],
                 latency_ms=1.0, time_bank_ms=1000,
             )  # fmt: skip
             bodies.append(orjson.dumps(body))

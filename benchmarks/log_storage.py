@@ -49,7 +49,7 @@ def play(games: int, options: dict[str, Any], seats: int, urls: list[str]) -> li
         records.append(
             play_game_sync(
                 allow_private=True, ruleset=ruleset, seed=1000 + number, bots=bots,
-                game_id=number, match_id=number, timeout_ms=2000,
+                game_id=number, timeout_ms=2000,
             )
         )  # fmt: skip
     return records

@@ -56,7 +56,6 @@ def requests_at(plays: tuple[int, ...]) -> list[dict]:
                 move_request(
                     game.view(game.current_seat),
                     game_id=1,
-                    match_id=1,
                     timeout_ms=1000,
                     seat_names=["a", "b"],
                     latency_ms=0.4,

@@ -50,7 +50,6 @@ def bodies(count: int, bank_ms: int) -> list[bytes]:
         body = move_request(
             game.view(game.current_seat),
             game_id=seed,
-            match_id=1,
             timeout_ms=bank_ms,
             seat_names=["a", "b"],
             latency_ms=None,

@@ -75,7 +75,7 @@ def build(wire: ModuleType, games: list[Any], lucky_cache: dict | None = None) -
                 cache[key] = lucky(game)
             extra = {"lucky_deal": cache[key]}
         bodies.append(wire.move_request(
-            game.view(game.current_seat), game_id=1, match_id=1, timeout_ms=1000,
+            game.view(game.current_seat), game_id=1, timeout_ms=1000,
             seat_names=["a", "b"], latency_ms=1.5, time_bank_ms=1000, **extra,
         ))  # fmt: skip
     return bodies

@@ -151,14 +151,13 @@ def play_game(
     ruleset: Ruleset,
     seed: int,
     game_id: str,
-    match_id: str,
     timeout_ms: int = TIMEOUT_MS,
     max_faults: int = DEFAULT_MAX_FAULTS,
 ) -> PlayedGame:
     """One game, `players[seating[i]]` in seat i, refereed with the arena's fault policy."""
     seated = [players[index] for index in seating]
     referee = Referee(Game.new(ruleset, seed=seed), seat_names=[player.name for player in seated],
-                      game_id=game_id, match_id=match_id, timeout_ms=timeout_ms,
+                      game_id=game_id, timeout_ms=timeout_ms,
                       max_faults=max_faults)  # fmt: skip
     for player, notice in zip(seated, referee.start_notices(), strict=True):
         player.notify("start", notice)
@@ -324,7 +323,7 @@ def run_league(
         for number, seating in enumerate(match.games, start=1):
             played = play_game(
                 players, seating, ruleset=rules, seed=match.seed,
-                game_id=f"{match.number}-{number}", match_id=str(match.number),
+                game_id=f"{match.number}-{number}",
                 timeout_ms=timeout_ms, max_faults=max_faults,
             )  # fmt: skip
             facts = _facts(played, rules)

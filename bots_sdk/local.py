@@ -60,8 +60,8 @@ def referee_game(
     ruleset = ruleset or Ruleset.from_preset("classic", {"players": len(bots)})
     players = [as_bot(target) for target in bots]
     referee = Referee(Game.new(ruleset, seed=seed), seat_names=[player.name for player in players],
-                      game_id=game_id or f"local-{seed}", match_id="local",
-                      timeout_ms=timeout_ms, max_faults=max_faults)  # fmt: skip
+                      game_id=game_id or f"local-{seed}", timeout_ms=timeout_ms,
+                      max_faults=max_faults)  # fmt: skip
     while not referee.is_over:
         turn = referee.turn()
         referee.judge(turn, ask(players[turn.seat], turn.request))

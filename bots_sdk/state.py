@@ -4,6 +4,10 @@ The wire format owns the parsing (`games.wire.parse_move_request` checks the bod
 `escoba/1` JSON Schema and builds engine `Card`s, `Move`s and `Play`s), so the SDK and the arena
 can never disagree about a field. `BotState` adds what a bot author keeps asking of a position:
 the captures and trails, whether a move sweeps, which cards are still unseen, who plays next.
+
+What a request tells a bot and no more: its own hand and what every seat sees; `match_id` is the
+game's own id, and in rated play the seats' names are `seat 0`, `seat 1`, ... until the end
+notice (docs/bot-protocol.md, "What a bot sees, and what stays hidden").
 """
 
 from __future__ import annotations

@@ -310,7 +310,6 @@ def _request_for(position: Position, game: Game, timeout_ms: int) -> dict[str, A
     return move_request(
         view,
         game_id=f"check-{position.seed}",
-        match_id="check",
         timeout_ms=timeout_ms,
         seat_names=names,
         latency_ms=None,
@@ -354,7 +353,6 @@ def _notices(timeout_ms: int) -> dict[str, dict[str, Any]]:
     common = {
         "ruleset": RULESET,
         "game_id": "check-notice",
-        "match_id": "check",
         "timeout_ms": timeout_ms,
         "seat": 0,
         "seat_names": list(SEAT_NAMES),

@@ -4,7 +4,7 @@ The arena's runner (`tournaments.bot_calls.runner`, its hardened async HTTP call
 local league (`bots_sdk.league`, in-process or over HTTP) and `duel` (`bots_sdk.local`,
 in-process) each bring their own transport and drive the same `Referee`:
 
-    referee = Referee(game, seat_names=..., game_id=..., match_id=..., timeout_ms=...)
+    referee = Referee(game, seat_names=..., game_id=..., timeout_ms=..., anonymous=...)
     while not referee.is_over:
         turn = referee.turn()                    # the seat to move and its move request
         answer = <ask turn.seat with turn.request>   # an `Answer`: a move or a fault
@@ -34,6 +34,7 @@ from .wire import (
     Debug,
     ProtocolError,
     WireHistory,
+    anonymous_seat_names,
     end_notice,
     move_reply_debug,
     move_request,
@@ -158,18 +159,21 @@ class Referee:
         *,
         seat_names: Sequence[str],
         game_id: str | int,
-        match_id: str | int,
         timeout_ms: int,
         max_faults: int = DEFAULT_MAX_FAULTS,
+        anonymous: bool = False,
     ) -> None:
         if len(seat_names) != game.ruleset.players:
             raise ValueError(f"{game.ruleset.players} seats but {len(seat_names)} bots")
         self.game = game
         self.seat_names = list(seat_names)
+        # What the bots are told of their table until the game ends: in an anonymous (rated)
+        # game only `seat 0`, `seat 1`..., so nobody can pick whom to dodge or feed.
+        self.shown_names = anonymous_seat_names(len(seat_names)) if anonymous else self.seat_names
         self.max_faults = max_faults
         self.faults = [0] * len(seat_names)
         self.faulted: list[tuple[int, Fault]] = []
-        self._ids = {"game_id": game_id, "match_id": match_id, "timeout_ms": timeout_ms}
+        self._ids = {"game_id": game_id, "timeout_ms": timeout_ms}
         self._latencies: list[float | None] = [None] * len(seat_names)
         self._history = WireHistory()
 
@@ -185,7 +189,7 @@ class Referee:
         """The `POST U/start` body of each seat, in seat order."""
         ruleset = self.game.ruleset
         return [
-            start_notice(ruleset=ruleset, seat=seat, seat_names=self.seat_names, **self._ids)
+            start_notice(ruleset=ruleset, seat=seat, seat_names=self.shown_names, **self._ids)
             for seat in range(len(self.seat_names))
         ]
 
@@ -206,7 +210,7 @@ class Referee:
         if seat is None:
             raise ValueError("the game is over")
         view = self.game.view(seat)
-        body = move_request(view, seat_names=self.seat_names, latency_ms=self._latencies[seat],
+        body = move_request(view, seat_names=self.shown_names, latency_ms=self._latencies[seat],
                             time_bank_ms=self.timeout_ms, history=self._history.of(view),
                             **self._ids)  # fmt: skip
         return Turn(seat, view.round, len(view.history) + 1, view, body)

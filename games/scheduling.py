@@ -16,8 +16,10 @@ Which deals a set's games get (``set_seeds``):
   nobody can learn from it what they could not know anyway (``deals_shared``): an unrated set
   whose bots all belong to one owner, who could pool their memories in any case.
 
-Seatings are tuples of participants indexed by seat. In partnership leagues a bot fields both
-seats of its team (seats 0 and 2 are team 0, seats 1 and 3 team 1).
+Seatings are tuples of participants indexed by seat (seats 0 and 2 are team 0, seats 1 and 3
+team 1). In a user's unrated partnership league a bot fields both seats of its team (a
+shared-hand team, which sees both hands); rated partnership play seats four different bots with
+rotating partners (``build_individual_schedule``).
 """
 
 from __future__ import annotations
@@ -124,7 +126,12 @@ def circle_rounds(entrants: Sequence[T]) -> list[list[tuple[T, T]]]:
 
 def table_rounds(entrants: Sequence[T], size: int = 3) -> list[list[tuple[T, ...]]]:
     """Every ``size``-entrant table once, packed greedily into rounds where nobody plays twice."""
-    remaining = list(itertools.combinations(entrants, size))
+    return pack_rounds(list(itertools.combinations(entrants, size)))
+
+
+def pack_rounds(tables: Sequence[tuple[T, ...]]) -> list[list[tuple[T, ...]]]:
+    """``tables`` in their order, packed greedily into rounds where nobody plays twice."""
+    remaining = list(tables)
     rounds = []
     while remaining:
         busy: set[T] = set()
@@ -238,3 +245,66 @@ def schedule_games(*, bot_count: int, players: int, games_per_pairing: int) -> i
     if players not in TABLE_SIZES:
         raise ValueError(ERROR_TABLE_SIZE)
     return math.comb(bot_count, 3 if players == 3 else 2) * games_per_pairing
+
+
+# -- individual partnerships: each seat its own bot, partners rotating ---------------------------
+#
+# In rated partnership play no bot fields two seats: it would see its partner's hand, which the
+# rules forbid. Four different bots sit at a table and the partnerships rotate through the three
+# ways of pairing them, as a bridge individual does, so each bot partners each other once and
+# opposes each other twice; each bot is rated on its own from the games it played against each
+# opponent (``games.ratings.sets.set_pair_scores`` counts a pair only where they were opponents).
+
+INDIVIDUAL_TABLE = 4
+ERROR_TOO_FEW_OWNERS = (
+    "Rated partnership play seats four bots of four different owners at every table: "
+    "enter bots of at least four owners."
+)
+
+
+def individual_seatings(table: Sequence[T]) -> list[tuple]:
+    """The three games of a table of four different bots ``a, b, c, d``, one per way of pairing
+    them (seats 0 and 2 are team 0, seats 1 and 3 team 1): ``a & c`` against ``b & d``,
+    ``a & b`` against ``c & d``, ``a & d`` against ``b & c``."""
+    if len(table) != INDIVIDUAL_TABLE or len(set(table)) != INDIVIDUAL_TABLE:
+        raise ValueError("an individual partnership table is four different bots")
+    a, b, c, d = table
+    return [(a, b, c, d), (a, c, b, d), (a, b, d, c)]
+
+
+def individual_tables(entrants: Sequence[T], owner_of: dict[T, Hashable]) -> list[tuple[T, ...]]:
+    """Every table of four entrants whose owners all differ (no table holds two bots of one
+    owner), in a stable order."""
+    return [
+        table
+        for table in itertools.combinations(entrants, INDIVIDUAL_TABLE)
+        if len({owner_of[bot] for bot in table}) == INDIVIDUAL_TABLE
+    ]
+
+
+def build_individual_schedule(
+    entrants: Sequence[T], *, owner_of: dict[T, Hashable], sets: int, seed: int
+) -> list[ScheduledMatch]:
+    """A rated partnership league: every table of ``individual_tables``, ``sets`` times each,
+    packed into rounds where nobody plays twice; each set is the table's three games
+    (``individual_seatings``). ``ValueError`` when no table can be made."""
+    tables = individual_tables(entrants, owner_of)
+    if not tables:
+        raise ValueError(ERROR_TOO_FEW_OWNERS)
+    matches = []
+    for round_number, round_tables in enumerate(pack_rounds(tables), start=1):
+        for _ in range(sets):
+            for table in round_tables:
+                number = len(matches) + 1
+                matches.append(
+                    ScheduledMatch(
+                        number=number,
+                        round=round_number,
+                        participants=tuple(table),
+                        seed=match_seed(seed, number),
+                        games=tuple(individual_seatings(table)),
+                        # Rated play: every game its own deal (``deals_shared``).
+                        seeds=set_seeds(match_seed(seed, number), 3, shared=False),
+                    )
+                )
+    return matches

@@ -16,6 +16,7 @@ from django.db.models import Q, QuerySet
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, game_participants, set_pair_scores
 from tournaments.models import Bot, Challenge, Game, League, Match, VersionTest
+from tournaments.observers import league_plays_anonymously
 
 RECENT_SETS = 20
 LISTED = 10
@@ -91,9 +92,14 @@ def _sets(matches: QuerySet[Match]) -> list[dict[str, Any]]:
 
 
 def ladder_in_flight(league: League) -> list[dict[str, Any]]:
-    """The ladder's sets being played (first) or waiting for a worker."""
+    """The ladder's sets being played (first) or waiting for a worker, with no bots: the ladder is
+    rated play, whose tables are anonymous until their games end (tournaments/observers.py)."""
     matches = league.matches.filter(status__in=IN_FLIGHT).order_by("-status", "number")
-    return _sets(matches)
+    rows = _sets(matches)
+    if league_plays_anonymously(league):
+        for row in rows:
+            row["bots"] = []
+    return rows
 
 
 def ladder_recent_sets(league: League, limit: int = RECENT_SETS) -> list[dict[str, Any]]:

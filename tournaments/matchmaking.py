@@ -62,7 +62,7 @@ class Entrant:
 @dataclass(frozen=True)
 class Rules:
     max_sets_per_bot: int = 2
-    table: int = 2  # bots per set: 2 (duels and partnerships) or 3
+    table: int = 2  # bots per set: 2 (duels), 3, or 4 (partnerships, partners rotating)
     spread: float = DEFAULT_SPREAD
     repeat_window: int = DEFAULT_REPEAT_WINDOW
 

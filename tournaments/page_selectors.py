@@ -18,7 +18,7 @@ from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
-from tournaments import rating_selectors, selectors
+from tournaments import observers, rating_selectors, selectors
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Notification, Seat
 
@@ -199,9 +199,15 @@ def league_recent_games(*, league: League, limit: int) -> QuerySet[Game]:
 
 def league_games_between(*, league: League, bot_ids: list[int]) -> tuple[list[Bot], QuerySet[Game]]:
     """The bots of ``bot_ids`` (by name) and the league's games in which all of them sat, in
-    match order; fewer bots than distinct ids means some id is unknown."""
+    match order (rated games in play left out: nobody is told who sits at them, see
+    tournaments/observers.py); fewer bots than distinct ids means some id is unknown."""
     bots = list(Bot.objects.filter(pk__in=bot_ids).order_by("name"))
-    games = _game_list().filter(league=league).select_related("match")
+    games = (
+        _game_list()
+        .filter(league=league)
+        .exclude(observers.rated_games_in_play())
+        .select_related("match")
+    )
     for bot in bots:
         games = games.filter(seats__bot=bot)
     return bots, games.distinct().order_by("match__number", "number")
@@ -275,9 +281,10 @@ def owner_notifications(*, owner: AbstractBaseUser, limit: int) -> list[Notifica
 
 
 def game_find(game_id: int) -> Game | None:
-    """The game with its league, match, log (if it has one) and seats' bots, or None."""
+    """The game with its league, match, log (if it has one), seats' bots and the match's games
+    (what ``observers.game_sight`` reads), or None."""
     games = Game.objects.select_related("league", "match", "log").prefetch_related(
-        selectors.seats_with_bots()
+        selectors.seats_with_bots(), selectors.match_games_numbered()
     )
     return games.filter(pk=game_id).first()
 

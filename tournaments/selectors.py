@@ -17,7 +17,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, crosstable_cells, game_participants, set_outcomes
-from tournaments.models import Bot, Game, GameLog, League, Match, Seat
+from tournaments.models import Bot, Game, GameLog, League, Seat
 from tournaments.rating_selectors import current_ratings
 
 
@@ -41,9 +41,10 @@ def seats_with_bots() -> Prefetch:
 
 
 def match_games_numbered() -> Prefetch:
-    """A game's match with the ids and numbers of all its games (the set's games, the same deals
-    with the seats rotated), for ``prefetch_related``."""
-    games = Game.objects.only("id", "match_id", "number")
+    """A game's match with the ids, numbers, deals and status of all its games (the set's games),
+    for ``prefetch_related``: what ``observers.game_sight`` reads to know whether another game in
+    play shares the game's deal."""
+    games = Game.objects.only("id", "match_id", "number", "seed", "status")
     return Prefetch("match__games", queryset=games)
 
 
@@ -191,18 +192,20 @@ def league_progress(league: League) -> dict[str, int]:
     }
 
 
-def game_log_gzip(*, game_id: int) -> tuple[bool, bool, bytes | None]:
-    """Whether the game exists, whether its duplicate set is still sealed (``Match.sealed``: then
-    the log must not be shown), and its stored escoba-log/1 document as gzip bytes (None before
-    it finished), in one query that reads only that column of the log table.
+def game_for_sight(*, game_id: int) -> Game | None:
+    """The game with what ``observers.game_sight`` reads (league, match, the match's games), or
+    None: one game's view is decided from these, before anything of it is read."""
+    games = Game.objects.select_related("league", "match").prefetch_related(match_games_numbered())
+    return games.filter(pk=game_id).order_by().first()
 
-    The log endpoint serves these bytes as they are to clients that accept gzip.
-    """
-    rows = Game.objects.filter(pk=game_id).values_list("log__document_gzip", "match__status")
-    for stored, status in rows:
-        sealed = Match(status=status).sealed
-        return True, sealed, None if stored is None else bytes(stored)
-    return False, False, None
+
+def game_log_gzip(*, game_id: int) -> bytes | None:
+    """The game's stored escoba-log/1 document as gzip bytes (None before it finished), reading
+    only that column of the log table. Ask ``observers.game_sight`` first whether it may be
+    shown; the log endpoint serves these bytes as they are to clients that accept gzip."""
+    rows = GameLog.objects.filter(game_id=game_id).values_list("document_gzip", flat=True)
+    stored = rows.first()
+    return None if stored is None else bytes(stored)
 
 
 def game_diagnostics(*, game: Game, viewer: AbstractBaseUser | AnonymousUser) -> dict | None:

@@ -14,7 +14,8 @@ browser closes its ``EventSource``:
     the stored log follows at the end), ``end`` (``status`` and the stored log's address).
     Every ``snapshot`` and ``play`` has ``id: <run>.<n>``; a browser that reconnects sends it back
     as ``Last-Event-ID`` and gets only what it missed (or a fresh snapshot when the game was
-    restarted since).
+    restarted since). A game whose deal another game still in play shares (a duplicate set's:
+    ``observers.game_sight``) is not streamed at all: 409 ``set_in_play``.
 
 ``/live/<topic>/<id>/`` (``league``; more topics with ``live_topic_register``)
     A page part that changes: ``changed`` carries the part's version (``id:`` too), at once and
@@ -59,7 +60,7 @@ from redis.exceptions import RedisError
 
 from games.engine import Game as EngineGame
 from games.engine import Move, Ruleset
-from tournaments import page_selectors
+from tournaments import observers, page_selectors
 from tournaments.live import live_game_key, live_redis, live_topic_key
 from tournaments.models import Game
 from tournaments.rate_limits import client_address
@@ -76,6 +77,10 @@ TOO_MANY_FROM_CLIENT = (
     "(the page itself still works)."
 )
 NO_SUCH_GAME = "There is no game with this id."
+SET_IN_PLAY = (
+    "Another game dealt the same cards is being played: nothing of this game is shown until "
+    "it is over."
+)
 NO_SUCH_PAGE = "There is nothing live with this name and id."
 NEEDS_ASGI = (
     "Live streams are served by the ASGI server (make run, compose); this server speaks WSGI, "
@@ -435,6 +440,8 @@ async def game_events(request: HttpRequest, game_id: int) -> HttpResponse:
     game = await _db_read(page_selectors.game_find)(game_id)
     if game is None:
         return _error(404, "not_found", NO_SUCH_GAME)
+    if observers.game_sight(game).sealed:
+        return _error(409, "set_in_play", SET_IN_PLAY)
     slot = streams.take(request)
     if isinstance(slot, JsonResponse):
         return slot

@@ -20,7 +20,7 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
 from games.engine import PRESETS
-from tournaments import ladder_selectors, page_selectors, rating_selectors, selectors
+from tournaments import ladder_selectors, observers, page_selectors, rating_selectors, selectors
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
@@ -246,19 +246,28 @@ def _challenge_form(request: HttpRequest, bot: Bot) -> ChallengeForm | None:
 @cached_page(lambda game_id: [f"game:{game_id}"])
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _found(page_selectors.game_find(game_id))
+    # What anyone but the seats may see of it (tournaments/observers.py): a rated game in play
+    # names no bot, and nothing is shown of a game whose deal a game still in play shares.
+    sight = observers.game_sight(game)
     seats = page_selectors.game_seats(game=game)
-    names = {seat.seat: seat.bot.name for seat in seats}
-    # The set's other games are dealt the same cards: no hand is shown before the set is over.
-    sealed = game.match.sealed
-    log = None if sealed else page_selectors.game_log_document(game=game)
+    if not sight.seats_named:
+        seats = [observers.AnonymousSeat(seat=s.seat, team=s.team) for s in seats]
+    names = {seat.seat: seat.bot.name for seat in seats if seat.bot is not None}
+    sealed = sight.sealed
+    log = page_selectors.game_log_document(game=game) if sight.record_shown else None
     seat_count = len(log["seats"]) if log else len(seats)
-    seat_names = [names.get(seat, f"seat {seat}") for seat in range(seat_count)]
+    seat_names = [names.get(seat, observers.seat_label(seat)) for seat in range(seat_count)]
     # A bot fields both seats of its partnership: a team is named by its distinct bots.
+    team_numbers = sorted({seat.team for seat in seats})
     teams = [
-        list({s.bot_id: s.bot for s in seats if s.team == team}.values())
-        for team in sorted({seat.team for seat in seats})
+        list({s.bot.pk: s.bot for s in seats if s.team == team and s.bot is not None}.values())
+        for team in team_numbers
     ]
-    team_names = [" & ".join(bot.name for bot in bots) for bots in teams]
+    team_names = [
+        " & ".join(bot.name for bot in bots) or f"team {n}" for n, bots in enumerate(teams)
+    ]
+    if not sight.seats_named:
+        teams = []
     first_table: list[str] = []
     if log:
         # The first deal is rendered on the server too, so the page shows cards before (or
@@ -276,21 +285,25 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         # Seats run clockwise round the table, so partners (0 and 2, 1 and 3) sit opposite.
         "top_seats": seats[:half],
         "bottom_seats": seats[half:][::-1],
-        "partnerships": len(teams) < len(seats),
+        "partnerships": len(team_numbers) < len(seats),
+        # A user's unrated partnership league may field one bot in both seats of a team.
+        "shared_hand_teams": len(team_numbers) < len(seats)
+        and any(len(bots) == 1 for bots in teams),
         "team_names": team_names,
         "outcome": _outcome(game, team_names),
         "ruleset_id": f"{game.league.ruleset.get('name')}@{game.league.ruleset.get('version')}",
         "log": log,
-        "sealed": sealed and game.status == Game.Status.FINISHED,
+        "sealed": sealed,
+        "anonymous": not sight.seats_named,
         # Not stored yet: the viewer follows the game as it is played (web/live.py).
-        "live": log is None and game.status == Game.Status.PENDING,
+        "live": log is None and sight.in_play and not sealed,
         "first_table": first_table,
         "seat_names": seat_names,
         "french_labels": french_labels(),
         "log_url": reverse("api:game-log", args=[game.pk]),
         "diagnostics_url": reverse("api:game-diagnostics", args=[game.pk]),
         "own_plays": page_selectors.game_own_plays(game=game, viewer=request.user) if log else [],
-        "same_deals": page_selectors.match_other_game_ids(game=game),
+        "same_deals": page_selectors.match_other_game_ids(game=game) if log else [],
     }
     response = render(request, "web/game_replay.html", context)
     if context["own_plays"]:

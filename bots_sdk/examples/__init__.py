@@ -10,4 +10,7 @@
 - `search`: determinized Monte Carlo search: samples the unseen cards
   (`games.engine.Determinizer`), plays every legal move out to the end of the round on each
   sample, and takes the best average, within a share of the request's `time_bank_ms`.
+- `oracle`: a cheater, to prove the arena gives it nothing to cheat with: `search` with a memory
+  of every hand it was dealt, dealing the hands it can link (same deal, shared partner) to their
+  seats.
 """

@@ -420,13 +420,18 @@ def _minimax(
 
 
 def search(
-    state: BotState, deadline: float, max_deals: int | None = None
+    state: BotState,
+    deadline: float,
+    max_deals: int | None = None,
+    sampler: Any = None,
 ) -> tuple[Move, list[tuple[Move, int, float]]]:
     """The best move by average rollout value over sampled deals, with each move's statistics
     (move, deals, mean value): deals until ``deadline`` (``time.perf_counter``) or ``max_deals``,
-    and always at least one."""
+    and always at least one. ``sampler`` (anything with ``sample(rng)``, by default a
+    ``Determinizer`` of the request) deals the unseen cards: the oracle example gives one that
+    deals the hands it remembers."""
     # The request carries everything the sampler needs: hand, table, plays, lucky deal, counts.
-    sampler = Determinizer(state)
+    sampler = sampler or Determinizer(state)
     moves = list(state.legal_moves)
     prior = expert_scores(state)
     totals = [0.0] * len(moves)

@@ -88,29 +88,43 @@ class GameFacts:
 def set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
     """Each pair's score from one duplicate set: (a, b, a's score) with a < b, sorted.
 
-    See the module docstring for the rule; scores are whole twelfths. Every game of the set must
-    have the same players.
+    See the module docstring for the rule; scores are whole twelfths. A pair counts only the
+    games in which its two bots sat on different teams: partners do not play each other. In
+    rated partnership play (four bots, partners rotating: ``games.scheduling.individual_seatings``)
+    two bots are partners in one game of the set and opponents in the other two, so each pair is
+    scored on those two, by its games alone (a forfeit costs the forfeiting seat's team the game;
+    the set-wide forfeit rule, which cannot tell partners apart, applies only to pairs that were
+    opponents in every game). A pair that never met is left out.
     """
     beaten: dict[tuple[int, int], float] = {}
-    points: dict[int, int] = {}
+    met: dict[tuple[int, int], int] = {}
+    points: dict[tuple[int, int], int] = {}
     forfeits: dict[int, int] = {}
     players: set[int] = set()
     for game in games:
         keys = game.keys()
+        teams = dict(game.participants)
         players.update(keys)
         for player, team in game.participants:
-            points[player] = points.get(player, 0) + game.totals[team]
             forfeits[player] = forfeits.get(player, 0) + (game.forfeit_team == team)
         for a, b in itertools.permutations(keys, 2):
+            if teams[a] == teams[b]:
+                continue
+            met[(a, b)] = met.get((a, b), 0) + 1
+            points[(a, b)] = points.get((a, b), 0) + game.totals[teams[a]]
             beaten[(a, b)] = beaten.get((a, b), 0.0) + pairwise_score(keys[a], keys[b])
     scores = []
     for a, b in itertools.combinations(sorted(players), 2):
-        if (forfeits[a] > 0) != (forfeits[b] > 0):
+        games_met = met.get((a, b), 0)
+        if not games_met:
+            continue
+        always_opposed = games_met == len(games)
+        if always_opposed and (forfeits[a] > 0) != (forfeits[b] > 0):
             scores.append((a, b, 0.0 if forfeits[a] else 1.0))
             continue
-        share = beaten.get((a, b), 0.0) / len(games)
-        if share == 0.5 and points[a] != points[b]:
-            share = 0.75 if points[a] > points[b] else 0.25
+        share = beaten[(a, b)] / games_met
+        if share == 0.5 and points[(a, b)] != points[(b, a)]:
+            share = 0.75 if points[(a, b)] > points[(b, a)] else 0.25
         scores.append((a, b, share))
     return scores
 
@@ -168,12 +182,15 @@ def crosstable_cells(games: Iterable[GameFacts]) -> dict[tuple[int, int], tuple[
     """(a, b) → (a's score against b, games they met in), over every game given.
 
     In 3-player games each pair counts as meeting once per game (by standing), and in
-    partnership games the two players of a table meet as opponents.
+    partnership games the players of opposing teams meet; partners do not.
     """
     cells: dict[tuple[int, int], tuple[float, int]] = {}
     for game in games:
         keys = game.keys()
+        teams = dict(game.participants)
         for a, b in itertools.permutations(keys, 2):
+            if teams[a] == teams[b]:
+                continue
             score, count = cells.get((a, b), (0.0, 0))
             cells[(a, b)] = (score + pairwise_score(keys[a], keys[b]), count + 1)
     return cells

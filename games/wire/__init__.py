@@ -23,6 +23,7 @@ from .replies import (
 )
 from .requests import (
     WireHistory,
+    anonymous_seat_names,
     end_notice,
     info_reply,
     move_request,
@@ -61,6 +62,7 @@ __all__ = [
     "SeatInfo",
     "WireHistory",
     "WrongProtocolError",
+    "anonymous_seat_names",
     "check",
     "end_notice",
     "info_reply",

@@ -1,7 +1,11 @@
 """What the arena sends to bots: move requests, start and end notices, and the info reply shape.
 
 Everything in a move request comes from the seat's own `GameView`, so a body cannot leak another
-seat's hand.
+seat's hand. Nothing in a body links the game to another one: `game.match_id` is the game's own
+id (the field stays, so `escoba/1` bots that read it still parse), never its set's, and a game
+played anonymously names its seats `seat 0`, `seat 1`... (`anonymous_seat_names`) until its end
+notice. A bot keeps whatever it is sent: a set id would tell it which other game was dealt the
+same cards, and an opponent's name whom to dodge or to feed.
 """
 
 from __future__ import annotations
@@ -20,13 +24,21 @@ def _cards(cards: Sequence[Card]) -> list[str]:
     return list(map(_NAMES.__getitem__, cards))
 
 
-def _game(ruleset: Ruleset, game_id: str | int, match_id: str | int, timeout_ms: int) -> dict:
+def _game(ruleset: Ruleset, game_id: str | int, timeout_ms: int) -> dict:
     return {
         "id": str(game_id),
-        "match_id": str(match_id),
+        # escoba/1 has always carried the set's id here; it is now the game's own id, so that no
+        # two games a bot plays can be linked through it.
+        "match_id": str(game_id),
         "ruleset": ruleset.to_dict(),
         "timeout_ms": int(timeout_ms),
     }
+
+
+def anonymous_seat_names(players: int) -> list[str]:
+    """The seats' names in an anonymous game's start notice and move requests: `seat 0`,
+    `seat 1`, ... (the bot's own seat too, so that no name tells one game from another)."""
+    return [f"seat {seat}" for seat in range(players)]
 
 
 def wire_play(play: Play) -> dict[str, Any]:
@@ -80,7 +92,6 @@ def move_request(
     view: GameView,
     *,
     game_id: str | int,
-    match_id: str | int,
     timeout_ms: int,
     seat_names: Sequence[str],
     latency_ms: float | None,
@@ -94,7 +105,7 @@ def move_request(
     """
     return {
         "protocol": PROTOCOL,
-        "game": _game(view.ruleset, game_id, match_id, timeout_ms),
+        "game": _game(view.ruleset, game_id, timeout_ms),
         "round": view.round,
         "you": {"seat": view.seat, "team": view.team, "hand": _cards(view.hand)},
         "table": _cards(view.table),
@@ -124,7 +135,6 @@ def start_notice(
     *,
     ruleset: Ruleset,
     game_id: str | int,
-    match_id: str | int,
     timeout_ms: int,
     seat: int,
     seat_names: Sequence[str],
@@ -132,7 +142,7 @@ def start_notice(
     """The body of `POST U/start`, sent to each seat before its game's first move."""
     return {
         "protocol": PROTOCOL,
-        "game": _game(ruleset, game_id, match_id, timeout_ms),
+        "game": _game(ruleset, game_id, timeout_ms),
         "you": {"seat": seat, "team": ruleset.team_of(seat)},
         "seats": [
             {"seat": index, "team": ruleset.team_of(index), "name": name}
@@ -145,7 +155,6 @@ def end_notice(
     *,
     ruleset: Ruleset,
     game_id: str | int,
-    match_id: str | int,
     timeout_ms: int,
     seat: int,
     seat_names: Sequence[str],
@@ -154,7 +163,7 @@ def end_notice(
 ) -> dict[str, Any]:
     """The body of `POST U/end`: the start notice plus the result and where the log lives."""
     notice = start_notice(
-        ruleset=ruleset, game_id=game_id, match_id=match_id, timeout_ms=timeout_ms,
+        ruleset=ruleset, game_id=game_id, timeout_ms=timeout_ms,
         seat=seat, seat_names=seat_names,
     )  # fmt: skip
     notice["result"] = {

@@ -18,7 +18,6 @@ def sample_request() -> dict:
     return move_request(
         game.view(game.current_seat),
         game_id=1,
-        match_id=1,
         timeout_ms=300,
         seat_names=["a", "b"],
         latency_ms=None,

@@ -146,7 +146,7 @@ def test_a_whole_game_with_the_loop_stalled_mid_game_charges_no_fault(servers):
             for requests in (5, 20, 40):  # the start notices count: stalls on three moves
                 stall_when_seen(bot, requests)
             return await play_game(
-                ruleset=ruleset, seed=3, bots=bots, game_id="g", match_id="m",
+                ruleset=ruleset, seed=3, bots=bots, game_id="g",
                 timeout_ms=TIMEOUT_MS, caller=caller,
             )  # fmt: skip
 

@@ -86,7 +86,7 @@ def through_the_runner(servers, bad: Bad) -> tuple:
     async def main():
         async with Caller(allow_private=True) as caller:
             return await play_game(ruleset=RULESET, seed=SEED, bots=bots, game_id="g",
-                                   match_id="m", timeout_ms=TIMEOUT_MS, caller=caller,
+                                   timeout_ms=TIMEOUT_MS, caller=caller,
                                    max_faults=MAX_FAULTS)  # fmt: skip
 
     record = asyncio.run(main())
@@ -97,7 +97,7 @@ def through_the_runner(servers, bad: Bad) -> tuple:
 
 
 def through_the_league(players: list) -> tuple:
-    played = league_game(players, (0, 1), ruleset=RULESET, seed=SEED, game_id="g", match_id="m",
+    played = league_game(players, (0, 1), ruleset=RULESET, seed=SEED, game_id="g",
                          timeout_ms=TIMEOUT_MS, max_faults=MAX_FAULTS)  # fmt: skip
     assert {seat for seat, _, _ in played.faulted} == {0}
     return outcome([kind for _, kind, _ in played.faulted], played.result)
@@ -149,7 +149,6 @@ def test_a_late_answer_is_a_timeout_only_where_the_transport_kept_no_deadline():
         Game.new(RULESET, seed=SEED),
         seat_names=["a", "b"],
         game_id="g",
-        match_id="m",
         timeout_ms=100,
     )
     turn = referee.turn()

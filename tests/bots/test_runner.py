@@ -30,6 +30,7 @@ def run(
     seed: int = 7,
     timeout_ms: int = 1000,
     max_faults: int = 5,
+    anonymous: bool = False,
 ) -> GameRecord:
     async def main() -> GameRecord:
         async with Caller(allow_private=True) as caller:
@@ -38,11 +39,11 @@ def run(
                 seed=seed,
                 bots=bots,
                 game_id="g1",
-                match_id="m1",
                 timeout_ms=timeout_ms,
                 max_faults=max_faults,
                 caller=caller,
                 log_url="https://example.org/games/g1/log",
+                anonymous=anonymous,
             )
 
     return asyncio.run(main())
@@ -226,7 +227,6 @@ def test_many_games_run_concurrently_in_one_loop(servers):
                         seed=seed,
                         bots=endpoints,
                         game_id=seed,
-                        match_id=1,
                         timeout_ms=2000,
                         caller=caller,
                     )
@@ -252,7 +252,6 @@ def test_sync_wrapper(servers):
         seed=1,
         bots=[endpoint(servers, first, "a"), endpoint(servers, second, "b")],
         game_id=1,
-        match_id=1,
         timeout_ms=1000,
     )
     assert replay_log(record.log).is_over
@@ -266,8 +265,59 @@ def test_wrong_number_of_bots_is_a_programming_error():
                 seed=1,
                 bots=[BotEndpoint("http://bot.example.com/")],
                 game_id=1,
-                match_id=1,
                 timeout_ms=100,
                 caller=Caller(),
             )
         )
+
+
+def names_seen(bot: SimpleBot, path: str) -> set[tuple[str, ...]]:
+    return {tuple(s["name"] for s in seen.body["seats"]) for seen in bot.seen if seen.path == path}
+
+
+def test_an_anonymous_game_names_no_bot_before_its_end_notice(servers):
+    """Rated play: the start notice and every move request call the seats `seat 0`, `seat 1`;
+    only the end notice names the bots; no body carries anything but the game's own id."""
+    first, second = SimpleBot(secret=SECRET), SimpleBot(secret=SECRET)
+    ruleset = Ruleset.from_preset("classic", {})
+    bots = [endpoint(servers, first, "ana"), endpoint(servers, second, "bea")]
+    run(ruleset, bots, anonymous=True)
+    for bot in (first, second):
+        assert names_seen(bot, "start") == names_seen(bot, "move") == {("seat 0", "seat 1")}
+        assert names_seen(bot, "end") == {("ana", "bea")}
+        raw = b"".join(orjson.dumps(seen.body) for seen in bot.seen[:-1])
+        assert b"ana" not in raw and b"bea" not in raw
+        assert {(seen.body["game"]["id"], seen.body["game"]["match_id"]) for seen in bot.seen} == {
+            ("g1", "g1")
+        }
+
+
+def test_a_named_game_names_its_bots_throughout(servers):
+    first, second = SimpleBot(secret=SECRET), SimpleBot(secret=SECRET)
+    ruleset = Ruleset.from_preset("classic", {})
+    run(ruleset, [endpoint(servers, first, "ana"), endpoint(servers, second, "bea")])
+    assert names_seen(first, "start") == names_seen(first, "move") == {("ana", "bea")}
+
+
+def test_each_partnership_seat_gets_only_its_own_hand(servers):
+    """Four different bots at a partnership table: every request a bot gets is for its own seat
+    and shows a hand dealt to that seat, never its partner's cards."""
+    bots = [SimpleBot(secret=SECRET) for _ in range(4)]
+    ruleset = Ruleset.from_preset("classic", {"players": 4, "teams": True})
+    record = run(ruleset, [endpoint(servers, bot, f"b{n}") for n, bot in enumerate(bots)])
+    for seat, bot in enumerate(bots):
+        moves = [seen.body for seen in bot.seen if seen.path == "move"]
+        assert moves and {body["you"]["seat"] for body in moves} == {seat}
+        for body in moves:
+            dealt = {
+                card
+                for deal in record.log["rounds"][body["round"] - 1]["deals"]
+                for card in deal[seat]
+            }
+            partner_dealt = {
+                card
+                for deal in record.log["rounds"][body["round"] - 1]["deals"]
+                for card in deal[(seat + 2) % 4]
+            }
+            assert set(body["you"]["hand"]) <= dealt
+            assert not set(body["you"]["hand"]) & partner_dealt

@@ -21,6 +21,7 @@ from games.wire import (
     ProtocolError,
     WireHistory,
     WrongProtocolError,
+    anonymous_seat_names,
     check,
     end_notice,
     info_reply,
@@ -58,7 +59,6 @@ def request_for(options: dict, seed: int, plays: int, latency_ms: float | None) 
     return move_request(
         game.view(game.current_seat),
         game_id=41,
-        match_id="12",
         timeout_ms=1000,
         seat_names=[f"bot{seat}" for seat in range(players)],
         latency_ms=latency_ms,
@@ -86,7 +86,6 @@ def test_move_request_shows_only_the_seats_own_hand():
         move_request(
             game.view(seat),
             game_id=1,
-            match_id=1,
             timeout_ms=500,
             seat_names=["a"] * 4,
             latency_ms=None,
@@ -156,7 +155,6 @@ def test_wire_history_gives_the_same_bodies_as_encoding_every_move(options):
             view = game.view(game.current_seat)
             ids = {
                 "game_id": seed,
-                "match_id": 1,
                 "timeout_ms": 1000,
                 "seat_names": names,
                 "latency_ms": 1.5,
@@ -249,17 +247,32 @@ def test_parse_info_reply():
         parse_info_reply(info_reply("x" * 201, "b", "c"))
 
 
+def test_no_body_names_the_set_of_its_game():
+    """`game.match_id` is the game's own id in every body: two games of one duplicate set cannot
+    be told to belong together (the field stays for escoba/1 bots that read it)."""
+    ruleset = Ruleset.from_preset("classic", {})
+    game = Game.new(ruleset, seed=3)
+    for game_id in (41, 42):
+        body = move_request(game.view(game.current_seat), game_id=game_id, timeout_ms=100,
+                            seat_names=["a", "b"], latency_ms=None, time_bank_ms=100)  # fmt: skip
+        start = start_notice(ruleset=ruleset, game_id=game_id, timeout_ms=100, seat=0,
+                             seat_names=["a", "b"])  # fmt: skip
+        assert body["game"]["match_id"] == start["game"]["match_id"] == str(game_id)
+        assert parse_move_request(body).match_id == str(game_id)
+
+
+def test_anonymous_seat_names_tell_no_game_from_another():
+    assert anonymous_seat_names(4) == ["seat 0", "seat 1", "seat 2", "seat 3"]
+
+
 def test_notices_follow_their_schemas():
     ruleset = Ruleset.from_preset("classic", {"players": 4, "teams": True})
     names = ["a", "b", "c", "d"]
-    start = start_notice(
-        ruleset=ruleset, game_id=1, match_id=2, timeout_ms=100, seat=2, seat_names=names
-    )
+    start = start_notice(ruleset=ruleset, game_id=1, timeout_ms=100, seat=2, seat_names=names)
     result = Result(winner=1, totals=[12, 21], reason="target")
     end = end_notice(
         ruleset=ruleset,
         game_id=1,
-        match_id=2,
         timeout_ms=100,
         seat=2,
         seat_names=names,

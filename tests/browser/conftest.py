@@ -146,6 +146,7 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
     Celery runs eagerly in tests, so the league is played when this returns; with a real worker
     (``worker_beside_live_server``) it is only enqueued, and plays while the test watches.
     """
+
     from bots_sdk.examples.expert import make_expert
     from bots_sdk.examples.greedy import choose as greedy
     from bots_sdk.examples.random import make_random
@@ -181,7 +182,8 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
         )
         # Rated by hand: the pages show an owner's views of all three bots, and a rated league
         # refuses two bots of one owner (docs/ratings.md); the pages do not depend on who owns
-        # what of a rated league.
+        # what of a rated league. Rated, its games are dealt afresh (so each can be watched
+        # while played, seats anonymous: tournaments/observers.py).
         League.objects.filter(pk=world.league.pk).update(rated=True)
         league_start(league_id=world.league.pk, user=owner)
         world.league.refresh_from_db()

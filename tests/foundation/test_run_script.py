@@ -279,7 +279,6 @@ def test_the_demo_search_bot_is_charged_its_thinking_once(monkeypatch):
     body = move_request(
         game.view(game.current_seat),
         game_id="g",
-        match_id="m",
         timeout_ms=1000,
         seat_names=["a", "b"],
         latency_ms=None,

@@ -202,3 +202,16 @@ def test_any_pool_capacity_and_owners_hold_and_nothing_possible_is_left(
     # when it stops, no two bots with room and different owners are left
     free = [b for b in range(count) if load[b] < cap]
     assert len({b % owners for b in free}) <= 1
+
+
+def test_partnership_tables_are_four_bots_of_four_owners():
+    """A */4p ladder seats four different bots (partners rotating), never two of one owner."""
+    from tournaments.services.ladder import ladder_rules
+
+    pool = entrants(8, owners=5)
+    rules = Rules(max_sets_per_bot=1, table=4)
+    tables = Matchmaker(pool, rules=rules, rng=random.Random(3)).tables(2)
+    assert tables
+    for table in tables:
+        assert len(set(table)) == 4 and len({pool[bot].owner for bot in table}) == 4
+    assert ladder_rules(4).table == 4

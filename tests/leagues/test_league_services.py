@@ -252,14 +252,16 @@ def test_three_player_and_partnership_leagues(staff, make_rated_bot):
     assert all(g.rated for g in games)
     assert SetScore.objects.filter(rated_set__match__league=trio).count() == 3  # every pair
 
-    pairs = _rated(user, [make_bot("greedy"), make_bot("random")], players=4)
+    # Rated partnerships: four bots of four owners, partners rotating, rated one by one.
+    four = [make_bot(example) for example in ("greedy", "random", "expert", "random7")]
+    pairs = _rated(user, four, players=4)
     league_start(league_id=pairs.id, user=user)
     game = Game.objects.filter(league=pairs).first()
-    assert game.seating[0] == game.seating[2] and len(game.log.document["seats"]) == 4
-    assert SetScore.objects.filter(rated_set__match__league=pairs).count() == 1
-    assert Rating.objects.filter(pool="classic/4p").count() == 2
+    assert len(set(game.seating)) == 4 and len(game.log.document["seats"]) == 4
+    assert SetScore.objects.filter(rated_set__match__league=pairs).count() == 6
+    assert Rating.objects.filter(pool="classic/4p").count() == 4
     standings = league_standings(pairs)
-    assert [row["games"] for row in standings] == [2, 2]
+    assert [row["games"] for row in standings] == [3, 3, 3, 3]
     # each game stored added to its bots' head-to-head totals: against every seat of another
     # team, a partner never counted, a partnership game once per opponent
     for bot in Bot.objects.filter(seats__game__league__in=[trio, pairs]).distinct():

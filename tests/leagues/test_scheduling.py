@@ -10,10 +10,13 @@ from hypothesis import strategies as st
 from games.scheduling import (
     ERROR_DUPLICATE_BOTS,
     MAX_SEED,
+    build_individual_schedule,
     build_schedule,
     circle_rounds,
     deals_shared,
     duplicate_seatings,
+    individual_seatings,
+    individual_tables,
     match_seed,
     schedule_errors,
     set_seeds,
@@ -162,3 +165,42 @@ def test_fresh_deals_differ_from_each_other_and_from_the_set_seed(seed, games):
     assert seeds == set_seeds(seed, games, shared=False)  # stable
     assert all(0 <= s <= MAX_SEED for s in seeds)
     assert set_seeds(seed, games, shared=True) == (seed,) * games
+
+
+# --- rated partnerships: four different bots, partners rotating ---------------------------------
+
+
+def _partners(seating: tuple) -> set[frozenset]:
+    return {frozenset((seating[0], seating[2])), frozenset((seating[1], seating[3]))}
+
+
+def test_individual_seatings_pair_everyone_once_and_oppose_everyone_twice():
+    games = individual_seatings(("a", "b", "c", "d"))
+    assert len(games) == 3 and all(len(set(seating)) == 4 for seating in games)
+    partnered = Counter(pair for seating in games for pair in _partners(seating))
+    assert set(partnered) == {frozenset(p) for p in itertools.combinations("abcd", 2)}
+    assert set(partnered.values()) == {1}  # then each pair is opponents in the other two games
+    with pytest.raises(ValueError):
+        individual_seatings(("a", "b", "a", "b"))
+
+
+def test_no_individual_table_holds_two_bots_of_one_owner():
+    owner_of = {1: "ana", 2: "ana", 3: "bea", 4: "cid", 5: "dan", 6: "eva"}
+    tables = individual_tables(list(owner_of), owner_of)
+    assert tables and all(len({owner_of[bot] for bot in table}) == 4 for table in tables)
+    assert not any({1, 2} <= set(table) for table in tables)
+
+
+def test_an_individual_schedule_seats_four_owners_a_table_and_nobody_twice_a_round():
+    owner_of = {bot: f"owner{bot}" for bot in range(6)}
+    schedule = build_individual_schedule(list(owner_of), owner_of=owner_of, sets=1, seed=5)
+    assert len(schedule) == 15  # every table of four among six bots
+    for match in schedule:
+        assert all(len(set(seating)) == 4 for seating in match.games)
+        assert set(match.games[0]) == set(match.participants)
+    by_round: dict[int, list] = {}
+    for match in schedule:
+        by_round.setdefault(match.round, []).extend(match.participants)
+    assert all(len(bots) == len(set(bots)) for bots in by_round.values())
+    with pytest.raises(ValueError, match="four different owners"):
+        build_individual_schedule([1, 2, 3, 4], owner_of={1: 1, 2: 1, 3: 2, 4: 3}, sets=1, seed=1)

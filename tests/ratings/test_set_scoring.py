@@ -155,3 +155,20 @@ def test_set_outcomes_by_games_won_then_points():
     assert set(set_outcomes([duel(1, 2, 0, [21, 16]), duel(2, 1, 0, [21, 16])]).values()) == {
         "drawn"
     }
+
+
+def test_rotating_partners_are_scored_only_on_the_games_they_played_against_each_other():
+    """Rated partnerships: four bots, partners rotating (a&c v b&d, a&b v c&d, a&d v b&c).
+    Team 0 wins every game: each pair is scored on the two games its bots were opponents."""
+    seatings = [(1, 2, 3, 4), (1, 3, 2, 4), (1, 2, 4, 3)]
+    team_of = Ruleset.from_preset("classic", {"players": 4, "teams": True}).team_of
+    games = [GameFacts(tuple(game_participants(s, team_of)), 0, (21, 10), None) for s in seatings]
+    scores = {(a, b): score for a, b, score in set_pair_scores(games)}
+    assert len(scores) == 6  # every pair met (twice)
+    # 1 won all three games: against each other bot it won both games they were opponents.
+    assert scores[(1, 2)] == scores[(1, 3)] == scores[(1, 4)] == 1.0
+    # 2 and 3: opponents in games 1 and 2 (3 on team 0 in game 1, 2 on team 0 in game 2): 1-1,
+    # and the points too, so a level 1/2.
+    assert scores[(2, 3)] == 0.5
+    cells = crosstable_cells(games)
+    assert cells[(1, 2)] == (2.0, 2)  # partners in game 3: not a meeting

@@ -33,7 +33,7 @@ def recorded_request(*, plays: int = 7, timeout_ms: int = 1000) -> dict:
         game.apply(game.legal_moves()[-1])
     view = game.view(game.current_seat)
     return move_request(
-        view, game_id=77, match_id=12, timeout_ms=timeout_ms, seat_names=["ana", "bea"],
+        view, game_id=77, timeout_ms=timeout_ms, seat_names=["ana", "bea"],
         latency_ms=12.5, time_bank_ms=timeout_ms,
     )  # fmt: skip
 
@@ -97,7 +97,7 @@ def test_an_illegal_answer_says_why_in_the_engine_s_words(request_file, tmp_path
 
 def test_a_trail_when_a_capture_is_forced_is_illegal():
     game = Game.new(Ruleset.from_preset("classic"), seed=1)  # every card in hand captures
-    body = move_request(game.view(game.current_seat), game_id=1, match_id=1, timeout_ms=1000,
+    body = move_request(game.view(game.current_seat), game_id=1, timeout_ms=1000,
                         seat_names=["a", "b"], latency_ms=None, time_bank_ms=1000)  # fmt: skip
     card = body["you"]["hand"][0]
 

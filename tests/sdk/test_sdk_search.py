@@ -28,7 +28,6 @@ def request(game: Game, *, time_bank_ms: int = 1000, timeout_ms: int = 1000) -> 
     body = move_request(
         game.view(seat),
         game_id="g",
-        match_id="m",
         timeout_ms=timeout_ms,
         seat_names=[f"seat{s}" for s in range(game.ruleset.players)],
         latency_ms=None,

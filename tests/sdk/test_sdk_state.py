@@ -88,7 +88,6 @@ def test_matches_the_engine_view_on_every_turn(players):
         body = move_request(
             view,
             game_id=7,
-            match_id=3,
             timeout_ms=500,
             seat_names=names,
             latency_ms=2.5,
@@ -145,7 +144,7 @@ def test_unseen_cards_are_exactly_the_other_hands_and_the_deck():
             lucky = game.view(seat).lucky_deal
             lucky_rounds += lucky is not None and not game.log()["rounds"][-1]["plays"]
             body = move_request(
-                game.view(seat), game_id=1, match_id=1, timeout_ms=500, seat_names=["a", "b"],
+                game.view(seat), game_id=1, timeout_ms=500, seat_names=["a", "b"],
                 latency_ms=None, time_bank_ms=500,
             )  # fmt: skip
             state = BotState.from_request(body)

@@ -27,6 +27,7 @@ from tournaments.models import (
     RatingPoint,
     VersionTest,
 )
+from tournaments.observers import rated_games_in_play
 
 ERROR_BAD_ID = "A positive integer id is required."
 ERROR_POOL = "A pool is a ruleset and a table size, e.g. classic/2p."
@@ -166,7 +167,11 @@ class GameFilter(filters.FilterSet):
     league = IdFilter(field_name="league_id", help_text="Only this league's games.")
     match = IdFilter(field_name="match_id", help_text="Only this match's games.")
     bot = IdFilter(
-        field_name="seats__bot_id", distinct=True, help_text="Only games this bot played."
+        method="filter_bot",
+        help_text=(
+            "Only games this bot played or plays; a rated game being played is left out (nobody "
+            "is told who sits at it before it ends)."
+        ),
     )
     status = status_filter(Game, "Only games in this state.")
     ordering = filters.OrderingFilter(
@@ -186,6 +191,9 @@ class GameFilter(filters.FilterSet):
         if not self.form.cleaned_data.get("ordering") and self.form.cleaned_data.get("bot"):
             queryset = queryset.order_by("-id")
         return queryset
+
+    def filter_bot(self, queryset: QuerySet, name: str, value: int) -> QuerySet:
+        return queryset.filter(seats__bot_id=value).exclude(rated_games_in_play()).distinct()
 
 
 class RankingFilter(filters.FilterSet):

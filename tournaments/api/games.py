@@ -1,7 +1,9 @@
 """`/api/games/`: each game's seats, result, faults and latencies, its log and diagnostics.
 
-Both are published once the game's duplicate set is over (`Match.sealed`: its other games are
-dealt the same cards and played at the same time); until then they answer 409 `set_in_play`.
+Both are published once the game is over and no game still in play shares its deal
+(`tournaments.observers.game_sight`: a duplicate set's games are dealt the same cards and played
+at the same time); until then they answer 409 `set_in_play`. While a rated game is played its
+seats name no bot (`bot` is null), for anyone, the bots' owners included.
 `log/` answers exactly the engine's `escoba-log/1` document (what `python -m games validate`
 reads). It is stored gzip-compressed and sent as stored, with `Content-Encoding: gzip`, to a
 client whose `Accept-Encoding` allows it; others get it decompressed. `diagnostics/` answers what
@@ -32,8 +34,10 @@ from tournaments.api.league_serializers import (
 )
 from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import Game
+from tournaments.observers import game_sight
 from tournaments.selectors import (
     game_diagnostics,
+    game_for_sight,
     game_log_gzip,
     match_games_numbered,
     seats_with_bots,
@@ -77,7 +81,7 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     # Each game's faults come from its log row (one small column, see GameSerializer.get_faults);
     # the log document and per-play facts are read only by the log action.
     queryset = (
-        Game.objects.select_related("match")
+        Game.objects.select_related("match", "league")
         .annotate(fault_list=F("log__faults"))
         .prefetch_related(seats_with_bots(), match_games_numbered())
         .order_by("id")
@@ -114,12 +118,13 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, methods=["get"])
     def log(self, request: Request, pk: str) -> HttpResponse:
-        found, sealed, stored = game_log_gzip(game_id=int(pk))
-        if not found:
+        game = game_for_sight(game_id=int(pk))
+        if game is None:
             raise NotFound()
+        stored = game_log_gzip(game_id=game.pk)
         if stored is None:
             raise NotFound(ERROR_NO_LOG)
-        if sealed:
+        if not game_sight(game).record_shown:
             raise SetInPlay()
         if accepts_gzip(request.headers.get("Accept-Encoding", "")):
             response = HttpResponse(stored, content_type=LOG_CONTENT_TYPE)
@@ -135,19 +140,13 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, methods=["get"])
     def diagnostics(self, request: Request, pk: str) -> Response:
-        game = (
-            Game.objects.select_related("match")
-            .prefetch_related(match_games_numbered())
-            .filter(pk=pk)
-            .order_by()
-            .first()
-        )
+        game = game_for_sight(game_id=int(pk))
         if game is None:
             raise NotFound()
         answer = game_diagnostics(game=game, viewer=request.user)
         if answer is None:
             raise NotFound(ERROR_NO_LOG)
-        if game.match.sealed:
+        if not game_sight(game).record_shown:
             raise SetInPlay()
         body = {"duplicate": duplicate_info(game), **answer}
         response = Response(GameDiagnosticsSerializer(body).data)

@@ -3,6 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from tournaments import observers
 from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Game, League, Match, Rating, RatingPoint, Seat
 from tournaments.services.leagues import league_create_errors
@@ -13,6 +14,12 @@ ERROR_RULESET_SHAPE = 'Give a preset name, or {"name": preset, "options": {...}}
 class BotRefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
+
+
+def _named(league: League, in_play: bool) -> bool:
+    """Whether a game or set of ``league`` may name its bots (tournaments/observers.py): not
+    while rated play is under way."""
+    return not (in_play and observers.league_plays_anonymously(league))
 
 
 class RulesetInputSerializer(serializers.Serializer):
@@ -188,13 +195,26 @@ class CrosstableSerializer(serializers.Serializer):
 
 
 class GameBriefSerializer(serializers.ModelSerializer):
+    seating = serializers.SerializerMethodField(
+        help_text="Bot id by seat; null per seat while a rated game is played."
+    )
+
     class Meta:
         model = Game
         fields = ["id", "number", "status", "seating", "winner", "totals", "reason"]
 
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField(allow_null=True)))
+    def get_seating(self, game: Game) -> list[int | None]:
+        in_play = game.status == Game.Status.PENDING and game.match.sealed
+        if _named(game.match.league, in_play):
+            return list(game.seating)
+        return [None] * len(game.seating)
+
 
 class MatchSerializer(serializers.ModelSerializer):
-    bots = BotRefSerializer(many=True, read_only=True)
+    bots = serializers.SerializerMethodField(
+        help_text="The set's bots; empty while a rated set is played (nobody is told who meets)."
+    )
     games = GameBriefSerializer(many=True, read_only=True)
     seed = serializers.SerializerMethodField(
         help_text="The set's deals; null while the set is pending or being played."
@@ -220,9 +240,17 @@ class MatchSerializer(serializers.ModelSerializer):
     def get_seed(self, match: Match) -> int | None:
         return None if match.sealed else match.seed
 
+    @extend_schema_field(BotRefSerializer(many=True))
+    def get_bots(self, match: Match) -> list[dict]:
+        if not _named(match.league, match.sealed):
+            return []
+        return [{"id": bot.id, "name": bot.name} for bot in match.bots.all()]
+
 
 class SeatSerializer(serializers.ModelSerializer):
-    bot = BotRefSerializer(read_only=True)
+    bot = BotRefSerializer(
+        read_only=True, allow_null=True, help_text="null while a rated game is played."
+    )
 
     class Meta:
         model = Seat
@@ -244,13 +272,14 @@ class DuplicateSerializer(serializers.Serializer):
     number = serializers.IntegerField(help_text="This game's place in the set.")
     of = serializers.IntegerField(help_text="Games in the set.")
     seed = serializers.IntegerField(
-        allow_null=True, help_text="The set's deals; null while the set is being played."
+        allow_null=True,
+        help_text="The game's deals; null while it is played or another game in play shares them.",
     )
     games = serializers.ListField(child=serializers.IntegerField(), help_text="Ids of the set.")
 
 
 class GameSerializer(serializers.ModelSerializer):
-    seats = SeatSerializer(many=True, read_only=True)
+    seats = serializers.SerializerMethodField()
     result = serializers.SerializerMethodField()
     duplicate = serializers.SerializerMethodField()
     faults = serializers.SerializerMethodField()
@@ -273,6 +302,15 @@ class GameSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+    @extend_schema_field(SeatSerializer(many=True))
+    def get_seats(self, game: Game) -> list[dict]:
+        """The seats; while a rated game is played none names its bot (observers.game_sight)."""
+        seats = SeatSerializer(game.seats.all(), many=True).data
+        if not observers.game_sight(game).seats_named:
+            for seat in seats:
+                seat["bot"] = None
+        return seats
 
     @extend_schema_field(serializers.BooleanField())
     def get_no_show(self, game: Game) -> bool:
@@ -306,7 +344,7 @@ def duplicate_info(game: Game) -> dict:
         "match": game.match_id,
         "number": game.number,
         "of": len(siblings),
-        "seed": None if game.match.sealed else game.seed,
+        "seed": game.seed if observers.game_sight(game).record_shown else None,
         "games": [g.id for g in siblings],
     }
 

@@ -204,15 +204,19 @@ class LeagueViewSet(viewsets.GenericViewSet):
 )
 class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     # Only what GameBriefSerializer shows: a game's log and record are tens of KB each.
-    queryset = Match.objects.prefetch_related(
-        "bots",
-        Prefetch(
-            "games",
-            queryset=Game.objects.only(
-                "id", "match_id", "number", "status", "seating", "winner", "totals", "reason"
-            ).order_by("match_id", "number"),
-        ),
-    ).order_by("league_id", "number")
+    queryset = (
+        Match.objects.select_related("league")
+        .prefetch_related(
+            "bots",
+            Prefetch(
+                "games",
+                queryset=Game.objects.only(
+                    "id", "match_id", "number", "status", "seating", "winner", "totals", "reason"
+                ).order_by("match_id", "number"),
+            ),
+        )
+        .order_by("league_id", "number")
+    )
     serializer_class = MatchSerializer
     permission_classes = [permissions.AllowAny]
     lookup_value_regex = ID_PATTERN

@@ -130,9 +130,9 @@ async def play_game(
     seed: int,
     bots: Sequence[BotEndpoint],
     game_id: str | int,
-    match_id: str | int,
     timeout_ms: int,
     caller: Caller,
+    anonymous: bool = False,
     max_faults: int = DEFAULT_MAX_FAULTS,
     log_url: str | None = None,
     on_play: Callable[[PlayCall], None] | None = None,
@@ -140,13 +140,15 @@ async def play_game(
     """Play a whole game; `bots[i]` plays seat `i`. Never raises because of a bot.
 
     `on_play`, when given, is called with each `PlayCall` as soon as the engine recorded it (the
-    live view's feed); it runs on the game's event loop and must not block.
+    live view's feed); it runs on the game's event loop and must not block. `anonymous` (rated
+    play) names the seats `seat 0`, `seat 1`... in the start notice and move requests; the end
+    notice names the bots.
     """
     if len(bots) != ruleset.players:
         raise ValueError(f"{ruleset.players} seats but {len(bots)} bots")
     referee = Referee(Game.new(ruleset, seed=seed), seat_names=[bot.name for bot in bots],
-                      game_id=game_id, match_id=match_id, timeout_ms=timeout_ms,
-                      max_faults=max_faults)  # fmt: skip
+                      game_id=game_id, timeout_ms=timeout_ms, max_faults=max_faults,
+                      anonymous=anonymous)  # fmt: skip
     clients = [caller.client(bot.url, bot.secret) for bot in bots]
     await asyncio.gather(*(
         client.post("start", notice, timeout_ms)

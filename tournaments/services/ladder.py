@@ -81,7 +81,8 @@ def ladder_pools() -> list[str]:
 def ladder_rules(players: int) -> Rules:
     return Rules(
         max_sets_per_bot=settings.ESCOBA_LADDER_MAX_SETS_PER_BOT,
-        table=3 if players == 3 else 2,
+        # Partnerships: four different bots, partners rotating (no bot sees a partner's hand).
+        table=players if players in (3, 4) else 2,
         spread=float(settings.ESCOBA_LADDER_SPREAD),
     )
 

@@ -38,11 +38,14 @@ from django.utils import timezone
 from games.engine import Ruleset, RulesetError
 from games.scheduling import (
     ERROR_TOO_FEW_BOTS,
+    INDIVIDUAL_TABLE,
     TABLE_SIZES,
     ScheduledMatch,
+    build_individual_schedule,
     build_schedule,
     deals_shared,
     duplicate_seatings,
+    individual_seatings,
     match_seed,
     minimum_bots,
     schedule_errors,
@@ -330,6 +333,17 @@ def _planned_schedule(league: League) -> list[ScheduledMatch]:
     """Every match of the league, in play order (the same every time: it follows the seed)."""
     bot_ids = _entered_bot_ids(league)
     _schedule_check(league, bot_ids)
+    if plays_individual_partnerships(league):
+        owner_of = dict(Bot.objects.filter(pk__in=bot_ids).values_list("pk", "owner_id"))
+        try:
+            return build_individual_schedule(
+                bot_ids,
+                owner_of=owner_of,
+                sets=league.games_per_pairing // set_length(league.players),
+                seed=league.seed,
+            )
+        except ValueError as error:
+            raise ValidationError({"bots": [str(error)]}) from error
     return build_schedule(
         bot_ids,
         players=league.players,
@@ -353,6 +367,21 @@ def _deals_rule(league: League, bot_ids: Iterable[int]) -> Callable[[Sequence[in
         return deals_shared(rated=league.rated, owners=[owners[b] for b in table])
 
     return shared
+
+
+def plays_individual_partnerships(league: League) -> bool:
+    """Whether the league seats four different bots at each partnership table, partners rotating
+    (``games.scheduling.build_individual_schedule``): rated partnership play, where a bot
+    holding both seats of a team would see its partner's hand. A user's unrated partnership
+    league fields one bot per team instead (a shared-hand team, as its pages say)."""
+    return league.players == INDIVIDUAL_TABLE and bool(league.rated)
+
+
+def _set_seatings(league: League, table: tuple, number: int) -> tuple[tuple, ...]:
+    """The games of one set among ``table`` in a league that grows set by set."""
+    if plays_individual_partnerships(league) and len(table) == INDIVIDUAL_TABLE:
+        return tuple(individual_seatings(table))
+    return tuple(duplicate_seatings(table, league.players, number))
 
 
 def _write_matches(league: League, schedule: list[ScheduledMatch]) -> list[int]:
@@ -395,7 +424,7 @@ def league_add_sets(*, league: League, tables: Sequence[Sequence[int]]) -> list[
     shared = _deals_rule(league, {b for t in tables for b in t})
     schedule = []
     for number, table in enumerate(tables, start=last + 1):
-        seatings = tuple(duplicate_seatings(tuple(table), league.players, number))
+        seatings = _set_seatings(league, tuple(table), number)
         seed = match_seed(league.seed, number)
         schedule.append(
             ScheduledMatch(

@@ -62,7 +62,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import Ruleset
-from tournaments import queueing
+from tournaments import observers, queueing
 from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
@@ -113,6 +113,8 @@ class MatchPlan:
     max_faults: int
     games: list[GamePlan]
     attempts: int = 1
+    # Rated play: the bots are told no names before a game ends (tournaments/observers.py).
+    anonymous: bool = False
 
 
 @dataclass(frozen=True)
@@ -228,9 +230,9 @@ class _GameLoop:
             seed=game.seed,
             bots=game.bots,
             game_id=game.game_id,
-            match_id=plan.match_id,
             timeout_ms=plan.timeout_ms,
             caller=caller,
+            anonymous=plan.anonymous,
             max_faults=plan.max_faults,
             log_url=game_log_url(game.game_id),
             on_play=on_play,
@@ -339,6 +341,7 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
             for g in games
         ],
         attempts=match.attempts,
+        anonymous=observers.league_plays_anonymously(league),
     )
 
 

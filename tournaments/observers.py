@@ -1,0 +1,101 @@
+"""Who may know what of a game: the one place that says what each viewer is shown.
+
+OpenSpiel separates a seat's private information from the public observation; so do we, and
+every way out of the service (bot request, API, page, live stream, log) asks here:
+
+- **a seat** (its bot) sees its own hand and what every seat sees (`games.engine.Game.view`,
+  written by `games.wire`); in rated play it is told no names before the game ends
+  (`league_plays_anonymously`), and never which other game was dealt the same cards;
+- **anyone else** (a spectator, another user, the bot's owner alike) sees, while a game is
+  played, only what every seat sees: the plays, the table, the counts (web/live.py
+  `PublicGame`), never a hand, the deck or the seed; in rated play not even which bots sit at
+  the table (`GameSight.seats_named`), since a bot knows its game id and could look its
+  opponent up;
+- **nothing at all** is shown of a game whose deal another game still in play shares
+  (`GameSight.sealed`: a duplicate set, whose games are dealt the same cards with the seats
+  swapped): its plays would show the other table's hands;
+- once the game is over and no game in play shares its deal, its record is public: the log
+  with every hand, the seed, the names.
+
+Pure reads of rows already loaded: `game_sight` reads the game's league, match and the match's
+games (prefetch them: `selectors.match_games_numbered`), so a list costs no query per game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+
+from tournaments.models import Game, League
+
+# What an anonymous seat is called on pages and in the API's place of a bot.
+ANONYMOUS_SEAT = "seat {seat}"
+
+
+def league_plays_anonymously(league: League) -> bool:
+    """Whether the league's games hide who sits where until each game ends: rated play (the
+    ladder, staff rated leagues), where a bot that knew its opponent could dodge or feed it."""
+    return bool(league.rated)
+
+
+def rated_games_in_play() -> Q:
+    """Games (a ``Game`` query) whose seats nobody may be told yet: rated and not over. A list
+    filtered by bot leaves them out, or the filter itself would name the bots at the table."""
+    return Q(status=Game.Status.PENDING, league__rated=True, match__status__in=_IN_PLAY)
+
+
+_IN_PLAY = ("pending", "running")
+
+
+@dataclass(frozen=True)
+class GameSight:
+    """What a viewer other than the seats may be shown of one game, now.
+
+    ``in_play``: the game is being played (or waits for its set's run to start);
+    ``seats_named``: the bots at its seats may be named; ``sealed``: another game still in play
+    shares its deal, so nothing of its play (plays, table, log, seed) may be shown.
+    """
+
+    in_play: bool
+    seats_named: bool
+    sealed: bool
+
+    @property
+    def play_shown(self) -> bool:
+        """The public view of the play (live while played, the log after) may be shown."""
+        return not self.sealed
+
+    @property
+    def record_shown(self) -> bool:
+        """The whole record (the log with every hand, the seed, diagnostics) may be shown."""
+        return not self.in_play and not self.sealed
+
+
+def game_sight(game: Game) -> GameSight:
+    """The game as a spectator, another user or the bot's owner may see it (see the module)."""
+    match = game.match
+    match_in_play = match.status in _IN_PLAY
+    in_play = match_in_play and game.status == Game.Status.PENDING
+    sealed = match_in_play and any(
+        other.pk != game.pk and other.seed == game.seed and other.status == Game.Status.PENDING
+        for other in match.games.all()
+    )
+    named = not (in_play and league_plays_anonymously(game.league))
+    return GameSight(in_play=in_play, seats_named=named, sealed=sealed)
+
+
+@dataclass
+class AnonymousSeat:
+    """A seat as a page shows it while its bot may not be named: its number and team only."""
+
+    seat: int
+    team: int
+    bot: None = None
+    name: str = "Anonymous bot"
+    first_hand: list[str] = field(default_factory=list)
+
+
+def seat_label(seat: int) -> str:
+    """An anonymous seat's name, as pages and the API show it."""
+    return ANONYMOUS_SEAT.format(seat=seat)
