@@ -167,8 +167,9 @@ class Referee:
             raise ValueError(f"{game.ruleset.players} seats but {len(seat_names)} bots")
         self.game = game
         self.seat_names = list(seat_names)
-        # What the bots are told of their table until the game ends: in an anonymous (rated)
-        # game only `seat 0`, `seat 1`..., so nobody can pick whom to dodge or feed.
+        # What the bots are told of their table: in an anonymous (rated) game only `seat 0`,
+        # `seat 1`..., the end notice included (the set's other games, with the same opponents,
+        # may still be in play), so nobody can pick whom to dodge or feed.
         self.shown_names = anonymous_seat_names(len(seat_names)) if anonymous else self.seat_names
         self.max_faults = max_faults
         self.faults = [0] * len(seat_names)
@@ -199,7 +200,7 @@ class Referee:
         if result is None:
             raise ValueError("the game is not over")
         return [
-            end_notice(ruleset=self.game.ruleset, seat=seat, seat_names=self.seat_names,
+            end_notice(ruleset=self.game.ruleset, seat=seat, seat_names=self.shown_names,
                        result=result, log_url=log_url, **self._ids)
             for seat in range(len(self.seat_names))
         ]  # fmt: skip

@@ -4,18 +4,20 @@ OpenSpiel separates a seat's private information from the public observation; so
 every way out of the service (bot request, API, page, live stream, log) asks here:
 
 - **a seat** (its bot) sees its own hand and what every seat sees (`games.engine.Game.view`,
-  written by `games.wire`); in rated play it is told no names before the game ends
-  (`league_plays_anonymously`), and never which other game was dealt the same cards;
+  written by `games.wire`); in rated play it is told no names, not even in the end notice
+  (`league_plays_anonymously`): the names are public once its whole set is over, and it is
+  never told which other game was dealt the same cards;
 - **anyone else** (a spectator, another user, the bot's owner alike) sees, while a game is
   played, only what every seat sees: the plays, the table, the counts (web/live.py
   `PublicGame`), never a hand, the deck or the seed; in rated play not even which bots sit at
-  the table (`GameSight.seats_named`), since a bot knows its game id and could look its
-  opponent up;
+  the table (`GameSight.seats_named`) until the whole set is over, since a bot knows its game id
+  and could look its opponent up, and a finished game of a set names the opponent of the set's
+  games still in play (which a bot could then no-show);
 - **nothing at all** is shown of a game whose deal another game still in play shares
   (`GameSight.sealed`: a duplicate set, whose games are dealt the same cards with the seats
   swapped): its plays would show the other table's hands;
-- once the game is over and no game in play shares its deal, its record is public: the log
-  with every hand, the seed, the names.
+- once the game is over, no game in play shares its deal and (in rated play) its set is over,
+  its record is public: the log with every hand, the seed, the names.
 
 Pure reads of rows already loaded: `game_sight` reads the game's league, match and the match's
 games (prefetch them: `selectors.match_games_numbered`), so a list costs no query per game.
@@ -40,9 +42,10 @@ def league_plays_anonymously(league: League) -> bool:
 
 
 def rated_games_in_play() -> Q:
-    """Games (a ``Game`` query) whose seats nobody may be told yet: rated and not over. A list
-    filtered by bot leaves them out, or the filter itself would name the bots at the table."""
-    return Q(status=Game.Status.PENDING, league__rated=True, match__status__in=_IN_PLAY)
+    """Games (a ``Game`` query) whose seats nobody may be told yet: rated, of a set not over (a
+    finished game would name the opponent of its set's games still in play). A list filtered by
+    bot leaves them out, or the filter itself would name the bots at the table."""
+    return Q(league__rated=True, match__status__in=_IN_PLAY)
 
 
 _IN_PLAY = ("pending", "running")
@@ -53,8 +56,9 @@ class GameSight:
     """What a viewer other than the seats may be shown of one game, now.
 
     ``in_play``: the game is being played (or waits for its set's run to start);
-    ``seats_named``: the bots at its seats may be named; ``sealed``: another game still in play
-    shares its deal, so nothing of its play (plays, table, log, seed) may be shown.
+    ``seats_named``: the bots at its seats may be named (in rated play, once its set is over);
+    ``sealed``: another game still in play shares its deal, so nothing of its play (plays,
+    table, log, seed) may be shown.
     """
 
     in_play: bool
@@ -69,7 +73,7 @@ class GameSight:
     @property
     def record_shown(self) -> bool:
         """The whole record (the log with every hand, the seed, diagnostics) may be shown."""
-        return not self.in_play and not self.sealed
+        return not self.in_play and not self.sealed and self.seats_named
 
 
 def game_sight(game: Game) -> GameSight:
@@ -81,7 +85,8 @@ def game_sight(game: Game) -> GameSight:
         other.pk != game.pk and other.seed == game.seed and other.status == Game.Status.PENDING
         for other in match.games.all()
     )
-    named = not (in_play and league_plays_anonymously(game.league))
+    # Not before the whole set is over: the set's other games have the same opponents.
+    named = not (match_in_play and league_plays_anonymously(game.league))
     return GameSight(in_play=in_play, seats_named=named, sealed=sealed)
 
 

@@ -3,9 +3,10 @@
 Everything in a move request comes from the seat's own `GameView`, so a body cannot leak another
 seat's hand. Nothing in a body links the game to another one: `game.match_id` is the game's own
 id (the field stays, so `escoba/1` bots that read it still parse), never its set's, and a game
-played anonymously names its seats `seat 0`, `seat 1`... (`anonymous_seat_names`) until its end
-notice. A bot keeps whatever it is sent: a set id would tell it which other game was dealt the
-same cards, and an opponent's name whom to dodge or to feed.
+played anonymously names its seats `seat 0`, `seat 1`... (`anonymous_seat_names`) in every body,
+its end notice included (the names are public once its set is over). A bot keeps whatever it is
+sent: a set id would tell it which other game was dealt the same cards, and an opponent's name
+whom to dodge or to feed.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 match API, the games list filtered by bot, the game and league pages, the ladder's sets in play,
 the live stream. Each is asked by an anonymous visitor, another user and the bots' owner.
 
-- A rated game in play names no bot, to anyone (a bot knows its game id: it could look its
-  opponent up); once it ends its bots are named.
+- A rated game of a set in play names no bot, to anyone (a bot knows its game id: it could look
+  its opponent up), not even once it ends: the set's other game has the same opponents, whom a
+  bot told could no-show. Once the set is over its bots are named.
 - Nothing of a game is shown while another game in play shares its deal (a duplicate set): no
   log, diagnostics, seed, replay or live stream.
 """
@@ -109,24 +110,30 @@ def test_a_rated_game_in_play_names_no_bot_to_anyone(owner, viewers):
         brief = {game["id"]: game["seating"] for game in match["games"]}
         assert brief[playing.pk] == [None, None], label
         listed = {game["id"] for game in api.get(f"/api/games/?bot={bot}").json()["results"]}
-        assert playing.pk not in listed and finished.pk in listed, label
+        assert playing.pk not in listed and finished.pk not in listed, label
         html = page.get(f"/games/{playing.pk}/").content.decode()
         assert _names_in(html) == set(), label
         assert "seat 0" in html and "Rated game in play" in html, label
         between = page.get(f"/leagues/{playing.league_id}/games/?a={bot}").content.decode()
         assert f"/games/{playing.pk}/" not in between, label
-    # The finished game of the set names its bots and shows its log: its deal is its own.
-    detail = viewers[0][1].get(f"/api/games/{finished.pk}/").json()
-    assert {seat["bot"]["name"] for seat in detail["seats"]} == set(NAMES)
-    assert viewers[0][1].get(f"/api/games/{finished.pk}/log/").status_code == 200
+    # The finished game of the set names no bot either, and keeps its log (which names them)
+    # back: the set's other game, still in play, has the same opponents.
+    for label, api, page in viewers:
+        detail = api.get(f"/api/games/{finished.pk}/").json()
+        assert [seat["bot"] for seat in detail["seats"]] == [None, None], label
+        assert api.get(f"/api/games/{finished.pk}/log/").status_code == 409, label
+        assert _names_in(page.get(f"/games/{finished.pk}/").content.decode()) == set(), label
 
-    # Over: named for everyone.
+    # The set over: named for everyone, logs shown.
     Game.objects.filter(pk=playing.pk).update(status=Game.Status.FINISHED)
+    Match.objects.filter(pk=playing.match_id).update(status=Match.Status.FINISHED)
     cache.clear()
     for label, api, page in viewers:
-        detail = api.get(f"/api/games/{playing.pk}/").json()
-        assert {seat["bot"]["name"] for seat in detail["seats"]} == set(NAMES), label
-        assert _names_in(page.get(f"/games/{playing.pk}/").content.decode()) == set(NAMES)
+        for game in (finished, playing):
+            detail = api.get(f"/api/games/{game.pk}/").json()
+            assert {seat["bot"]["name"] for seat in detail["seats"]} == set(NAMES), label
+            assert _names_in(page.get(f"/games/{game.pk}/").content.decode()) == set(NAMES)
+        assert api.get(f"/api/games/{finished.pk}/log/").status_code == 200, label
 
 
 @pytest.mark.django_db
