@@ -184,7 +184,10 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
         # refuses two bots of one owner (docs/ratings.md); the pages do not depend on who owns
         # what of a rated league. Rated, its games are dealt afresh (so each can be watched
         # while played, seats anonymous: tournaments/observers.py).
-        League.objects.filter(pk=world.league.pk).update(rated=True)
+        # A partnership league stays unrated: rated partnerships seat four bots of four owners,
+        # this one fields its bots as shared-hand teams.
+        if players != 4:
+            League.objects.filter(pk=world.league.pk).update(rated=True)
         league_start(league_id=world.league.pk, user=owner)
         world.league.refresh_from_db()
         return world

@@ -207,6 +207,7 @@ def test_axe_finds_nothing_on_any_page_signed_in_or_out(
     _league_pages(sweep, world, other)
     _ladder_pages(sweep, world)
     _public_pages(sweep, world, games)
+    _verify_email_pages(sweep, world)
 
     pages = {pattern.name for pattern in urlpatterns} - NOT_PAGES
     assert pages <= sweep.names, f"pages the sweep never checked: {pages - sweep.names}"
@@ -702,3 +703,19 @@ def test_the_api_docs_page_has_only_swagger_uis_own_problems(live_server, page, 
         page.set_viewport_size(DESKTOP)
     assert problems == []
     assert seen_own == SWAGGER_UI_OWN, "Swagger UI fixed its own: drop the exception"
+
+
+def _verify_email_pages(sweep: Sweep, world) -> None:
+    """The confirmation link's page: asking, confirmed, and a link that is not ours."""
+    from tournaments.services.email_verification import email_verification_token
+
+    world.owner.email = "ana@example.org"
+    world.owner.save(update_fields=["email"])
+    token = email_verification_token(user_id=world.owner.pk, email=world.owner.email)
+    sweep.visit(f"/accounts/verify-email/{token}/", "Confirm your e-mail address")
+    sweep.page.get_by_role("button", name="Confirm ana@example.org").click()
+    expect(sweep.page.get_by_test_id("confirmed")).to_be_visible()
+    sweep.check("e-mail address confirmed")
+    sweep.page.goto(f"{sweep.base_url}/accounts/verify-email/not-a-link-of-ours/")
+    expect(sweep.page.get_by_role("alert")).to_be_visible()
+    sweep.check("a confirmation link that is not ours")

@@ -6,6 +6,7 @@ ends on the stored log's final score; the league page changes without polling.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -31,7 +32,12 @@ def _first_game(league):
     """The first game of the league's first match: the worker plays it first."""
     from tournaments.models import Game
 
-    first = league.matches.order_by("number")[0]
+    # The schedule is written by a task (leagues.schedule) that a real worker runs after the
+    # start: wait for its first match.
+    deadline = time.monotonic() + 60
+    while (first := league.matches.order_by("number").first()) is None:
+        assert time.monotonic() < deadline, "the league's schedule was never written"
+        time.sleep(0.1)
     return Game.objects.filter(match=first).order_by("number").first()
 
 
