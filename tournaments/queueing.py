@@ -15,10 +15,12 @@ next set, not the ladder behind it (docs/scaling.md, "Queues"). Maintenance (pro
 the ladder's ticks, scheduling, anything else) has its own workers, so a flood of checks never
 delays a game (config/settings/base.py routes them).
 
-A match sent is marked in the broker's Redis, beside its message, until a worker takes the
-message (``match_dequeued``), so a resume sends only the matches with no message waiting
-(``matches_enqueue(..., unless_queued=True)``): pausing and resuming again and again leaves at
-most one message per waiting match.
+A match sent is marked in the broker's Redis, beside its message, until a worker that took the
+message has begun the match or found it has nothing to do (``match_dequeued``, after
+``match_begin`` commits), so a resume sends only the matches with no message waiting
+(``matches_enqueue(..., unless_queued=True)``), and of those only the ones still pending once
+marked: a match a worker has just begun is not sent again. Pausing and resuming again and again
+leaves at most one message per waiting match, and none for a match in play.
 """
 
 from __future__ import annotations
@@ -126,6 +128,19 @@ def _unmark_queued(app, ids: list[int]) -> None:
             connection.default_channel.client.delete(*(_queued_key(i) for i in ids))
 
 
+def _still_pending(app, ids: list[int]) -> list[int]:
+    """Of the matches just marked, those still pending, read after the marks were set; the
+    others are unmarked. A worker unmarks a match only once its begin has committed, so a match
+    that this read finds pending has no worker between taking its message and beginning it."""
+    if not ids:
+        return ids
+    pending = set(
+        Match.objects.filter(id__in=ids, status=Match.Status.PENDING).values_list("id", flat=True)
+    )
+    _unmark_queued(app, [match_id for match_id in ids if match_id not in pending])
+    return [match_id for match_id in ids if match_id in pending]
+
+
 def match_queues(match_ids: Iterable[int]) -> dict[int, str]:
     """The queue of each match: its league's kind's (``QUEUE_OF_KIND``)."""
     ids = list(match_ids)
@@ -134,7 +149,9 @@ def match_queues(match_ids: Iterable[int]) -> dict[int, str]:
 
 
 def match_dequeued(match_id: int) -> None:
-    """A worker took the match's message: none of it waits any more (see the module docstring)."""
+    """A worker took the match's message and has begun the match (or found nothing to do):
+    none of it waits any more (see the module docstring). Not sooner: between the take and the
+    begin, the match still reads as pending, and a resume would send it again."""
     app = current_app
     if app.conf.task_always_eager:
         return
@@ -150,7 +167,8 @@ def matches_enqueue(
     """Send one ``play_match`` per id, in the order given, each to its league's queue with the
     time limits of now (``countdown``: not before that many seconds); returns the ids sent.
 
-    ``unless_queued`` skips the matches whose message still waits (a resume); otherwise every
+    ``unless_queued`` skips the matches whose message still waits, and those no longer pending
+    once marked (a resume, which read them pending before a worker began them); otherwise every
     id is sent (the sweep and the recovery, which send again what a lost queue or a dead worker
     may have lost). No one waits for these results (the database has them), so sending does not
     subscribe to them in the result store: a send while Redis is down fails at once, with a
@@ -163,6 +181,8 @@ def matches_enqueue(
         _eager_play(task, ids)
         return ids
     ids = _mark_queued(task.app, ids, unless_queued=unless_queued)
+    if unless_queued:
+        ids = _still_pending(task.app, ids)
     queues = match_queues(ids)
     sent = 0
     try:

@@ -104,9 +104,11 @@ def play_match(self, match_id: int) -> dict:
     at once when this worker is stopping (another worker, or this one restarted, takes it),
     after ``retry_in_s`` otherwise. (Celery enforces time limits in prefork pools only; in a
     threads pool the match's own limit is what holds.)"""
-    queueing.match_dequeued(match_id)
     outcome = match_play(
-        match_id=match_id, worker=self.request.hostname or "", claim=self.request.id or ""
+        match_id=match_id,
+        worker=self.request.hostname or "",
+        claim=self.request.id or "",
+        from_queue=True,
     )
     if outcome.status == "released":
         if outcome.stopping:

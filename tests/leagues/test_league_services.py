@@ -323,10 +323,10 @@ def test_play_match_retries_infrastructure_errors_only(monkeypatch):
 
     from tournaments import tasks
 
-    def locked(*, match_id, worker, claim):
+    def locked(*, match_id, worker, claim, from_queue):
         raise OperationalError("database is locked")
 
-    def broken(*, match_id, worker, claim):
+    def broken(*, match_id, worker, claim, from_queue):
         raise ValueError("a defect, not the infrastructure")
 
     monkeypatch.setattr(tasks, "match_play", locked)

@@ -92,14 +92,18 @@ def assert_played_and_rated_exactly_once(league: League, players_per_game: int =
     )
     pairs = players_per_game * (players_per_game - 1) // 2
     assert len(per_set) == matches and {row["n"] for row in per_set} == {pairs}
-    # A fit task lost with a killed worker child is what beat's sweep is for (ratings.sweep):
-    # when the workers' fits have not caught up, run the sweep as beat would, then the published
-    # ratings must be exactly a fresh fit's.
-    # The same for a deal's value or a set's correction lost with it (baselines.sweep).
+    wait_ratings_settled()
+
+
+def wait_ratings_settled(timeout: float = 120) -> None:
+    """Wait until every rated set is corrected and the published ratings are exactly a fresh
+    fit's. A fit task lost with a killed worker child, or with a Redis that lost its queue, is
+    what beat's sweep is for (ratings.sweep); the same for a deal's value or a set's correction
+    (baselines.sweep): when the workers have not caught up, run the sweeps as beat would."""
     if not _wait_quietly(ratings_settled, 30):
         baselines_sweep(older_than_s=0)
         ratings_sweep()
-    wait_for(ratings_settled, 120, "the last rating fit, every set corrected")
+    wait_for(ratings_settled, timeout, "the last rating fit, every set corrected")
 
 
 class NoticedBot:

@@ -17,6 +17,7 @@ from django.utils import timezone
 from tests.reliability.helpers import league_status, wait_for
 from tournaments import queueing
 from tournaments.models import League, Match
+from tournaments.services import matches
 from tournaments.services.leagues import (
     league_add_sets,
     league_create,
@@ -26,6 +27,7 @@ from tournaments.services.leagues import (
     league_schedule_next,
     league_start,
 )
+from tournaments.services.matches import match_begin
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -91,6 +93,63 @@ def test_pause_resume_cycles_leave_one_message_per_waiting_match(
     assert league.games.filter(status="finished").count() == 60
     assert client.llen("leagues") == 0
     client.close()
+
+
+def _take(client: redis.Redis, queue: str, match_id: int) -> None:
+    """Take the match's message off the queue, as a worker's consumer does."""
+    for raw in client.lrange(queue, 0, -1):
+        if int(json.loads(raw)["headers"]["argsrepr"].strip("(,)")) == match_id:
+            client.lrem(queue, 1, raw)
+            return
+    raise AssertionError(f"no message of match {match_id} in {queue}")
+
+
+@pytest.fixture
+def waiting_league(user, make_bot, redis_url, celery_worker_factory):
+    """A started league whose first batch waits in the broker's queue, and no worker."""
+    bots = [make_bot(name) for name in ("greedy", "random", "expert")]
+    league = league_create(creator=user, name="race", bot_ids=[b.id for b in bots])
+    league_start(league_id=league.id, user=user)
+    league_schedule_next(league_id=league.id)
+    client = redis.Redis.from_url(redis_url)
+    yield league, client
+    client.close()
+
+
+def test_a_resume_does_not_send_a_match_a_worker_has_just_begun(waiting_league):
+    """The resume read the match pending; meanwhile a worker took its message and began it."""
+    league, client = waiting_league
+    match_id = league.matches.order_by("number").values_list("id", flat=True)[0]
+    _take(client, "leagues", match_id)
+    assert match_begin(match_id=match_id, worker="w", claim="c") is not None
+    queueing.match_dequeued(match_id)
+
+    assert queueing.matches_enqueue([match_id], unless_queued=True) == []
+    assert queued_matches(client, "leagues")[match_id] == 0
+    assert not client.exists(f"escoba:match-queued:{match_id}")
+
+
+def test_a_resume_between_a_paused_begin_and_its_unmark_still_sends_the_match(
+    waiting_league, user, monkeypatch
+):
+    """A worker's begin found the league paused; the resume committed before the worker took
+    the match's mark off, so it saw the match as waiting: the worker sends it again."""
+    league, client = waiting_league
+    match_id = league.matches.order_by("number").values_list("id", flat=True)[0]
+    league_pause(league_id=league.id, user=user)
+    _take(client, "leagues", match_id)
+    begin = matches.match_begin
+
+    def begin_then_resume(**kwargs):
+        plan = begin(**kwargs)
+        league_resume(league_id=league.id, user=user)
+        assert queued_matches(client, "leagues")[match_id] == 0  # the resume skipped it
+        return plan
+
+    monkeypatch.setattr(matches, "match_begin", begin_then_resume)
+    assert matches.match_play(match_id=match_id, from_queue=True).status == "skipped"
+    assert queued_matches(client, "leagues")[match_id] == 1
+    assert client.exists(f"escoba:match-queued:{match_id}")
 
 
 def test_a_worker_takes_from_the_ladder_leagues_and_challenges_in_turn(

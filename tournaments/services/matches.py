@@ -270,6 +270,22 @@ def _release(cut_off: QuerySet[Match]) -> dict[int, str]:
     return released
 
 
+def _send_again_if_resumed(match_id: int) -> None:
+    """A begin that found the league paused leaves the match pending without a message. A
+    resume that committed after that begin read the league, but marked the match before this run
+    unmarked it, skipped it as still waiting: so, with the mark gone, a match now pending in a
+    running league is sent again (only if no one has marked it since)."""
+    resumed = Match.objects.filter(
+        pk=match_id, status=Match.Status.PENDING, league__status=League.Status.RUNNING
+    ).exists()
+    if not resumed:
+        return
+    try:
+        queueing.matches_enqueue([match_id], unless_queued=True)
+    except queueing.BROKER_ERRORS:
+        logger.warning("could not send match %s again; the sweep will", match_id, exc_info=True)
+
+
 def _lease_alive(match: Match, now: datetime.datetime) -> bool:
     if match.heartbeat_at is None:
         return False
@@ -571,7 +587,9 @@ def _abort_all(pending: set, futures: dict, match_id: int, league_id: int) -> in
     return aborted
 
 
-def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutcome:
+def match_play(
+    *, match_id: int, worker: str = "", claim: str = "", from_queue: bool = False
+) -> MatchOutcome:
     """Play a match to the end (see the module docstring); safe to call again at any time.
 
     ``claim`` identifies this run (the task id, which a retry or redelivery of the same task
@@ -581,10 +599,20 @@ def match_play(*, match_id: int, worker: str = "", claim: str = "") -> MatchOutc
     it); games still in flight are cancelled. A game whose faults are the service's
     (``service_fault``), and every game still in flight when the process begins to stop, is left
     pending and the match released: the outcome says ``released`` and when to send it again.
+
+    ``from_queue``: the run took the match's message from the queue (``tasks.play_match``). Its
+    waiting mark is taken off once the begin has committed, not before (``queueing``): until
+    then the match reads as pending, and a resume would send it again.
     """
     claim = claim or uuid.uuid4().hex
-    plan = match_begin(match_id=match_id, worker=worker, claim=claim)
+    try:
+        plan = match_begin(match_id=match_id, worker=worker, claim=claim)
+    finally:
+        if from_queue:
+            queueing.match_dequeued(match_id)
     if plan is None:
+        if from_queue:
+            _send_again_if_resumed(match_id)
         return MatchOutcome(status="skipped")
     futures = {} if stopping else {_games_loop.submit(plan, game): game for game in plan.games}
     stored = aborted = 0
