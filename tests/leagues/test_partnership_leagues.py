@@ -49,14 +49,14 @@ def test_a_rated_partnership_league_seats_four_owners_with_rotating_partners(
 
 
 @pytest.mark.django_db
-def test_a_rated_partnership_league_refuses_two_bots_of_one_owner_at_a_table(
+def test_a_rated_partnership_league_needs_four_owners_to_make_a_table(
     user, user_client, make_rated_bot
 ):
     user.is_staff = True
     user.save()
-    first = make_rated_bot("greedy")
-    bots = [first, make_rated_bot("random", owner=first.owner), make_rated_bot("expert"),
-            make_rated_bot("random7")]  # fmt: skip
+    # One bot per owner (a rated league refuses two of one owner at entry), but only three
+    # owners: no table of four different owners can be made.
+    bots = [make_rated_bot("greedy"), make_rated_bot("expert"), make_rated_bot("random7")]
     league_id = _league(user_client, bots, rated=True)
     answer = user_client.post(f"/api/leagues/{league_id}/start/")
     assert answer.status_code == 400
@@ -65,10 +65,13 @@ def test_a_rated_partnership_league_refuses_two_bots_of_one_owner_at_a_table(
 
 
 @pytest.mark.django_db
-def test_an_unrated_partnership_league_fields_shared_hand_teams(user_client, make_bot, client):
+def test_an_unrated_partnership_league_fields_shared_hand_teams(
+    user_client, make_bot, client, django_capture_on_commit_callbacks
+):
     bots = [make_bot("greedy", health="healthy"), make_bot("random", health="healthy")]
     league_id = _league(user_client, bots, rated=False)
-    assert user_client.post(f"/api/leagues/{league_id}/start/").status_code == 202
+    with django_capture_on_commit_callbacks(execute=True):  # the schedule task, eager
+        assert user_client.post(f"/api/leagues/{league_id}/start/").status_code == 202
     game = Game.objects.filter(league_id=league_id).order_by("id").first()
     assert len(set(game.seating)) == 2
     assert "Shared-hand teams" in client.get(f"/leagues/{league_id}/").content.decode()

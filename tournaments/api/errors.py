@@ -61,13 +61,15 @@ class RequestTooLarge(exceptions.APIException):
 
 
 class SetInPlay(exceptions.APIException):
-    """A game's log or diagnostics asked for while its duplicate set is still being played."""
+    """A game's log or diagnostics asked for while its set is still being played: a duplicate
+    set's other games are dealt the same cards, a rated set's have the same opponents."""
 
     status_code = status.HTTP_409_CONFLICT
     default_code = "set_in_play"
     default_detail = (
-        "The log of this game is published when its duplicate set ends: the set's other games "
-        "are dealt the same cards and are still being played."
+        "The log of this game is published when its set ends: the set's other games are still "
+        "being played, dealt the same cards (a duplicate set) or, in rated play, against the "
+        "same opponents."
     )
 
 

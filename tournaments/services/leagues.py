@@ -38,6 +38,7 @@ from django.utils import timezone
 from games.engine import Ruleset, RulesetError
 from games.scheduling import (
     ERROR_TOO_FEW_BOTS,
+    ERROR_TOO_FEW_OWNERS,
     INDIVIDUAL_TABLE,
     TABLE_SIZES,
     ScheduledMatch,
@@ -46,6 +47,7 @@ from games.scheduling import (
     deals_shared,
     duplicate_seatings,
     individual_seatings,
+    individual_tables,
     match_seed,
     minimum_bots,
     schedule_errors,
@@ -322,9 +324,15 @@ def _entered_bot_ids(league: League) -> list[int]:
 
 
 def _schedule_check(league: League, bot_ids: list[int]) -> None:
+    """Refuse, before anything is written, a league whose schedule cannot be made: at start,
+    where a 400 still reaches the user (the schedule itself is written later, by a task)."""
     errors = schedule_errors(
         bot_count=len(bot_ids), players=league.players, games_per_pairing=league.games_per_pairing
     )
+    if not errors and plays_individual_partnerships(league):
+        owner_of = dict(Bot.objects.filter(pk__in=bot_ids).values_list("pk", "owner_id"))
+        if not individual_tables(bot_ids, owner_of):
+            errors = {"bots": ERROR_TOO_FEW_OWNERS}
     if errors:
         raise ValidationError({field: [message] for field, message in errors.items()})
 
