@@ -43,6 +43,8 @@ SEND_NOTIFICATION_EMAIL = "notifications.send_email"
 CALL_NOTIFICATION_WEBHOOK = "notifications.call_webhook"
 FIT_RATINGS = "ratings.fit_pool"
 SWEEP_RATINGS = "ratings.sweep"
+PLAY_ADVANCE = "play.advance"
+PLAY_CLOCKS = "play.clocks"
 
 # What sending a message raises when the broker (Redis) is unreachable.
 BROKER_ERRORS = (BrokerError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -131,6 +133,12 @@ def matches_enqueue_on_commit(match_ids: Iterable[int]) -> None:
             )
 
     transaction.on_commit(send)
+
+
+def play_advance_enqueue(person_game_id: int) -> None:
+    """Let the bots of a person's game play their turns (games queue). Call it from
+    ``on_commit``."""
+    _task(PLAY_ADVANCE).apply_async((person_game_id,), ignore_result=True)
 
 
 def matches_recovery_enqueue(*, worker: str, since: str) -> None:

@@ -37,6 +37,7 @@ from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bots_due_for_check
 from tournaments.services.ladder import ladder_fill, ladder_tick
 from tournaments.services.matches import match_play, matches_recover, matches_sweep, stopping
+from tournaments.services.play import play_advance, play_clocks_enforce
 from tournaments.services.ratings import ratings_fit_coalesced, ratings_sweep
 
 INFRASTRUCTURE_ERRORS = (OperationalError, *queueing.BROKER_ERRORS)
@@ -325,3 +326,24 @@ def check_newcomer(bot_id: int) -> bool | None:
     if found is None:
         return None
     return bot_check(bot=found, trigger=BotCheck.Trigger.SCHEDULE).passed
+
+
+@shared_task(
+    name=queueing.PLAY_ADVANCE,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=5,
+    retry_backoff=2,
+    retry_jitter=True,
+)
+def advance_person_game(person_game_id: int) -> str:
+    """The bots' turns of a person's game, up to the person's turn (``services.play``);
+    idempotent, so a redelivery after a worker died plays on from the stored answers."""
+    return play_advance(person_game_id=person_game_id)
+
+
+@shared_task(name=queueing.PLAY_CLOCKS, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
+def person_clocks() -> list[int]:
+    """Beat: the fallback move for every person whose move clock ran out."""
+    return play_clocks_enforce()

@@ -20,7 +20,13 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
 from games.engine import PRESETS
-from tournaments import ladder_selectors, page_selectors, rating_selectors, selectors
+from tournaments import (
+    ladder_selectors,
+    page_selectors,
+    play_selectors,
+    rating_selectors,
+    selectors,
+)
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
@@ -221,6 +227,10 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "challenges": ladder_selectors.bot_challenges(bot),
         "version_tests": ladder_selectors.bot_version_tests(bot),
         "challenge_form": _challenge_form(request, bot),
+        "people": play_selectors.bot_people_record(bot=bot),
+        "can_play": request.user.is_authenticated
+        and bot.status == Bot.Status.ACTIVE
+        and (bot.accepts_challenges or bot.owner_id == request.user.pk),
     }
     return render(request, "web/bot_detail.html", context)
 

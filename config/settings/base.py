@@ -64,6 +64,12 @@ ESCOBA_CHALLENGES_PER_DAY = env_int("ESCOBA_CHALLENGES_PER_DAY", 20)
 ESCOBA_TESTS_PER_DAY = env_int("ESCOBA_TESTS_PER_DAY", 5)
 ESCOBA_TEST_SETS_IN_FLIGHT = env_int("ESCOBA_TEST_SETS_IN_FLIGHT", 4)
 ESCOBA_TEST_MAX_SETS = env_int("ESCOBA_TEST_MAX_SETS", 2000)
+# A person's games (tournaments/services/play.py): how many one person may have in play at
+# once, the seconds a person has for each move (then the fault policy's fallback is played for
+# them), and the bots' move timeout in those games.
+ESCOBA_PLAY_MAX_GAMES = env_int("ESCOBA_PLAY_MAX_GAMES", 3)
+ESCOBA_PLAY_CLOCK_S = env_int("ESCOBA_PLAY_CLOCK_S", 120)
+ESCOBA_PLAY_BOT_TIMEOUT_MS = env_int("ESCOBA_PLAY_BOT_TIMEOUT_MS", 1000)
 # Seconds between sweeps that re-send the matches of running leagues gone quiet (a Redis that
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
@@ -292,6 +298,7 @@ CELERY_TASK_ROUTES = {
     "leagues.play_match": {"queue": "games"},
     "leagues.recover_matches": {"queue": "games"},
     "leagues.sweep": {"queue": "games"},
+    "play.*": {"queue": "games"},
     "ladder.*": {"queue": "maintenance"},
     "bots.*": {"queue": "maintenance"},
     "ratings.*": {"queue": "maintenance"},
@@ -352,6 +359,13 @@ if ESCOBA_SWEEP_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["ratings-sweep"] = {
         "task": "ratings.sweep",
         "schedule": ESCOBA_SWEEP_INTERVAL_S,
+    }
+if ESCOBA_PLAY_CLOCK_S > 0:
+    # A person's move clock runs out even when nobody reads the game (services/play.py).
+    CELERY_BEAT_SCHEDULE["play-clocks"] = {
+        "task": "play.clocks",
+        "schedule": min(ESCOBA_PLAY_CLOCK_S, 10),
+        "options": {"expires": min(ESCOBA_PLAY_CLOCK_S, 10)},
     }
 if ESCOBA_BOT_CHECK_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["bots-check"] = {

@@ -1,0 +1,136 @@
+// The person's game page (web/play_views.py). The part that changes is server-rendered and
+// followed through the `play` live topic (patch.js, followLive); this script only lets the
+// person choose among the request's own legal_moves (never re-deriving a rule) and posts the
+// answer to /api/play/<id>/move/. Live updates never move focus; the bots' plays are announced
+// politely, the person's turn assertively.
+import { followLive, patchHtml } from "./patch.js";
+
+const root = document.getElementById("play");
+const polite = document.getElementById("play-polite");
+const assertive = document.getElementById("play-assertive");
+let chosen = null; // {card, capture} or null
+
+const part = () => root.firstElementChild;
+const legalMoves = () => JSON.parse(root.querySelector("[data-legal]")?.dataset.legal || "[]");
+const handButtons = () => [...root.querySelectorAll("[data-testid=hand] button")];
+const playButton = () => root.querySelector("[data-testid=play-move]");
+const capturesBox = () => root.querySelector("[data-testid=captures]");
+
+function say(region, text) {
+  region.textContent = "";
+  setTimeout(() => { region.textContent = text; }, 50);
+}
+
+function choose(card) {
+  const moves = legalMoves().filter((move) => move.card === card);
+  if (!moves.length) return;
+  handButtons().forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.card === card)));
+  const box = capturesBox();
+  box.replaceChildren();
+  chosen = moves.length === 1 ? moves[0] : null;
+  if (moves.length > 1) {
+    moves.forEach((move, index) => {
+      const option = document.createElement("button");
+      option.type = "button";
+      option.className = "button";
+      option.dataset.index = String(index);
+      option.setAttribute("aria-pressed", "false");
+      option.textContent = move.capture.length ? `Capture ${move.capture.join(" + ")}` : "Trail (capture nothing)";
+      option.addEventListener("click", () => {
+        chosen = move;
+        box.querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(b === option)));
+        playButton().disabled = false;
+      });
+      box.append(option);
+    });
+    box.hidden = false;
+  } else {
+    box.hidden = true;
+  }
+  const what = chosen ? (chosen.capture.length ? `capturing ${chosen.capture.join(" + ")}` : "trailing it") : "choose a capture";
+  say(polite, `${card} chosen, ${what}.`);
+  playButton().disabled = !chosen;
+}
+
+function reset() {
+  chosen = null;
+  handButtons().forEach((b) => b.setAttribute("aria-pressed", "false"));
+  const box = capturesBox();
+  if (box) { box.replaceChildren(); box.hidden = true; }
+  if (playButton()) playButton().disabled = true;
+}
+
+function csrf() {
+  return document.querySelector("input[name=csrfmiddlewaretoken]")?.value || "";
+}
+
+async function refresh() {
+  const response = await fetch(root.dataset.liveUrl, { headers: { Accept: "text/html" } });
+  if (response.ok) apply(root, await response.text());
+}
+
+async function send() {
+  if (!chosen) return;
+  const response = await fetch(root.dataset.moveUrl, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
+    credentials: "same-origin",
+    body: JSON.stringify({ card: chosen.card, capture: chosen.capture }),
+  });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    say(assertive, body.detail || "That move was not accepted.");
+    return;
+  }
+  say(polite, `You played ${chosen.card}.`);
+  chosen = null;
+  await refresh();
+}
+
+function apply(element, html) {
+  const before = part()?.dataset || {};
+  const wasStatus = before.status;
+  const wasMoves = Number(before.moves || 0);
+  const hadFocus = element.contains(document.activeElement) ? document.activeElement : null;
+  const focusedCard = hadFocus?.dataset?.card;
+  patchHtml(element, html);
+  const now = part().dataset;
+  if (Number(now.moves) > wasMoves) {
+    const plays = [...element.querySelectorAll("[data-testid=plays] li")].map((li) => li.textContent);
+    if (plays.length) say(polite, plays[plays.length - 1]);
+  }
+  if (now.status === "your_turn" && wasStatus !== "your_turn") say(assertive, "Your turn.");
+  if (now.status === "finished" && wasStatus !== "finished") say(assertive, "The game is over.");
+  if (focusedCard && !element.contains(document.activeElement)) {
+    // Never move focus to somewhere new: only give it back to the same card when it was redrawn.
+    element.querySelector(`[data-testid=hand] button[data-card="${focusedCard}"]`)?.focus();
+  }
+  reset();
+}
+
+root.addEventListener("click", (event) => {
+  const card = event.target.closest("[data-testid=hand] button");
+  if (card && !card.disabled) choose(card.dataset.card);
+  if (event.target.closest("[data-testid=play-move]")) send();
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  if (event.target.matches?.("input, textarea, select")) return;
+  const buttons = handButtons().filter((b) => !b.disabled);
+  const index = buttons.indexOf(document.activeElement);
+  if ((event.key === "ArrowRight" || event.key === "ArrowLeft") && index >= 0) {
+    const step = event.key === "ArrowRight" ? 1 : -1;
+    buttons[(index + step + buttons.length) % buttons.length].focus();
+    event.preventDefault();
+  } else if (/^[1-9]$/.test(event.key) && buttons[Number(event.key) - 1]) {
+    buttons[Number(event.key) - 1].focus();
+    choose(buttons[Number(event.key) - 1].dataset.card);
+  } else if (event.key === "p" || event.key === "P") {
+    if (chosen) send();
+  } else if (event.key === "Escape") {
+    reset();
+  }
+});
+
+followLive(root, { apply, isOver: () => part()?.dataset.status === "finished" });
