@@ -42,7 +42,11 @@ def _totals(seats: QuerySet[Seat]) -> QuerySet:
 
 def bot_people_record(*, bot: Bot) -> dict[str, int]:
     """The bot's games against people: games, wins, draws, losses (from its point of view)."""
-    row = _totals(_against_people().filter(bot=bot)).first() or {"games": 0, "wins": 0, "draws": 0}
+    row = _against_people().filter(bot=bot).aggregate(
+        games=Count("id"),
+        wins=Count("id", filter=Q(game__winner=F("team"))),
+        draws=Count("id", filter=Q(game__winner__isnull=True)),
+    )
     return {
         "games": row["games"],
         "wins": row["wins"],

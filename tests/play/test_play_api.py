@@ -17,11 +17,16 @@ def play_out(client, play_id: int, choose=lambda legal: legal[-1], limit_s: floa
     """Answer every move request with a legal move until the game is over; the last state."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
-        state = client.get(f"/api/play/{play_id}/").json()
+        read = client.get(f"/api/play/{play_id}/")
+        if read.status_code == 429:  # the API's throttle: a polite client waits as told
+            time.sleep(float(read["Retry-After"]))
+            continue
+        assert read.status_code == 200, read.content
+        state = read.json()
         if state["status"] == "finished":
             return state
         if state["status"] == "waiting":
-            time.sleep(0.05)
+            time.sleep(0.2)
             continue
         request = state["request"]
         assert request["protocol"] == "escoba/1"

@@ -36,6 +36,9 @@ class PersonGame(models.Model):
         null=True, blank=True, help_text="When the person's current move request was made."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(
+        auto_now=True, help_text="Last answer or clock start: a bots' turn idle since is stalled."
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -90,6 +90,13 @@ def clock_s() -> int:
     return int(settings.ESCOBA_PLAY_CLOCK_S)
 
 
+def stall_s() -> float:
+    """Seconds after which a bots' turn with no answer stored is sent to the queue again: a
+    worker that died while calling the bot left its ``play.advance`` message unacknowledged,
+    out of sight until the broker's visibility timeout."""
+    return 5.0 + 3 * settings.ESCOBA_PLAY_BOT_TIMEOUT_MS / 1000
+
+
 def play_state_body(state: PlayState) -> dict[str, Any]:
     """The state as the API and the page show it (``/api/play/{id}/``)."""
     person_game = state.person_game
@@ -389,6 +396,8 @@ def play_read(*, person_game_id: int, person: Any) -> PlayState | None:
     turn = referee.turn()
     view = _seat_view(referee, person_game.seat)
     if turn.seat != person_game.seat or not person_game.person_to_move:
+        if (now - person_game.updated_at).total_seconds() > stall_s():
+            _advance_on_commit(person_game.id)  # idempotent: a stalled bots' turn goes on
         return PlayState(person_game, "waiting", None, view, None)
     deadline = person_game.turn_started_at + datetime.timedelta(seconds=clock_s())
     left = max(0, int((deadline - now).total_seconds() * 1000))
@@ -448,13 +457,21 @@ def play_move(*, person_game_id: int, person: Any, card: Any, capture: Any) -> P
 
 def play_clocks_enforce() -> list[int]:
     """Beat: play the fallback move for every person whose clock ran out (one transaction
-    each). Returns the games it moved."""
+    each), and send the stalled bots' turns to the queue again (``stall_s``). Returns the games
+    it moved."""
     cut = timezone.now() - datetime.timedelta(seconds=clock_s())
     ids = list(
         PersonGame.objects.filter(
             Q(status=PersonGame.Status.PLAYING, person_to_move=True, turn_started_at__lte=cut)
         ).values_list("id", flat=True)
     )
+    stalled = PersonGame.objects.filter(
+        status=PersonGame.Status.PLAYING,
+        person_to_move=False,
+        updated_at__lte=timezone.now() - datetime.timedelta(seconds=stall_s()),
+    ).values_list("id", flat=True)
+    for person_game_id in stalled:
+        queueing.play_advance_enqueue(person_game_id)
     moved = []
     for person_game_id in ids:
         with transaction.atomic():
