@@ -42,10 +42,14 @@ def _totals(seats: QuerySet[Seat]) -> QuerySet:
 
 def bot_people_record(*, bot: Bot) -> dict[str, int]:
     """The bot's games against people: games, wins, draws, losses (from its point of view)."""
-    row = _against_people().filter(bot=bot).aggregate(
-        games=Count("id"),
-        wins=Count("id", filter=Q(game__winner=F("team"))),
-        draws=Count("id", filter=Q(game__winner__isnull=True)),
+    row = (
+        _against_people()
+        .filter(bot=bot)
+        .aggregate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(game__winner=F("team"))),
+            draws=Count("id", filter=Q(game__winner__isnull=True)),
+        )
     )
     return {
         "games": row["games"],

@@ -28,7 +28,7 @@ SHORTCUTS = [
     ("Tab / Shift+Tab", "move between the cards of your hand, the captures and the buttons"),
     ("← →", "move between the cards of your hand"),
     ("Enter or Space", "choose the card (or the capture) that has focus"),
-    ("1 to 9", "choose that card of your hand"),
+    ("1 to 9", "choose that card among the cards of your hand you can play"),
     ("P", "play the chosen move"),
     ("Escape", "put the chosen card back"),
 ]
@@ -65,7 +65,12 @@ def _context(request: HttpRequest, person_game_id: int) -> dict:
         "state": body,
         "view": view,
         "seats": seats,
-        "hand": view.get("you", {}).get("hand", []),
+        # A card with no legal move (another must capture) cannot be chosen: the request's
+        # legal_moves say which, the page derives no rule of its own.
+        "hand": [
+            {"card": card, "playable": card in {move["card"] for move in legal}}
+            for card in view.get("you", {}).get("hand", [])
+        ],
         "table": view.get("table", []),
         "plays": view.get("history", []),
         "legal_json": json.dumps(legal),

@@ -63,13 +63,17 @@ def test_a_whole_game_by_keyboard_alone(greedy_bot, live_server, page):
             page.wait_for_timeout(200)
             continue
         before = part.get_attribute("data-moves")
-        page.keyboard.press("1")  # the first card of the hand
-        captures = page.locator("[data-testid=captures] button")
-        if captures.count():
-            page.keyboard.press("Tab")  # the first capture of that card
+        page.keyboard.press("1")  # the first card of the hand that can be played
+        if page.locator("[data-testid=captures] button").count():
+            tab_to(page, "[data-testid=captures] button")  # its first capture
             page.keyboard.press("Enter")
+        expect(page.get_by_test_id("play-move")).to_be_enabled()
         page.keyboard.press("p")
-        expect(part).not_to_have_attribute("data-moves", before, timeout=60_000)
+        try:
+            expect(part).not_to_have_attribute("data-moves", before, timeout=60_000)
+        except AssertionError as error:
+            said = page.locator("#play-assertive").text_content()
+            raise AssertionError(f"no move made; the page said {said!r}") from error
         moves += 1
     assert part.get_attribute("data-status") == "finished", "the game did not end in time"
     assert moves > 5

@@ -90,6 +90,10 @@ def test_only_the_person_may_read_or_move(person, make_bot, api_client):
     detail = api_client.get(f"/api/games/{made['game']}/")
     assert "hand" not in detail.content.decode()
     assert api_client.get(f"/api/games/{made['game']}/log/").status_code in (404, 409)
+    owner = client_for(bot.owner)
+    for part in ("log", "diagnostics"):
+        sealed = owner.get(f"/api/games/{made['game']}/{part}/")
+        assert sealed.status_code in (404, 409), sealed.content  # in play: nothing to read
 
 
 def test_an_illegal_move_loses_nothing_and_a_bots_turn_is_409(person, make_bot):

@@ -69,30 +69,41 @@ async function refresh() {
   if (response.ok) apply(root, await response.text());
 }
 
+let sending = false;
+
 async function send() {
-  if (!chosen) return;
-  const response = await fetch(root.dataset.moveUrl, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
-    credentials: "same-origin",
-    body: JSON.stringify({ card: chosen.card, capture: chosen.capture }),
-  });
-  if (!response.ok) {
-    const body = await response.json().catch(() => ({}));
-    say(assertive, body.detail || "That move was not accepted.");
-    return;
+  const move = chosen;
+  if (!move || sending) return;
+  sending = true;
+  try {
+    const response = await fetch(root.dataset.moveUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
+      credentials: "same-origin",
+      body: JSON.stringify({ card: move.card, capture: move.capture }),
+    });
+    if (!response.ok) {
+      const body = await response.json().catch(() => ({}));
+      say(assertive, body.detail || "That move was not accepted.");
+      return;
+    }
+    say(polite, `You played ${move.card}.`);
+  } finally {
+    sending = false;
   }
-  say(polite, `You played ${chosen.card}.`);
-  chosen = null;
   await refresh();
 }
 
 function apply(element, html) {
   const before = part()?.dataset || {};
+  const template = document.createElement("template");
+  template.innerHTML = html.trim();
+  const next = template.content.firstElementChild?.dataset || {};
+  // Nothing was played since: keep the page (and the person's choice) as it is.
+  if (next.moves === before.moves && next.status === before.status) return;
   const wasStatus = before.status;
   const wasMoves = Number(before.moves || 0);
-  const hadFocus = element.contains(document.activeElement) ? document.activeElement : null;
-  const focusedCard = hadFocus?.dataset?.card;
+  const focusedCard = element.contains(document.activeElement) ? document.activeElement.dataset?.card : null;
   patchHtml(element, html);
   const now = part().dataset;
   if (Number(now.moves) > wasMoves) {
