@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from tournaments.models import Bot, Game, PersonGame, Seat
+from tournaments.models import Bot, Game, League, PersonGame, Seat
 
 
 def play_live_version(person_game_id: int) -> tuple[str, bool] | None:
@@ -92,3 +92,11 @@ def with_people_record(ratings: QuerySet) -> QuerySet:
         people_wins=count(Q(game__winner=F("team"))),
         people_draws=count(Q(game__winner__isnull=True)),
     )
+
+
+def person_seat(*, game: Game) -> dict[int, str]:
+    """The seat a person played in ``game`` and their name, ``{}`` in a game of bots only."""
+    if game.league.kind != League.Kind.PLAY:
+        return {}
+    row = PersonGame.objects.filter(game=game).values_list("seat", "person__username").first()
+    return {} if row is None else {row[0]: row[1]}

@@ -251,6 +251,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _found(page_selectors.game_find(game_id))
     seats = page_selectors.game_seats(game=game)
     names = {seat.seat: seat.bot.name for seat in seats}
+    names.update(play_selectors.person_seat(game=game))  # a person's seat, when one played
     # The set's other games are dealt the same cards: no hand is shown before the set is over.
     sealed = game.match.sealed
     log = None if sealed else page_selectors.game_log_document(game=game)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import client_for
 from django.contrib.auth import get_user_model
 
+from tests.play.conftest import client_for
 from tournaments.models import Game, GameLog, HeadToHead, PersonGame, RatedSet, Seat
 from tournaments.services import play
 

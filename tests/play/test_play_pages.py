@@ -4,11 +4,11 @@ rankings API's record against people."""
 from __future__ import annotations
 
 import pytest
-from conftest import client_for
 from django.contrib.auth import get_user_model
 from django.test import Client
-from test_play_api import play_out
 
+from tests.play.conftest import client_for
+from tests.play.test_play_api import play_out
 from tournaments.models import PersonGame
 
 pytestmark = pytest.mark.usefixtures("transactional_db")
@@ -59,6 +59,8 @@ def test_a_bots_record_against_people_on_its_page_and_in_the_rankings(make_bot):
     else:
         expected = (1, 0, 0)
     assert (record["wins"], record["draws"], record["losses"]) == expected
+    replay = Client().get(state["replay_url"])
+    assert replay.status_code == 200 and "ranker" in replay.content.decode()
     page = Client().get(f"/bots/{bot.pk}/").content.decode()
     assert f"Against people (unrated): 1 game, {record['wins']} win" in page
     # The rankings API carries the record and sorts by it on request.

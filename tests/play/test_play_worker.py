@@ -9,10 +9,10 @@ import time
 import orjson
 import pytest
 import redis
-from conftest import client_for
 from django.contrib.auth import get_user_model
-from test_play_api import play_out
 
+from tests.play.conftest import client_for
+from tests.play.test_play_api import play_out
 from tournaments.live import live_game_key
 from tournaments.models import Game, PersonGame
 

@@ -535,7 +535,9 @@ def play_advance(*, person_game_id: int) -> str:
             bot = Bot.objects.get(pk=person_game.game.seating[turn.seat])
             known = len(person_game.answers)
             timeout_ms = referee.timeout_ms
-            starts = referee.start_notices() if known == 0 else None
+            # Before the bots' first move request, whoever moved first: their start notices.
+            bots_answered = any(a["seat"] != person_game.seat for a in person_game.answers)
+            starts = None if bots_answered else referee.start_notices()
         if starts is not None:
             run_sync(_notify, _bot_notices(person_game, starts), "start", timeout_ms)
         answer = run_sync(_ask, bot.url, bot.secret, turn.request, timeout_ms)
