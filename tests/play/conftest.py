@@ -44,12 +44,3 @@ def make_bot(db, play_servers) -> Callable[..., object]:
         )
 
     return make
-
-
-def client_for(user):
-    from rest_framework.authtoken.models import Token
-    from rest_framework.test import APIClient
-
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client

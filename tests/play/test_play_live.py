@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tests.live.servers import AsgiServer
-from tests.live.test_live_streams import Stream
+from tests.play.helpers import Stream
 from tournaments.services import play
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
@@ -28,11 +28,11 @@ def test_the_page_and_spectators_follow_a_person_game_live(server, make_bot):
     person = get_user_model().objects.create_user(username="watched")
     bot = make_bot("greedy")
     person_game = play.play_create(person=person, opponent=bot.pk)
-    page = Stream(server, f"/live/play/{person_game.pk}/")
+    page = Stream(server.port, f"/live/play/{person_game.pk}/")
     assert page.response.status == 200
     first = page.next()
     assert first["event"] == "changed"
-    spectator = Stream(server, f"/live/games/{person_game.game_id}/")
+    spectator = Stream(server.port, f"/live/games/{person_game.game_id}/")
     snapshot = spectator.next()
     assert snapshot["event"] == "snapshot"
     log = snapshot["data"]["log"]

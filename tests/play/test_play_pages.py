@@ -7,8 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from tests.play.conftest import client_for
-from tests.play.test_play_api import play_out
+from tests.play.helpers import client_for, play_out
 from tournaments.models import PersonGame
 
 pytestmark = pytest.mark.usefixtures("transactional_db")

@@ -11,8 +11,7 @@ import pytest
 import redis
 from django.contrib.auth import get_user_model
 
-from tests.play.conftest import client_for
-from tests.play.test_play_api import play_out
+from tests.play.helpers import client_for, play_out
 from tournaments.live import live_game_key
 from tournaments.models import Game, PersonGame
 
