@@ -100,3 +100,14 @@ def person_seat(*, game: Game) -> dict[int, str]:
         return {}
     row = PersonGame.objects.filter(game=game).values_list("seat", "person__username").first()
     return {} if row is None else {row[0]: row[1]}
+
+
+def with_people_rows(rows: list[dict[str, Any]], *, sort: bool = False) -> list[dict[str, Any]]:
+    """A ranking page's rows with each bot's record against people (``people``); with
+    ``sort``, most wins against people first, then most games, else the ranking's order."""
+    records = people_records([row["bot_id"] for row in rows])
+    none = {"games": 0, "wins": 0, "draws": 0, "losses": 0}
+    rows = [{**row, "people": records.get(row["bot_id"], none)} for row in rows]
+    if sort:
+        rows.sort(key=lambda row: (-row["people"]["wins"], -row["people"]["games"]))
+    return rows

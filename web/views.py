@@ -111,8 +111,11 @@ def rankings(request: HttpRequest) -> HttpResponse:
     rows = page_selectors.ranking_rows(pool=pool)
     if query:
         rows = [row for row in rows if query.lower() in row["name"].lower()]
+    by_people = request.GET.get("sort") == "people"
+    rows = play_selectors.with_people_rows(rows, sort=by_people)
     context = {
         "nav": "rankings",
+        "by_people": by_people,
         "form": form,
         "pool": pool,
         "pools": pools,

@@ -80,3 +80,9 @@ def test_a_bots_record_against_people_on_its_page_and_in_the_rankings(make_bot):
     by_people = Client().get("/api/rankings/?pool=classic/2p&sort=people").json()["results"]
     # More wins against people first, then more games: the bot before the better-rated one.
     assert [row["bot"] for row in by_people] == [bot.id, other.id]
+    # So does the rankings page.
+    by_elo = Client().get("/?pool=classic/2p").content.decode()
+    assert by_elo.index(f">{other.name}<") < by_elo.index(f">{bot.name}<")
+    by_wins = Client().get("/?pool=classic/2p&sort=people").content.decode()
+    assert by_wins.index(f">{bot.name}<") < by_wins.index(f">{other.name}<")
+    assert "Sort by Elo" in by_wins and 'data-testid="people-record"' in by_wins
