@@ -52,6 +52,11 @@ def test_a_whole_game_by_keyboard_alone(greedy_bot, live_server, page):
     problems += page_problems(page)
     assert problems == []
     person_game = PersonGame.objects.get(person__username="keyboard")
+    clock = page.get_by_test_id("clock")
+    first = int(clock.text_content())
+    assert 100 <= first <= 120
+    page.wait_for_timeout(2500)
+    assert int(clock.text_content()) < first  # the move clock counts down
     deadline = time.monotonic() + 800
     moves = 0
     part = page.locator("#play > div").first

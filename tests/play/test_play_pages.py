@@ -3,6 +3,8 @@ rankings API's record against people."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -25,6 +27,7 @@ def test_the_play_button_the_page_and_who_may_see_it(make_bot):
     assert started.status_code == 302 and started["Location"] == f"/play/{person_game.pk}/"
     shown = browser.get(f"/play/{person_game.pk}/").content.decode()
     assert "Your turn." in shown and 'data-testid="hand"' in shown
+    assert re.search(r'data-testid="clock">1[0-2][0-9]</span> s left', shown)
     assert 'aria-live="assertive"' in shown and 'aria-live="polite"' in shown
     # The bot's owner, another user and anonymous visitors find no such page.
     for user in (bot.owner, get_user_model().objects.create_user(username="other")):

@@ -144,4 +144,16 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
+// The move clock counts down on the page (quietly: only the turn itself is announced), from
+// the clock_ms the server rendered for this position.
+let clockFrom = { moves: null, at: 0 };
+setInterval(() => {
+  const clock = root.querySelector("[data-testid=clock]");
+  const dataset = part()?.dataset;
+  if (!clock || !dataset || !dataset.clockMs) return;
+  if (clockFrom.moves !== dataset.moves) clockFrom = { moves: dataset.moves, at: Date.now() };
+  const left = Number(dataset.clockMs) - (Date.now() - clockFrom.at);
+  clock.textContent = String(Math.max(0, Math.round(left / 1000)));
+}, 1000);
+
 followLive(root, { apply, isOver: () => part()?.dataset.status === "finished" });
