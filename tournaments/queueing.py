@@ -77,6 +77,8 @@ BASELINES_QUEUE = "baselines"
 VALUE_GAME = "baselines.value_game"
 CORRECT_SET = "baselines.correct_set"
 SWEEP_BASELINES = "baselines.sweep"
+PLAY_ADVANCE = "play.advance"
+PLAY_CLOCKS = "play.clocks"
 
 # What sending a message raises when the broker (Redis) is unreachable.
 BROKER_ERRORS = (BrokerError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -278,6 +280,12 @@ def league_schedule_enqueue_on_commit(league_id: int) -> None:
             logger.warning("the queue failed while scheduling league %s", league_id, exc_info=True)
 
     transaction.on_commit(send)
+
+
+def play_advance_enqueue(person_game_id: int) -> None:
+    """Let the bots of a person's game play their turns (games queue). Call it from
+    ``on_commit``."""
+    _task(PLAY_ADVANCE).apply_async((person_game_id,), ignore_result=True)
 
 
 def matches_recovery_enqueue(*, worker: str, since: str) -> None:

@@ -56,6 +56,7 @@ from tournaments.services.matches import (
     matches_sweep,
     stopping,
 )
+from tournaments.services.play import play_advance, play_clocks_enforce
 from tournaments.services.ratings import ratings_fit_coalesced, ratings_sweep
 
 INFRASTRUCTURE_ERRORS = (OperationalError, *queueing.BROKER_ERRORS)
@@ -441,3 +442,24 @@ def send_email_verification(self, user_id: int, email: str) -> bool:
             return False
         delay = notifications.retry_delay_s(self.request.retries)
         raise self.retry(exc=error, countdown=delay) from error
+
+
+@shared_task(
+    name=queueing.PLAY_ADVANCE,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    max_retries=5,
+    retry_backoff=2,
+    retry_jitter=True,
+)
+def advance_person_game(person_game_id: int) -> str:
+    """The bots' turns of a person's game, up to the person's turn (``services.play``);
+    idempotent, so a redelivery after a worker died plays on from the stored answers."""
+    return play_advance(person_game_id=person_game_id)
+
+
+@shared_task(name=queueing.PLAY_CLOCKS, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
+def person_clocks() -> list[int]:
+    """Beat: the fallback move for every person whose move clock ran out."""
+    return play_clocks_enforce()

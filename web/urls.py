@@ -3,7 +3,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path, register_converter
 
-from web import auth_views, bot_checks, ladder_views, views
+from web import auth_views, bot_checks, ladder_views, play_views, views
 from web.throttling import AuthThrottle, BotCallsThrottle, SignupThrottle, throttled
 
 
@@ -31,6 +31,9 @@ urlpatterns = [
     path("leagues/<row_id:league_id>/games/", views.league_games, name="league_games"),
     path("bots/<row_id:bot_id>/", views.bot_detail, name="bot_detail"),
     path("games/<row_id:game_id>/", views.game_replay, name="game_replay"),
+    path("play/<row_id:person_game_id>/", play_views.play_page, name="play"),
+    path("play/<row_id:person_game_id>/live/", play_views.play_live, name="play_live"),
+    path("bots/<row_id:bot_id>/play/", play_views.play_new, name="play_new"),
     path("ladder/", ladder_views.ladder, name="ladder"),
     path("ladder/live/", ladder_views.ladder_live, name="ladder_live"),
     path("bots/<row_id:bot_id>/challenge/", ladder_views.bot_challenge, name="bot_challenge"),

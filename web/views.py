@@ -20,7 +20,14 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
 from games.engine import PRESETS
-from tournaments import ladder_selectors, observers, page_selectors, rating_selectors, selectors
+from tournaments import (
+    ladder_selectors,
+    observers,
+    page_selectors,
+    play_selectors,
+    rating_selectors,
+    selectors,
+)
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
@@ -106,8 +113,11 @@ def rankings(request: HttpRequest) -> HttpResponse:
     rows = page_selectors.ranking_rows(pool=pool)
     if query:
         rows = [row for row in rows if query.lower() in row["name"].lower()]
+    by_people = request.GET.get("sort") == "people"
+    rows = play_selectors.with_people_rows(rows, sort=by_people)
     context = {
         "nav": "rankings",
+        "by_people": by_people,
         "form": form,
         "pool": pool,
         "pools": pools,
@@ -228,6 +238,10 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "challenges": ladder_selectors.bot_challenges(bot),
         "version_tests": ladder_selectors.bot_version_tests(bot),
         "challenge_form": _challenge_form(request, bot),
+        "people": play_selectors.bot_people_record(bot=bot),
+        "can_play": request.user.is_authenticated
+        and bot.status == Bot.Status.ACTIVE
+        and (bot.accepts_challenges or bot.owner_id == request.user.pk),
     }
     return render(request, "web/bot_detail.html", context)
 
@@ -253,6 +267,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     if not sight.seats_named:
         seats = [observers.AnonymousSeat(seat=s.seat, team=s.team) for s in seats]
     names = {seat.seat: seat.bot.name for seat in seats if seat.bot is not None}
+    names.update(play_selectors.person_seat(game=game))  # a person's seat, when one played
     sealed = sight.sealed
     log = page_selectors.game_log_document(game=game) if sight.record_shown else None
     seat_count = len(log["seats"]) if log else len(seats)

@@ -91,6 +91,13 @@ ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS = env_int("ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS",
 ESCOBA_RUNNING_LEAGUES_PER_USER = env_int("ESCOBA_RUNNING_LEAGUES_PER_USER", 3)
 ESCOBA_QUEUED_GAMES_PER_USER = env_int("ESCOBA_QUEUED_GAMES_PER_USER", 2000)
 ESCOBA_SCHEDULE_BATCH_MATCHES = env_int("ESCOBA_SCHEDULE_BATCH_MATCHES", 200)
+
+# A person's games (tournaments/services/play.py): how many one person may have in play at
+# once, the seconds a person has for each move (then the fault policy's fallback is played for
+# them), and the bots' move timeout in those games.
+ESCOBA_PLAY_MAX_GAMES = env_int("ESCOBA_PLAY_MAX_GAMES", 3)
+ESCOBA_PLAY_CLOCK_S = env_int("ESCOBA_PLAY_CLOCK_S", 120)
+ESCOBA_PLAY_BOT_TIMEOUT_MS = env_int("ESCOBA_PLAY_BOT_TIMEOUT_MS", 1000)
 # Seconds between sweeps that re-send the matches of running leagues gone quiet (a Redis that
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
@@ -382,6 +389,7 @@ CELERY_TASK_ROUTES = {
     "leagues.schedule": {"queue": "maintenance"},
     "leagues.recover_matches": {"queue": "games"},
     "leagues.sweep": {"queue": "games"},
+    "play.*": {"queue": "games"},
     "ladder.*": {"queue": "maintenance"},
     "bots.*": {"queue": "maintenance"},
     "ratings.*": {"queue": "maintenance"},
@@ -448,6 +456,13 @@ if ESCOBA_SWEEP_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["baselines-sweep"] = {
         "task": "baselines.sweep",
         "schedule": ESCOBA_SWEEP_INTERVAL_S,
+    }
+if ESCOBA_PLAY_CLOCK_S > 0:
+    # A person's move clock runs out even when nobody reads the game (services/play.py).
+    CELERY_BEAT_SCHEDULE["play-clocks"] = {
+        "task": "play.clocks",
+        "schedule": min(ESCOBA_PLAY_CLOCK_S, 10),
+        "options": {"expires": min(ESCOBA_PLAY_CLOCK_S, 10)},
     }
 if ESCOBA_BOT_CHECK_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["bots-check"] = {

@@ -39,7 +39,7 @@ PASSWORD = "keyboard-only-pass-42"
 # the league page's live fragment (checked inside the league page), the icon.
 # Not pages: redirects after a POST, and the JSON the My bots page polls.
 NOT_PAGES = {
-    "logout", "league_live", "ladder_live", "favicon",
+    "logout", "league_live", "ladder_live", "play_live", "favicon",
     "my_bot_check_status", "my_token_revoke", "my_tokens_revoke_all",
 }  # fmt: skip
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
@@ -129,6 +129,12 @@ def _ladder_pages(sweep: Sweep, world) -> None:
     page.get_by_role("button", name="Challenge").click(no_wait_after=True)  # played in the POST
     expect(page.get_by_test_id("sets-done")).to_have_text("1", timeout=120_000)
     sweep.check("challenge played")
+    sweep.visit(f"/bots/{bots[0].pk}/", "a bot's page, to play it")
+    page.get_by_test_id("play-bot").click()
+    expect(page).to_have_url(re.compile(r"/play/[0-9]+/$"))
+    expect(page.get_by_test_id("turn")).to_contain_text("Your turn")
+    sweep.check("playing a bot")
+    sweep.names.add("play_new")
     sweep.visit("/tests/new/")
     page.get_by_label("Candidate").select_option(label=bots[2].name)
     page.get_by_label("Baseline").select_option(label=bots[2].name)

@@ -5,8 +5,8 @@ bot per pool, as JSON numbers, with its 95 % interval.
 """
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
-from rest_framework import permissions
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, serializers
 from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,20 +16,51 @@ from tournaments.api.errors import ERRORS
 from tournaments.api.filters import ListFilterBackend, RankingFilter, RatingHistoryFilter
 from tournaments.api.league_serializers import RankingSerializer, RatingPointSerializer
 from tournaments.models import Rating, RatingPoint
+from tournaments.play_selectors import with_people_record
 from tournaments.rating_selectors import published_ratings, rating_points
 
 
+class PeopleRecordSerializer(serializers.Serializer):
+    games = serializers.IntegerField(source="people_games")
+    wins = serializers.IntegerField(source="people_wins")
+    draws = serializers.IntegerField(source="people_draws")
+    losses = serializers.SerializerMethodField()
+
+    def get_losses(self, rating: Rating) -> int:
+        return rating.people_games - rating.people_wins - rating.people_draws
+
+
+class RankingRowSerializer(RankingSerializer):
+    people = PeopleRecordSerializer(
+        source="*", help_text="Unrated games against people, from the bot's side."
+    )
+
+    class Meta(RankingSerializer.Meta):
+        fields = [*RankingSerializer.Meta.fields, "people"]
+
+
+# ?sort=people: most wins against people first (then most games, then the ranking's order).
+SORTS = {"people": ("-people_wins", "-people_games", "rank")}
+
+
 class RankingListView(ListAPIView):
-    serializer_class = RankingSerializer
+    serializer_class = RankingRowSerializer
     permission_classes = [permissions.AllowAny]
     filter_backends = [ListFilterBackend]
     filterset_class = RankingFilter  # always one pool: classic/2p unless ?pool= says another
 
     def get_queryset(self) -> QuerySet[Rating]:
-        return published_ratings()
+        ratings = with_people_record(published_ratings())
+        sort = SORTS.get(self.request.query_params.get("sort", ""))
+        return ratings.order_by(*sort) if sort else ratings
 
     @extend_schema(
         summary="The published ranking of a pool: established bots best first, then provisional",
+        parameters=[
+            OpenApiParameter(
+                "sort", str, enum=list(SORTS), description="people: by wins against people."
+            )
+        ],
         responses={200: RankingSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request) -> Response:

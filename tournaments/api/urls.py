@@ -1,6 +1,6 @@
 """Routes under /api/. Each resource module adds its paths here."""
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from tournaments.api import (
     accounts,
@@ -10,9 +10,11 @@ from tournaments.api import (
     health,
     leagues,
     notifications,
+    play,
     rankings,
     version_tests,
 )
+from tournaments.api.leagues import ID_PATTERN
 
 app_name = "api"
 
@@ -41,6 +43,17 @@ urlpatterns = [
         "notification-settings/rotate-secret/",
         notifications.NotificationSecretView.as_view(),
         name="notification-settings-rotate-secret",
+    ),
+    path("play/", play.PlayCreateView.as_view(), name="play"),
+    re_path(
+        rf"^play/(?P<person_game_id>{ID_PATTERN})/$",
+        play.PlayDetailView.as_view(),
+        name="play-detail",
+    ),
+    re_path(
+        rf"^play/(?P<person_game_id>{ID_PATTERN})/move/$",
+        play.PlayMoveView.as_view(),
+        name="play-move",
     ),
     path("rankings/", rankings.RankingListView.as_view(), name="rankings"),
     path("rankings/history/", rankings.RatingHistoryView.as_view(), name="rating-history"),

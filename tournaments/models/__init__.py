@@ -2,6 +2,7 @@ from .bots import Bot, BotCheck, BotVersion
 from .ladder import Challenge, VersionTest
 from .leagues import Game, GameLog, HeadToHead, League, LeagueEntry, Match, Seat
 from .notifications import Notification, NotificationSettings
+from .play import PersonGame
 from .ratings import (
     BaselineCoefficient,
     DealBaseline,
@@ -30,6 +31,7 @@ __all__ = [
     "Notification",
     "NotificationSettings",
     "PairTotal",
+    "PersonGame",
     "RatedSet",
     "Rating",
     "RatingFit",

@@ -28,6 +28,8 @@ class League(models.Model):
         LADDER = "ladder", "ladder"
         CHALLENGE = "challenge", "challenge"
         TEST = "test", "test"
+        # One game with a person at the table (tournaments.services.play); never rated.
+        PLAY = "play", "play"
 
     class Status(models.TextChoices):
         OPEN = "open", "open"

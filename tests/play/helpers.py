@@ -1,0 +1,71 @@
+"""What the tests of people's games share: an API client per user, a game played out with
+legal moves, and a Server-Sent Events reader."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+
+
+def client_for(user):
+    from knox.models import AuthToken
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
+    return client
+
+
+def play_out(client, play_id: int, choose=lambda legal: legal[-1], limit_s: float = 300) -> dict:
+    """Answer every move request with a legal move until the game is over; the last state."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        read = client.get(f"/api/play/{play_id}/")
+        if read.status_code == 429:  # the API's throttle: a polite client waits as told
+            time.sleep(float(read["Retry-After"]))
+            continue
+        assert read.status_code == 200, read.content
+        state = read.json()
+        if state["status"] == "finished":
+            return state
+        if state["status"] == "waiting":
+            time.sleep(0.2)
+            continue
+        request = state["request"]
+        assert request["protocol"] == "escoba/1"
+        assert request["you"]["seat"] == state["seat"]
+        move = choose(request["legal_moves"])
+        answer = client.post(f"/api/play/{play_id}/move/", move, format="json")
+        assert answer.status_code == 200, answer.json()
+    raise AssertionError("the game did not end in time")
+
+
+class Stream:
+    """One Server-Sent Events connection to ``port``, read event by event."""
+
+    def __init__(self, port: int, path: str) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.connection.request("GET", path, headers={"Accept": "text/event-stream"})
+        self.response = self.connection.getresponse()
+
+    def next(self) -> dict | None:
+        """The next event (``event``, ``id``, ``data`` parsed), None at the end of the stream."""
+        event: dict = {}
+        while True:
+            line = self.response.fp.readline()
+            if not line:
+                return None
+            line = line.decode().rstrip("\n")
+            if not line:
+                if "event" in event:
+                    return event
+                continue
+            field, _, value = line.partition(": ")
+            if field == "data":
+                event["data"] = json.loads(value)
+            elif field in ("event", "id"):
+                event[field] = value
+
+    def close(self) -> None:
+        self.connection.close()
