@@ -40,7 +40,7 @@ def tab_to(page, selector: str, limit: int = 60) -> None:
     raise AssertionError(f"Tab never reached {selector}")
 
 
-def test_a_whole_game_by_keyboard_alone(greedy_bot, live_server, page):
+def test_a_whole_game_by_keyboard_alone(greedy_bot, live_server, page, screenshot):
     get_user_model().objects.create_user(username="keyboard", password=PASSWORD)
     log_in(page, live_server.url, "keyboard", PASSWORD)
     page.goto(f"{live_server.url}/bots/{greedy_bot.pk}/")
@@ -72,6 +72,8 @@ def test_a_whole_game_by_keyboard_alone(greedy_bot, live_server, page):
         if page.locator("[data-testid=captures] button").count():
             tab_to(page, "[data-testid=captures] button")  # its first capture
             page.keyboard.press("Enter")
+        if moves == 0:
+            screenshot(page, "play", full_page=False)  # a card chosen, its captures shown
         expect(page.get_by_test_id("play-move")).to_be_enabled()
         page.keyboard.press("p")
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import subprocess
 import sys
@@ -44,3 +46,47 @@ class AsgiServer:
 
     def stop(self) -> None:
         stop_processes([self.process])
+
+
+class Stream:
+    """One Server-Sent Events connection to a local server's ``port``, read event by event."""
+
+    def __init__(self, port: int, path: str, last_event_id: str | None = None) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id:
+            headers["Last-Event-ID"] = last_event_id
+        self.connection.request("GET", path, headers=headers)
+        self.response = self.connection.getresponse()
+        self.comments: list[str] = []
+
+    def next(self) -> dict | None:
+        """The next event (``event``, ``id``, ``data`` parsed), None at the end of the stream."""
+        event: dict = {}
+        while True:
+            line = self.response.fp.readline()
+            if not line:
+                return None
+            line = line.decode().rstrip("\n")
+            if not line:
+                if "event" in event:
+                    return event
+                continue
+            field, _, value = line.partition(": ")
+            if field == "":
+                self.comments.append(value)
+            elif field == "data":
+                event["data"] = json.loads(value)
+            elif field in ("event", "id"):
+                event[field] = value
+
+    def until_comment(self, text: str) -> None:
+        """Read until a comment line says ``text``; AssertionError if the stream ends first."""
+        while True:
+            line = self.response.fp.readline()
+            assert line, f"the stream ended before saying {text!r}"
+            if line.decode().rstrip("\n") == f": {text}":
+                return
+
+    def close(self) -> None:
+        self.connection.close()

@@ -23,7 +23,7 @@ from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from scripts.private_redis import PrivateRedis
 from tests.browser.data import stored_game
-from tests.live.servers import AsgiServer
+from tests.live.servers import AsgiServer, Stream
 from tournaments.live import LiveFeeds
 from tournaments.messages import NOT_FOUND
 from tournaments.models import Game, GameLog, League
@@ -50,50 +50,6 @@ class Feeds:
         asyncio.run_coroutine_threadsafe(cancel_the_rest(), self.loop).result(5)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
-
-
-class Stream:
-    """One Server-Sent Events connection, read event by event."""
-
-    def __init__(self, server: AsgiServer, path: str, last_event_id: str | None = None) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
-        headers = {"Accept": "text/event-stream"}
-        if last_event_id:
-            headers["Last-Event-ID"] = last_event_id
-        self.connection.request("GET", path, headers=headers)
-        self.response = self.connection.getresponse()
-        self.comments: list[str] = []
-
-    def next(self) -> dict | None:
-        """The next event (``event``, ``id``, ``data`` parsed), None at the end of the stream."""
-        event: dict = {}
-        while True:
-            line = self.response.fp.readline()
-            if not line:
-                return None
-            line = line.decode().rstrip("\n")
-            if not line:
-                if "event" in event:
-                    return event
-                continue
-            field, _, value = line.partition(": ")
-            if field == "":
-                self.comments.append(value)
-            elif field == "data":
-                event["data"] = json.loads(value)
-            elif field in ("event", "id"):
-                event[field] = value
-
-    def until_comment(self, text: str) -> None:
-        """Read until a comment line says ``text``; AssertionError if the stream ends first."""
-        while True:
-            line = self.response.fp.readline()
-            assert line, f"the stream ended before saying {text!r}"
-            if line.decode().rstrip("\n") == f": {text}":
-                return
-
-    def close(self) -> None:
-        self.connection.close()
 
 
 def _pending_game(owner, seed: int = 5) -> Game:
@@ -147,7 +103,7 @@ def test_a_viewer_gets_the_game_so_far_then_each_play_and_resumes_where_it_was(
         feeds.play(game.pk, seat=seat, move=move, fault=None)
     time.sleep(0.5)
 
-    stream = Stream(server, f"/live/games/{game.pk}/")
+    stream = Stream(server.port, f"/live/games/{game.pk}/")
     assert stream.response.status == 200
     assert stream.response.getheader("Content-Type").startswith("text/event-stream")
     snapshot = stream.next()
@@ -171,7 +127,7 @@ def test_a_viewer_gets_the_game_so_far_then_each_play_and_resumes_where_it_was(
     for seat, move in plays[15:]:
         feeds.play(game.pk, seat=seat, move=move, fault="timeout")
     time.sleep(0.5)
-    again = Stream(server, f"/live/games/{game.pk}/", last_event_id=f"{run}.15")
+    again = Stream(server.port, f"/live/games/{game.pk}/", last_event_id=f"{run}.15")
     received = [again.next() for _ in range(5)]
     assert [(e["event"], e["id"]) for e in received] == [
         ("play", f"{run}.{n}") for n in range(16, 21)
@@ -193,7 +149,7 @@ def test_a_game_played_again_starts_its_viewers_afresh(server, feeds, django_use
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
     game = _pending_game(owner)
     plays = list(_moves(game.seed, 4))
-    stream = Stream(server, f"/live/games/{game.pk}/")
+    stream = Stream(server.port, f"/live/games/{game.pk}/")
     feeds.start(game.pk)
     assert stream.next()["event"] == "snapshot"
     for seat, move in plays:
@@ -212,10 +168,10 @@ def test_open_streams_are_limited_and_given_back_when_a_browser_leaves(server, d
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
     league = _pending_game(owner).league
     path = f"/live/league/{league.pk}/"
-    open_streams = [Stream(server, path) for _ in range(3)]
+    open_streams = [Stream(server.port, path) for _ in range(3)]
     for stream in open_streams:
         assert stream.next()["event"] == "changed"
-    refused = Stream(server, path)
+    refused = Stream(server.port, path)
     assert refused.response.status == 503
     assert refused.response.getheader("Retry-After") == "60"
     assert json.loads(refused.response.read()) == {
@@ -224,7 +180,7 @@ def test_open_streams_are_limited_and_given_back_when_a_browser_leaves(server, d
     open_streams.pop().close()
     deadline = time.monotonic() + 10  # the next keep-alive write finds the browser gone
     while True:
-        retry = Stream(server, path)
+        retry = Stream(server.port, path)
         if retry.response.status == 200 or time.monotonic() > deadline:
             break
         retry.close()
@@ -270,7 +226,7 @@ def test_open_streams_share_a_few_database_connections(
     )
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
     game = _pending_game(owner)
-    streams = [Stream(server, f"/live/games/{game.pk}/") for _ in range(10)]
+    streams = [Stream(server.port, f"/live/games/{game.pk}/") for _ in range(10)]
     try:
         for stream in streams:
             assert stream.response.status == 200
@@ -324,7 +280,7 @@ def test_unknown_ids_and_addresses_get_our_json_404(server):
         ("/live/", NOT_FOUND),
     ]
     for path, detail in unknown:
-        stream = Stream(server, path)
+        stream = Stream(server.port, path)
         assert stream.response.status == 404, path
         assert json.loads(stream.response.read()) == {
             "detail": detail, "code": "not_found", "errors": {},
@@ -342,11 +298,11 @@ def test_a_stream_outlives_a_redis_restart(transactional_db, settings, django_us
     try:
         owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
         game = _pending_game(owner)
-        stream = Stream(server, f"/live/games/{game.pk}/")
+        stream = Stream(server.port, f"/live/games/{game.pk}/")
         assert stream.response.status == 200
         redis_server.stop()
         stream.until_comment("the live feed is reconnecting")
-        during = Stream(server, f"/live/games/{game.pk}/")
+        during = Stream(server.port, f"/live/games/{game.pk}/")
         assert during.response.status == 200
         during.until_comment("the live feed is reconnecting")
         during.close()

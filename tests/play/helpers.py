@@ -3,8 +3,6 @@ legal moves, and a Server-Sent Events reader."""
 
 from __future__ import annotations
 
-import http.client
-import json
 import time
 
 
@@ -39,33 +37,3 @@ def play_out(client, play_id: int, choose=lambda legal: legal[-1], limit_s: floa
         answer = client.post(f"/api/play/{play_id}/move/", move, format="json")
         assert answer.status_code == 200, answer.json()
     raise AssertionError("the game did not end in time")
-
-
-class Stream:
-    """One Server-Sent Events connection to ``port``, read event by event."""
-
-    def __init__(self, port: int, path: str) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        self.connection.request("GET", path, headers={"Accept": "text/event-stream"})
-        self.response = self.connection.getresponse()
-
-    def next(self) -> dict | None:
-        """The next event (``event``, ``id``, ``data`` parsed), None at the end of the stream."""
-        event: dict = {}
-        while True:
-            line = self.response.fp.readline()
-            if not line:
-                return None
-            line = line.decode().rstrip("\n")
-            if not line:
-                if "event" in event:
-                    return event
-                continue
-            field, _, value = line.partition(": ")
-            if field == "data":
-                event["data"] = json.loads(value)
-            elif field in ("event", "id"):
-                event[field] = value
-
-    def close(self) -> None:
-        self.connection.close()

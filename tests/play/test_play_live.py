@@ -9,8 +9,7 @@ from collections.abc import Iterator
 import pytest
 from django.contrib.auth import get_user_model
 
-from tests.live.servers import AsgiServer
-from tests.play.helpers import Stream
+from tests.live.servers import AsgiServer, Stream
 from tournaments.services import play
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]

@@ -44,7 +44,7 @@ from games.faults import Fault, FaultKind
 from games.referee import Answer, Referee
 from games.scheduling import table_options
 from games.wire import Debug, move_request
-from tournaments import queueing
+from tournaments import play_selectors, queueing
 from tournaments.bot_calls.caller import Caller, run_sync
 from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.live import live_game_key, live_topic_key
@@ -371,13 +371,7 @@ def _clock_check(person_game: PersonGame, now: datetime.datetime) -> bool:
 
 def play_find(*, person_game_id: int, person: Any) -> PersonGame | None:
     """The person's own game, or None (anyone else's games do not exist for them)."""
-    if not getattr(person, "is_authenticated", False):
-        return None
-    return (
-        PersonGame.objects.select_related("game__league")
-        .filter(pk=person_game_id, person=person)
-        .first()
-    )
+    return play_selectors.person_game_of(person_game_id=person_game_id, person=person)
 
 
 @transaction.atomic
