@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from bots_sdk.examples import greedy
 from bots_sdk.server import serve_in_thread
 from tests.browser.a11y import page_problems
-from tests.browser.conftest import PHONE
+from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.forms import log_in
 from tournaments.models import Bot, PersonGame
 
@@ -72,8 +72,9 @@ def test_a_whole_game_by_keyboard_alone(greedy_bot, live_server, page, screensho
         if page.locator("[data-testid=captures] button").count():
             tab_to(page, "[data-testid=captures] button")  # its first capture
             page.keyboard.press("Enter")
-        if moves == 0:
-            screenshot(page, "play", full_page=False)  # a card chosen, its captures shown
+        if moves == 0:  # a card chosen, its captures shown; at both widths
+            page.set_viewport_size(DESKTOP)
+            screenshot(page, "play", full_page=False)
         expect(page.get_by_test_id("play-move")).to_be_enabled()
         page.keyboard.press("p")
         try:
