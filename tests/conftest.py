@@ -138,12 +138,9 @@ def user(db):
 
 @pytest.fixture
 def user_client(user):
-    from knox.models import AuthToken
-    from rest_framework.test import APIClient
+    from tests.clients import client_for
 
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
-    return client
+    return client_for(user)
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,9 @@
 
 import pytest
 from django.contrib.auth import get_user_model
-from knox.models import AuthToken
 from rest_framework.test import APIClient
 
+from tests.clients import client_for
 from tournaments.models import Challenge, Game, League
 from tournaments.services.challenges import (
     ERROR_NOT_ACCEPTING,
@@ -14,12 +14,6 @@ from tournaments.services.challenges import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
-    return client
 
 
 @pytest.fixture

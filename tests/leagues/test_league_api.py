@@ -5,9 +5,8 @@ from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
-from knox.models import AuthToken
-from rest_framework.test import APIClient
 
+from tests.clients import client_for
 from tournaments import queueing
 from tournaments.api.errors import SetInPlay
 from tournaments.models import Game, GameLog, League, Match
@@ -15,12 +14,6 @@ from tournaments.services.leagues import ERROR_NOT_BOT_OWNER, ERROR_NOT_CREATOR
 from tournaments.services.ratings import HISTORY_MIN_CHANGE
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
-    return client
 
 
 @pytest.fixture

@@ -2,10 +2,10 @@
 
 import pytest
 from django.contrib.auth import get_user_model
-from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from games.scheduling import ERROR_TOO_FEW_BOTS
+from tests.clients import client_for
 from tournaments import queueing
 from tournaments.models import League, LeagueEntry
 from tournaments.services.leagues import (
@@ -18,12 +18,6 @@ from tournaments.services.leagues import (
 pytestmark = pytest.mark.django_db
 
 LEAGUES = "/api/leagues/"
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
-    return client
 
 
 def create(client: APIClient, name: str, bots: list[int], **fields):

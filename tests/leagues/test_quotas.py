@@ -10,10 +10,9 @@ from django.utils import timezone
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from knox.models import AuthToken
-from rest_framework.test import APIClient
 
 from games.scheduling import build_schedule, schedule_games, set_length
+from tests.clients import client_for
 from tournaments import queueing
 from tournaments.models import League, Match
 from tournaments.services import quotas
@@ -32,12 +31,6 @@ from tournaments.services.quotas import QuotaExceeded
 pytestmark = pytest.mark.django_db(transaction=True)
 
 _names = itertools.count(1)
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
-    return client
 
 
 def _league(user, bots, **options) -> League:

@@ -1,18 +1,8 @@
-"""What the tests of people's games share: an API client per user, a game played out with
-legal moves, and a Server-Sent Events reader."""
+"""What the tests of people's games share: a game played out with legal moves."""
 
 from __future__ import annotations
 
 import time
-
-
-def client_for(user):
-    from knox.models import AuthToken
-    from rest_framework.test import APIClient
-
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
-    return client
 
 
 def play_out(client, play_id: int, choose=lambda legal: legal[-1], limit_s: float = 300) -> dict:

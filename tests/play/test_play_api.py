@@ -8,7 +8,8 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 
-from tests.play.helpers import client_for, play_out
+from tests.clients import client_for
+from tests.play.helpers import play_out
 from tournaments.models import Game, GameLog, HeadToHead, PersonGame, RatedSet, Seat
 from tournaments.services import play
 

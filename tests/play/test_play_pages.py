@@ -9,7 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from tests.play.helpers import client_for, play_out
+from tests.clients import client_for
+from tests.play.helpers import play_out
 from tournaments.models import PersonGame
 
 pytestmark = pytest.mark.usefixtures("transactional_db")

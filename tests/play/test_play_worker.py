@@ -11,7 +11,8 @@ import pytest
 import redis
 from django.contrib.auth import get_user_model
 
-from tests.play.helpers import client_for, play_out
+from tests.clients import client_for
+from tests.play.helpers import play_out
 from tournaments.live import live_game_key
 from tournaments.models import Game, PersonGame
 

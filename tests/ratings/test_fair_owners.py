@@ -13,12 +13,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection
-from knox.models import AuthToken
-from rest_framework.test import APIClient
 
 from bots_sdk.bot import Bot as SdkBot
 from bots_sdk.examples import greedy
 from bots_sdk.server import serve_in_thread
+from tests.clients import client_for
 from tournaments.models import Bot, Game, League, Match, RatedSet, Rating, Seat, SetScore
 from tournaments.services.bots import bot_check, bot_update
 from tournaments.services.ladder import ladder_bots
@@ -33,12 +32,6 @@ from tournaments.services.matches import match_begin, match_play, match_release
 from tournaments.services.ratings import ERROR_ONE_OWNER, bots_rated_eligible
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
-    return client
 
 
 def versions_of(rated_set: RatedSet) -> set[str]:

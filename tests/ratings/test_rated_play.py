@@ -6,12 +6,12 @@ import threading
 import pytest
 from django.db.models import F
 from django.utils import timezone
-from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from bots_sdk.bot import Bot as SdkBot
 from bots_sdk.examples import greedy
 from bots_sdk.server import serve_in_thread
+from tests.clients import client_for
 from tournaments.models import Bot, Game, League, Notification, RatedSet, Rating, Seat, SetScore
 from tournaments.services.bots import bot_check
 from tournaments.services.ladder import ladder_bots
@@ -23,12 +23,6 @@ from tournaments.services.ratings import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
-    return client
 
 
 def test_a_user_who_is_not_staff_cannot_create_a_rated_league(user_client, make_rated_bot):
