@@ -71,10 +71,9 @@ ESCOBA_LADDER_REFILL_ON_RESULT = env_bool("ESCOBA_LADDER_REFILL_ON_RESULT", defa
 ESCOBA_LADDER_SPREAD = env_int("ESCOBA_LADDER_SPREAD", 100)
 ESCOBA_LADDER_RECENT_S = env_int("ESCOBA_LADDER_RECENT_S", 3600)
 # The baseline correction of rated sets (docs/ratings.md): random plays per rated deal (beside
-# one greedy play), lopsided plays per deal and greedy team, and the length in days of the
-# period for which a pool's coefficients are frozen.
+# one greedy play), and the length in days of the period for which a pool's coefficients are
+# frozen.
 ESCOBA_BASELINE_PLAYS = env_int("ESCOBA_BASELINE_PLAYS", 16)
-ESCOBA_BASELINE_LOPSIDED_PLAYS = env_int("ESCOBA_BASELINE_LOPSIDED_PLAYS", 4)
 ESCOBA_BASELINE_PERIOD_DAYS = env_int("ESCOBA_BASELINE_PERIOD_DAYS", 7)
 # Challenges and version tests (unrated, on demand): per user per 24 hours; a test keeps this
 # many sets in flight and plays at most ESCOBA_TEST_MAX_SETS.

@@ -1,28 +1,31 @@
-"""Taking the luck of the deal out of a result with a baseline: a control variate. Pure.
+"""Taking the luck of the deal out of a result with a baseline: control variates. Pure.
 
 Rated sets are dealt afresh, game by game (``games.scheduling``), so the cards no longer cancel
 out within a set as they did on duplicate deals. What a deal gives each seat is measured instead
 by a baseline (Davidson, Archibald & Bowling 2013, "Baseline: Practical Control Variates for
-Agent Evaluation in Zero-Sum Domains"): the arena's own policy plays the deal, all seats
-(``deal_values``: one greedy play and some random ones), and the game points each team made,
-less the mean over the teams, is that deal's value for the team. The deal is independent of who
-plays it, so a seat's value, less its expected value over all deals, has mean zero whoever sits
-there; any fixed multiple of it can be taken from a result without moving its expectation:
+Agent Evaluation in Zero-Sum Domains"): the arena's own policies play the deal, all seats
+(``deal_values``), and the game points each team made, less the mean over the teams, is that
+deal's value for the team, one value per control (``CONTROLS``: the greedy play, and the mean
+of the random plays). The deal is independent of who plays it, so a seat's value, less its
+expected value over all deals, has mean zero whoever sits there; any fixed combination of the
+controls can be taken from a result without moving its expectation:
 
-    corrected = raw - beta * (value_for_seat - expected_value_for_seat)
+    corrected = raw - sum_k beta_k * (value_k_for_seat - expected_value_k_for_seat)
 
-For a pair (a, b) of one set the control is the mean, over the set's games, of a's team's value
-less b's (``pair_controls``), weighted by how much luck can move the pair's score
+For a pair (a, b) of one set each control is the mean, over the set's games, of a's team's
+value less b's (``pair_controls``), weighted by how much luck can move the pair's score
 (``pair_weight``, from the ratings before the set); a's corrected set score is its score less
-beta times that (``corrected_score``). Every bot of a set plays every seat once, so the
-expected values cancel within the set: the control needs no estimate of them (``seat_means``
-may still be given).
+the coefficients of the pair's band (``pair_band``: close and lopsided pairs) times the
+controls (``corrected_score``). Every bot of a set plays every seat once, so the expected
+values cancel within the set: the controls need no estimate of them (``seat_means`` may still
+be given).
 
-Any beta keeps the score unbiased; the one that removes most variance is Cov(score, control) /
-Var(control), fitted on past sets (``beta_fit``) and frozen for a pool and a period, so a set's
-own result never chooses its coefficient. With correlation rho between score and control the
-variance left is (1 - rho^2) of the raw one. ``beta_fit`` sums with ``math.fsum`` (correctly
-rounded), so the same sets in any order give the same beta to the last bit.
+Any coefficients keep the score unbiased; the ones that remove most variance are the least
+squares ones, Cov(controls)^-1 Cov(controls, score), fitted per band on past sets
+(``beta_fit``) and frozen for a pool and a period, so a set's own result never chooses them.
+The variance left is (1 - R^2) of the raw one. ``beta_fit`` sums with ``math.fsum`` (correctly
+rounded) and solves its small system itself, so the same sets in any order give the same
+coefficients to the last bit.
 """
 
 from __future__ import annotations
@@ -37,17 +40,16 @@ from games.engine import Card, Game, Move, Ruleset
 
 # Corrections are stored as whole millionths of a set, so sums of them are exact in any order.
 CORRECTION_UNIT = 1_000_000
-# The baseline policy: one game of greedy play (``greedy_totals``: the biggest capture now, else
-# the least useful card trailed) plus uniformly random legal moves (``Game.play_random``: in the
-# compiled build the whole game is C), every seat the same policy. benchmarks/ranking_quality.py
-# ``luck`` chose it for the variance removed per CPU second: see docs/ratings.md.
-POLICY = "greedy+random+lopsided"
+# The baseline's policies: one game of greedy play (``greedy_totals``: the biggest capture now,
+# else the least useful card trailed) and games of uniformly random legal moves
+# (``Game.play_random``: in the compiled build the whole game is C), every seat the same policy,
+# each its own control. benchmarks/luck.py chose them for the variance removed per CPU second:
+# see docs/ratings.md.
+POLICY = "greedy,random"
 # The controls, in the order of every vector of values, controls and coefficients.
-CONTROLS = ("greedy", "random", "lopsided")
+CONTROLS = ("greedy", "random")
 # Random plays per deal, beside the one greedy play.
 DEFAULT_PLAYS = 16
-# Lopsided plays per deal and greedy team.
-DEFAULT_LOPSIDED_PLAYS = 4
 # Sets fewer than this in a band and its coefficients are not fitted: DEFAULT_BETAS are used.
 MIN_SAMPLES = 200
 # The bands of pairs by the score the stronger is expected to make (``pair_band``): below the
@@ -55,7 +57,7 @@ MIN_SAMPLES = 200
 BAND_EDGES = (0.9,)
 # The coefficients per band used before a pool has MIN_SAMPLES corrected sets in the band:
 # measured on classic/2p (benchmarks/luck.py), in score per game point of weighted control.
-DEFAULT_BETAS = ((0.03, 0.0, 0.0), (0.03, 0.0, 0.0))
+DEFAULT_BETAS = ((0.0303, 0.0314), (0.0084, 0.0660))
 
 
 def _worth(card: Card) -> int:
@@ -101,25 +103,6 @@ def random_totals(ruleset: Ruleset, seed: int, plays: int) -> list[list[int]]:
     return found
 
 
-def mixed_totals(ruleset: Ruleset, seed: int, greedy_team: int, plays: int) -> list[list[int]]:
-    """The game points per team of each of ``plays`` plays of deal ``seed`` where the seats of
-    team ``greedy_team`` play the greedy policy and every other seat a uniformly random legal
-    move: a lopsided game, as a strong bot against a weak one plays it. Play k's random moves
-    come from a generator seeded by the deal, the team and k, so they never change."""
-    found = []
-    for k in range(plays):
-        game = Game.new(ruleset, seed)
-        rng = random.Random(f"baseline/{seed}/mixed/{greedy_team}/{k}")
-        team_of = ruleset.team_of
-        while not game.is_over:
-            if team_of(game.current_seat) == greedy_team:
-                game.apply(greedy_move(game))
-            else:
-                game.play_random(rng, 1, True)
-        found.append(list(game.result.totals))
-    return found
-
-
 def _centred(values: Sequence[float]) -> list[float]:
     centre = math.fsum(values) / len(values)
     return [value - centre for value in values]
@@ -132,38 +115,25 @@ def _mean_centred(rows: Sequence[Sequence[int]], teams: int) -> list[float]:
 
 
 def deal_controls(
-    greedy: Sequence[int],
-    randoms: Sequence[Sequence[int]],
-    lopsided: Sequence[Sequence[Sequence[int]]],
+    greedy: Sequence[int], randoms: Sequence[Sequence[int]]
 ) -> tuple[tuple[float, ...], ...]:
     """Per team, its value of the deal under each of ``CONTROLS``, from the baseline's plays:
-    ``greedy`` the greedy play's totals, ``randoms`` the random plays' and ``lopsided[g]`` the
-    plays with team g greedy and the others random. Each value is the game points the team made
-    less the play's mean over the teams, averaged over the plays of its kind (the lopsided
-    control over every greedy team in turn), so each control sums to zero over the teams."""
+    ``greedy`` the greedy play's totals and ``randoms`` the random plays'. Each value is the
+    game points the team made less the play's mean over the teams (averaged over the random
+    plays), so each control sums to zero over the teams."""
     teams = len(greedy)
-    columns = (
-        _centred(greedy),
-        _mean_centred(randoms, teams),
-        _mean_centred([row for plays in lopsided for row in plays], teams),
-    )
+    columns = (_centred(greedy), _mean_centred(randoms, teams))
     return tuple(tuple(column[team] for column in columns) for team in range(teams))
 
 
 def deal_values(
-    ruleset: Ruleset,
-    seed: int,
-    plays: int = DEFAULT_PLAYS,
-    lopsided_plays: int = DEFAULT_LOPSIDED_PLAYS,
+    ruleset: Ruleset, seed: int, plays: int = DEFAULT_PLAYS
 ) -> tuple[tuple[float, ...], ...]:
-    """What deal ``seed`` gives each team, by the baseline's policies (``deal_controls``): one
-    greedy play, ``plays`` random plays and, for each team, ``lopsided_plays`` plays with that
-    team greedy and the others random. The same deal always gets the same values."""
-    if plays < 1 or lopsided_plays < 1:
-        raise ValueError("plays and lopsided_plays must be at least 1")
-    greedy = greedy_totals(ruleset, seed)
-    lopsided = [mixed_totals(ruleset, seed, team, lopsided_plays) for team in range(len(greedy))]
-    return deal_controls(greedy, random_totals(ruleset, seed, plays), lopsided)
+    """What deal ``seed`` gives each team, per control (``deal_controls``): one greedy play and
+    ``plays`` random plays. The same deal always gets the same values."""
+    if plays < 1:
+        raise ValueError("plays must be at least 1")
+    return deal_controls(greedy_totals(ruleset, seed), random_totals(ruleset, seed, plays))
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,6 @@ def test_rated_games_are_valued_and_their_sets_corrected_into_the_fit(
     staff, make_rated_bot, settings
 ):
     settings.ESCOBA_BASELINE_PLAYS = 8
-    settings.ESCOBA_BASELINE_LOPSIDED_PLAYS = 2
     bots = [make_rated_bot("greedy"), make_rated_bot("random"), make_rated_bot("expert")]
     league = rated_league(staff, bots)
     ruleset = Ruleset.from_dict(league.ruleset)
@@ -59,9 +58,8 @@ def test_rated_games_are_valued_and_their_sets_corrected_into_the_fit(
     assert len(games) == 12
     for game in games:  # the value of the very deal the game was played on
         assert game.baseline.seed == game.seed and game.baseline.plays == 8
-        assert game.baseline.lopsided_plays == 2
         values = tuple(tuple(team) for team in game.baseline.values)
-        assert values == deal_values(ruleset, game.seed, 8, 2)
+        assert values == deal_values(ruleset, game.seed, 8)
         assert game.baseline.cpu_ms > 0
     sets = list(RatedSet.objects.filter(match__league=league))
     assert len(sets) == 6 and all(s.corrected_at is not None for s in sets)
@@ -125,10 +123,10 @@ def test_the_coefficient_is_fitted_on_the_sets_before_its_period_and_then_frozen
     record_sets(POOL, [(a, b, 1.0), (a, b, 0.0)] * (MIN_SAMPLES // 2), fit=False)
     last_week = timezone.now() - datetime.timedelta(days=7)
     for number, score in enumerate(SetScore.objects.filter(pool=POOL).order_by("id")):
-        # a won the sets whose deals favoured it by the lopsided control, in the lopsided band;
-        # the other controls are noise
+        # a won the sets whose deals favoured it by the random control, in the lopsided band;
+        # the greedy control is noise
         won = 1 if score.twelfths == 12 else -1
-        score.controls = [number % 5 - 2, (number * 7) % 3 - 1, won * (1 + number % 3)]
+        score.controls = [number % 5 - 2, won * (1 + number % 3)]
         score.band = len(BAND_EDGES)
         score.save(update_fields=["controls", "band"])
     RatedSet.objects.update(corrected_at=last_week)
@@ -137,9 +135,9 @@ def test_the_coefficient_is_fitted_on_the_sets_before_its_period_and_then_frozen
     assert all(band["samples"] == 0 for band in old.bands)
     close, lopsided = now.bands[0], now.bands[-1]
     assert close["samples"] == 0 and tuple(close["betas"]) == DEFAULT_BETAS[0]
-    assert lopsided["samples"] == MIN_SAMPLES and lopsided["betas"][2] > 0.1
-    assert abs(lopsided["betas"][0]) < 0.05 and abs(lopsided["betas"][1]) < 0.05
+    assert lopsided["samples"] == MIN_SAMPLES and lopsided["betas"][1] > 0.1
+    assert abs(lopsided["betas"][0]) < 0.05
     assert now.period_start == period_start(timezone.now()) != old.period_start
     # later sets change nothing of frozen coefficients
-    SetScore.objects.update(controls=[0.0, 1.0, 0.0])
+    SetScore.objects.update(controls=[0.0, 1.0])
     assert baseline_coefficient(pool=POOL).bands == now.bands

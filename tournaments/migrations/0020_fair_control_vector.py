@@ -1,7 +1,7 @@
-"""The baseline correction with several controls and a coefficient vector per band.
+"""The baseline correction with a vector of controls and coefficients per band.
 
 A coefficient fitted before (one beta on the sum of the greedy and random values) is the vector
-(beta, beta, 0) on (greedy, random, lopsided), the same in every band: the translation is exact.
+(beta, beta) on (greedy, random), the same in every band: the translation is exact.
 The scalar controls of sets corrected before are dropped (they cannot be split into the vector):
 those sets keep their corrections, and the next fits read the sets corrected from now on."""
 
@@ -14,7 +14,7 @@ def vector_coefficients(apps, schema_editor):
     coefficient = apps.get_model("tournaments", "BaselineCoefficient")
     for row in coefficient.objects.all():
         band = {
-            "betas": [row.beta, row.beta, 0.0],
+            "betas": [row.beta, row.beta],
             "samples": row.samples,
             "variance_removed": row.variance_removed,
         }
@@ -62,11 +62,6 @@ class Migration(migrations.Migration):
                 help_text="The band of the pair's expected score whose coefficients corrected it.",
                 null=True,
             ),
-        ),
-        migrations.AddField(
-            model_name="dealbaseline",
-            name="lopsided_plays",
-            field=models.PositiveIntegerField(default=0, help_text="Plays per greedy team."),
         ),
         migrations.AlterField(
             model_name="dealbaseline",

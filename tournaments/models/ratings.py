@@ -237,7 +237,6 @@ class DealBaseline(models.Model):
     )
     policy = models.CharField(max_length=30)
     plays = models.PositiveIntegerField(help_text="Random plays.")
-    lopsided_plays = models.PositiveIntegerField(default=0, help_text="Plays per greedy team.")
     cpu_ms = models.FloatField(help_text="CPU time the plays took, in milliseconds.")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -81,16 +81,14 @@ def deal_baseline_compute(*, game_id: int) -> DealBaseline | None:
     if found is not None and found.seed == game.seed and found.policy == POLICY:
         return found
     plays = settings.ESCOBA_BASELINE_PLAYS
-    lopsided = settings.ESCOBA_BASELINE_LOPSIDED_PLAYS
     started = time.process_time()
-    values = deal_values(Ruleset.from_dict(game.league.ruleset), game.seed, plays, lopsided)
+    values = deal_values(Ruleset.from_dict(game.league.ruleset), game.seed, plays)
     cpu_ms = 1000 * (time.process_time() - started)
     fields = {
         "seed": game.seed,
         "values": [list(team) for team in values],
         "policy": POLICY,
         "plays": plays,
-        "lopsided_plays": lopsided,
     }
     try:
         baseline, _ = DealBaseline.objects.update_or_create(
@@ -146,7 +144,8 @@ def baseline_coefficient(
 
 def _expected_scores(pool: str, pairs: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
     """Each pair's expected score from the ratings published now (before this set's own fit
-    counted its correction): the weight of ``pair_weight``; 1500 for a version not yet rated."""
+    counted its correction): the weight of ``pair_weight`` and the band of ``pair_band``; 1500
+    for a version not yet rated."""
     versions = {v for pair in pairs for v in pair}
     rated = dict(
         Rating.objects.filter(pool=pool, version_id__in=versions).values_list(
