@@ -144,7 +144,7 @@ def generate(args: argparse.Namespace) -> tuple[dict, dict, list]:
         pool_jobs = [(a, b, 5_000_000 + 1_000 * (a * n_bots + b) + n)
                      for a, b in itertools.combinations(range(n_bots), 2)
                      for n in range(args.pool_deals)]  # fmt: skip
-        cached_map(
+        played |= cached_map(
             args.pool_cache, pool_jobs, noisy_pair_deal,
             lambda i: tuple(i) if isinstance(i, tuple) else (*i["pair"], i["seed"]),
             args.processes,
@@ -420,7 +420,7 @@ def pool_tau(args: argparse.Namespace, played: dict, values: dict, scheme: Schem
         pools[(a, b)] = {"fresh, raw": raw, "duplicate": pair.duplicate(),
                          "fresh + baseline": corrected}  # fmt: skip
     needed = dict.fromkeys(DESIGNS)
-    print(f"\n8-bot pool: share of {args.leagues} leagues with tau >= {TAU_GOAL} (fit per set)")
+    print(f"\n8-bot pool: share of {args.pool_leagues} leagues with tau >= {TAU_GOAL}, fit per set")
     print("games/pair  " + "  ".join(f"{d:>16}" for d in DESIGNS))
     firsts_one = np.array([a for a, _ in pools])
     seconds_one = np.array([b for _, b in pools])

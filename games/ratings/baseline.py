@@ -57,7 +57,7 @@ MIN_SAMPLES = 200
 BAND_EDGES = (0.9,)
 # The coefficients per band used before a pool has MIN_SAMPLES corrected sets in the band:
 # measured on classic/2p (benchmarks/luck.py), in score per game point of weighted control.
-DEFAULT_BETAS = ((0.0303, 0.0314), (0.0084, 0.0660))
+DEFAULT_BETAS = ((0.0312, 0.0319), (0.0070, 0.0645))
 
 
 def _worth(card: Card) -> int:
