@@ -1,6 +1,6 @@
 """The luck of fresh deals: duplicate deals against fresh deals corrected by the baseline.
 
-    .venv/bin/python -m benchmarks.ranking_quality luck [--deals 3000] [--pool-deals 150]
+    .venv/bin/python -m benchmarks.ranking_quality luck [--deals 2000] [--pool-deals 60]
 
 Rated sets are dealt afresh (no bot sees a deal twice) and the luck of the cards is taken out by
 the baseline correction (``games.ratings.baseline``, docs/ratings.md). For the neighbouring pairs
@@ -12,10 +12,11 @@ number of plays is a prefix. From them:
 - a **duplicate** set is the two games of one deal; a **fresh** set the stronger bot's seat-0
   game of one deal with its seat-1 game of another (independent deals, seats rotated, as rated
   play deals them), scored as the arena scores a set; **fresh + baseline** is that score less
-  the pair's weighted controls times the coefficients;
-- the coefficients (and each pair's weight) are fitted on the first half of the deals and used,
-  frozen, on the second half: per baseline scheme the share of a fresh set's variance removed,
-  its CPU per rated game, and the bias check (mean corrected minus raw within its interval);
+  the pair's weighted controls times the coefficients of its band;
+- the coefficients (``beta_fit``, per band) and each pair's weight are fitted on the first half
+  of the deals and used, frozen, on the second half: per baseline scheme the share of a fresh
+  set's variance removed, its CPU per rated game, and the bias check (mean corrected minus raw
+  within its interval);
 - games per pair for leagues to separate random < greedy < expert at 95 % (a z test per pair),
   fresh sets being drawn as independent pairs of deals;
 - with ``--pool-deals``, Kendall's tau of the eight noisy experts of ``known_order`` per design.
