@@ -4,6 +4,10 @@ Run from the repository root:
 
     .venv/bin/python -m benchmarks.ranking_quality methods [--sets 150] [--leagues 400]
     .venv/bin/python -m benchmarks.ranking_quality deals [--deals 300] [--leagues 2000]
+    .venv/bin/python -m benchmarks.ranking_quality luck [--deals 2000] [--pool-deals 60]
+
+The bots of known order and the tau of a ranking are ``benchmarks.known_order``'s; ``luck``,
+fresh deals with the baseline correction against duplicate deals, is ``benchmarks.luck``.
 
 ``methods`` (the evidence for the published rating, see docs/ratings.md). Eight bots of known
 order: the SDK's expert bot playing a random legal move with probability epsilon = 0, 0.15, 0.3,
@@ -41,49 +45,30 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bots_sdk.examples import expert, greedy
-from bots_sdk.examples import random as random_bot
+from benchmarks import luck as luck_benchmark
+from benchmarks.known_order import (
+    BOTS,
+    BUDGETS,
+    CONFIDENCE,
+    EPSILONS,
+    METHOD_BUDGETS,
+    TAU_GOAL,
+    fit_order,
+    kendall_tau,
+    noisy_expert,
+)
 from bots_sdk.local import play_game
-from bots_sdk.state import BotState
-from games.engine import Move
-from games.ratings.fit import PairTable, fit_table
 
 # -- methods: eight bots of known order, four ways of rating the same games ----------------------
-
-EPSILONS = (0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.0)
 CACHE = Path("artifacts/ranking_quality_sets.jsonl")
 ONLINE_K = 32.0
-TAU_GOAL = 0.9
-CONFIDENCE = 0.95
-METHOD_BUDGETS = [*range(4, 40, 4), *range(40, 100, 10), *range(100, 200, 20), *range(200, 420, 40)]
-METHOD_BUDGETS += [480, 560, 640, 800, 1000, 1200, 1600]
-
-
-def noisy_expert(epsilon: float) -> Callable[[BotState], Move]:
-    """The expert bot, except that with probability ``epsilon`` it plays a random legal move.
-
-    The coin is seeded from the position (as the random example bot is), so a replayed game
-    replays its moves and the games of the cache can be played again exactly.
-    """
-    best = expert.make_expert()
-    name = f"eps{epsilon:.2f}"
-
-    def choose(state: BotState) -> Move:
-        key = f"{name}|{state.game_id}|{state.round}|{state.seat}|{len(state.history)}"
-        coin = random.Random(key)
-        if coin.random() < epsilon:
-            return coin.choice(state.legal_moves)
-        return best(state)
-
-    choose.__name__ = name
-    return choose
 
 
 def set_seed(first: int, second: int, number: int) -> int:
@@ -132,22 +117,6 @@ def play_missing(cache: Path, per_pair: int, processes: int) -> None:
                 print(f"  {done}/{len(jobs)} sets, {rate:.1f} sets/s", flush=True)
     elapsed = time.perf_counter() - started
     print(f"played {len(jobs)} sets ({2 * len(jobs)} games) in {elapsed:.0f} s")
-
-
-def kendall_tau(ratings: Sequence[float]) -> float:
-    """Kendall's tau between ``ratings`` (index i = bot i) and the true order (bot 0 strongest).
-
-    A tie in the ratings counts as neither concordant nor discordant.
-    """
-    score = 0
-    pairs = 0
-    for i, j in itertools.combinations(range(len(ratings)), 2):
-        pairs += 1
-        if ratings[i] > ratings[j]:
-            score += 1
-        elif ratings[i] < ratings[j]:
-            score -= 1
-    return score / pairs
 
 
 def online_elo(games: Sequence[tuple[int, int, float]], players: int) -> list[float]:
@@ -229,21 +198,6 @@ def prepare(sets: dict[tuple[int, int], list[dict]]) -> list[PairSets]:
             )
         )
     return prepared
-
-
-def fit_order(firsts, seconds, scores, players: int) -> np.ndarray:
-    """The fitted ratings of results (firsts[k] scored scores[k] against seconds[k])."""
-    a, b = np.minimum(firsts, seconds), np.maximum(firsts, seconds)
-    mine = np.where(firsts < seconds, scores, 1 - scores)
-    keys, index = np.unique(a * players + b, return_inverse=True)
-    table = PairTable(
-        players=np.arange(players, dtype=np.int64),
-        first=keys // players,
-        second=keys % players,
-        count=np.bincount(index, minlength=keys.size).astype(float),
-        score=np.bincount(index, mine, minlength=keys.size),
-    )
-    return fit_table(table).ratings
 
 
 def rate_league(
@@ -347,11 +301,8 @@ def methods(args: argparse.Namespace) -> None:
 
 
 # -- deals: duplicate against independent deals (the earlier benchmark) --------------------------
-
-BOTS = {"random": random_bot.choose, "greedy": greedy.choose, "expert": expert.choose}
 PAIRS = [("random", "greedy"), ("greedy", "expert")]
 DESIGNS = ("duplicate", "independent")
-BUDGETS = [*range(2, 62, 2), 70, 80, 100, 120, 150, 200, 250]
 
 
 def score(result, seat: int) -> float:
@@ -448,299 +399,6 @@ def deals(args: argparse.Namespace) -> None:
         print(f"independent / duplicate: {needed['independent'] / needed['duplicate']:.2f}")
 
 
-# -- luck: fresh deals with the baseline correction, against duplicate and independent deals -----
-
-LUCK_CACHE = Path("artifacts/ranking_quality_luck.jsonl")
-VALUES_CACHE = Path("artifacts/ranking_quality_baseline.jsonl")
-POOL_CACHE = Path("artifacts/ranking_quality_pool.jsonl")
-LUCK_DESIGNS = ("independent", "duplicate", "fresh + baseline")
-LUCK_PLAYS = (4, 16, 64, 256)
-
-
-def play_pair_deal(job: tuple[str, str, int]) -> dict:
-    """One deal of a named pair, both seat orders (two games on the one seed)."""
-    weak, strong, seed = job
-    games = []
-    for seating in ((strong, weak), (weak, strong)):
-        result = play_game([BOTS[name] for name in seating], seed=seed, game_id=f"{seed}")
-        games.append({"seating": list(seating), "winner": result.winner, "totals": result.totals})
-    return {"pair": [weak, strong], "seed": seed, "games": games}
-
-
-def deal_plays(seed: int) -> dict:
-    """The baseline's plays of one deal (``games.ratings.baseline``): the greedy play and each
-    random play's totals (so any number of random plays up to the largest is a prefix), with
-    the CPU each part took."""
-    from games.engine import Ruleset
-    from games.ratings.baseline import greedy_totals, random_totals
-
-    ruleset = Ruleset.from_preset("classic", {"players": 2})
-    started = time.process_time()
-    greedy = greedy_totals(ruleset, seed)
-    middle = time.process_time()
-    totals = random_totals(ruleset, seed, max(LUCK_PLAYS))
-    return {
-        "seed": seed,
-        "greedy": greedy,
-        "totals": totals,
-        "greedy_cpu_s": middle - started,
-        "cpu_s": time.process_time() - middle,
-    }
-
-
-def cached_map(path: Path, jobs: list, work: Callable, key: Callable, processes: int) -> dict:
-    """Run ``work`` over the ``jobs`` the JSON-lines cache at ``path`` lacks; all results by key."""
-    found = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                item = json.loads(line)
-                found[key(item)] = item
-    missing = [job for job in jobs if key(job) not in found]
-    if missing:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with ProcessPoolExecutor(processes) as pool, path.open("a") as out:
-            for item in pool.map(work, missing, chunksize=8):
-                out.write(json.dumps(item) + "\n")
-                found[key(item)] = item
-    return found
-
-
-def value_of(item: dict, plays: int, with_greedy: bool = True) -> float:
-    """Seat 0's baseline value of the deal (``games.ratings.baseline.deal_values``): the greedy
-    play's points and the mean of ``plays`` random plays' (0: none), each centred."""
-    value = (item["greedy"][0] - item["greedy"][1]) / 2 if with_greedy else 0.0
-    if plays:
-        rows = item["totals"][:plays]
-        value += (sum(r[0] for r in rows) - sum(r[1] for r in rows)) / (2 * plays)
-    return value
-
-
-def set_score_of(games: list[dict], a) -> float:
-    """The arena's score of a two-game set for ``a`` (``games.ratings.sets.set_pair_scores``)."""
-    from games.ratings.sets import GameFacts, set_pair_scores
-
-    ids = {name: i for i, name in enumerate(sorted({n for g in games for n in g["seating"]}))}
-    facts = [
-        GameFacts(
-            tuple((ids[n], seat) for seat, n in enumerate(g["seating"])),
-            g["winner"],
-            tuple(g["totals"]),
-            None,
-        )
-        for g in games
-    ]
-    ((first, _, score),) = set_pair_scores(facts)
-    return score if first == ids[a] else 1 - score
-
-
-@dataclass
-class LuckUnits:
-    """One pair's sets under each design, scored for the pair's stronger bot ``strong``."""
-
-    raw_fresh: np.ndarray  # fresh deals, the set's score
-    control: np.ndarray  # fresh deals: the strong bot's luck over the set (seat values)
-    duplicate: np.ndarray
-
-
-def luck_units(
-    deals: list[dict], values: dict, strong, plays: int, with_greedy: bool = True
-) -> LuckUnits:
-    """Sets of the pair from its played deals: duplicate sets are the two games of one deal;
-    fresh sets the strong bot's first-seat game of deal i with its second-seat game of deal
-    i + 1 (independent deals, seats rotated, as rated play deals them)."""
-    dup = [set_score_of(d["games"], strong) for d in deals]
-    fresh, control = [], []
-    for i in range(0, len(deals) - 1, 2):
-        first, second = deals[i], deals[i + 1]
-        games = [first["games"][0], second["games"][1]]  # strong in seat 0, then seat 1
-        fresh.append(set_score_of(games, strong))
-        v1 = value_of(values[first["seed"]], plays, with_greedy)
-        v2 = value_of(values[second["seed"]], plays, with_greedy)
-        control.append(((v1 - -v1) + (-v2 - v2)) / 2)  # pair_controls for (strong, weak)
-    return LuckUnits(np.array(fresh), np.array(control), np.array(dup))
-
-
-def z_separated(units: np.ndarray, sd: float) -> bool:
-    """The mean set score is above 1/2 at 95 % (two-sided z test, ``sd`` the design's standard
-    deviation of a set's score for this pair, measured on all its sets): one test for every
-    design, raw or corrected alike."""
-    n = len(units)
-    if sd == 0.0:
-        return bool(units.mean() > 0.5)
-    return bool((units.mean() - 0.5) / (sd / math.sqrt(n)) > 1.959963984540054)
-
-
-def luck(args: argparse.Namespace) -> None:
-    from games.ratings.baseline import beta_fit, pair_weight
-
-    started = time.perf_counter()
-    pairs = [("random", "greedy"), ("greedy", "expert")]
-    jobs = [(w, s, 3_000_000 + 10_000 * k + n) for k, (w, s) in enumerate(pairs)
-            for n in range(args.deals)]  # fmt: skip
-    played = cached_map(
-        args.cache, jobs, play_pair_deal, lambda i: (i[0], i[1], i[2]) if isinstance(i, tuple)
-        else (*i["pair"], i["seed"]), args.processes,
-    )  # fmt: skip
-    seeds = sorted({job[2] for job in jobs})
-    values = cached_map(
-        args.values, seeds, deal_plays, lambda i: i if isinstance(i, int) else i["seed"],
-        args.processes,
-    )  # fmt: skip
-    elapsed = time.perf_counter() - started
-    print(f"{2 * len(jobs)} games, {len(seeds)} deals valued; {elapsed:.0f} s")
-    cpu = np.mean([values[s]["cpu_s"] for s in seeds]) / max(LUCK_PLAYS)
-    greedy_cpu = np.mean([values[s]["greedy_cpu_s"] for s in seeds])
-    print(f"baseline CPU per deal (one core): greedy play {1000 * greedy_cpu:.3f} ms, "
-          f"random play {1000 * cpu:.3f} ms")  # fmt: skip
-
-    by_pair = {p: [played[(*p, j[2])] for j in jobs if (j[0], j[1]) == p] for p in pairs}
-    # The coefficient is fitted on the first half of each pair's deals ("past games") and the
-    # pair's weight from its mean score there; both are used, frozen, on the second half.
-    print("\nvariance of a fresh set's score removed, per baseline policy (fit half):")
-    print("policy                CPU/game   " + "  ".join(f"{w}-{s:>6}" for w, s in pairs))
-    policies = [(f"random x {k}", k, False) for k in LUCK_PLAYS]
-    policies += [("greedy", 0, True)] + [(f"greedy + random x {k}", k, True) for k in LUCK_PLAYS]
-    for name, count, with_greedy in policies:
-        cells = []
-        for weak, strong in pairs:
-            half = by_pair[(weak, strong)][: args.deals // 2]
-            u = luck_units(half, values, strong, count, with_greedy)
-            cells.append(f"{np.corrcoef(u.raw_fresh, u.control)[0, 1] ** 2:13.1%}")
-        spent = 1000 * (cpu * count + greedy_cpu * with_greedy)
-        print(f"{name:20}  {spent:6.2f} ms  " + "  ".join(cells))
-
-    plays = args.plays
-    fit_rows, weights = [], {}
-    for weak, strong in pairs:
-        u = luck_units(by_pair[(weak, strong)][: args.deals // 2], values, strong, plays)
-        weights[(weak, strong)] = pair_weight(float(u.raw_fresh.mean()))
-        fit_rows += list(zip(u.raw_fresh, u.control * weights[(weak, strong)], strict=True))
-    beta = beta_fit(fit_rows).beta
-    print(
-        f"\ngreedy + {plays} random plays a deal; beta fitted on {len(fit_rows)} sets: {beta:.5f}"
-    )
-
-    designs: dict[str, list[np.ndarray]] = {d: [] for d in LUCK_DESIGNS}
-    print("\nevaluation half, per pair (scores of the stronger bot):")
-    for weak, strong in pairs:
-        u = luck_units(by_pair[(weak, strong)][args.deals // 2 :], values, strong, plays)
-        corrected = u.raw_fresh - beta * weights[(weak, strong)] * u.control
-        designs["independent"].append(u.raw_fresh)
-        designs["duplicate"].append(u.duplicate)
-        designs["fresh + baseline"].append(corrected)
-        diff = corrected - u.raw_fresh
-        half = 1.96 * diff.std(ddof=1) / math.sqrt(len(diff))
-        raw_half = 1.96 * u.raw_fresh.std(ddof=1) / math.sqrt(len(diff))
-        print(
-            f"  {strong} over {weak}: raw {u.raw_fresh.mean():.3f} ± {raw_half:.3f}, corrected "
-            f"{corrected.mean():.3f}; corrected - raw {diff.mean():+.4f} ± {half:.4f} "
-            f"({'within' if abs(diff.mean()) <= half else 'OUTSIDE'} its interval); variance "
-            f"per set: independent {u.raw_fresh.var():.4f}, duplicate {u.duplicate.var():.4f}, "
-            f"corrected {corrected.var():.4f}"
-        )
-
-    rng = np.random.default_rng(2026)
-    needed: dict[str, int | None] = dict.fromkeys(LUCK_DESIGNS)
-    print(f"\nleagues separating random < greedy < expert at {CONFIDENCE:.0%} (z test):")
-    print("games/pair  " + "  ".join(f"{d:>16}" for d in LUCK_DESIGNS))
-    for games in BUDGETS:
-        sets = games // 2
-        powers = {}
-        for design, pools in designs.items():
-            hits = sum(
-                all(
-                    z_separated(pool[rng.integers(0, len(pool), sets)], float(pool.std()))
-                    for pool in pools
-                )
-                for _ in range(args.leagues)
-            )
-            powers[design] = hits / args.leagues
-            if needed[design] is None and powers[design] >= CONFIDENCE:
-                needed[design] = games
-        print(f"{games:10}  " + "  ".join(f"{powers[d]:16.0%}" for d in LUCK_DESIGNS), flush=True)
-        if all(needed.values()):
-            break
-    for design in LUCK_DESIGNS:
-        print(f"{design}: {needed[design] or 'more than tried'} games per pair")
-    if needed["duplicate"] and needed["fresh + baseline"]:
-        print(
-            f"fresh + baseline / duplicate: {needed['fresh + baseline'] / needed['duplicate']:.2f}"
-        )
-    if args.pool_deals:
-        luck_pool(args, beta)
-
-
-def noisy_pair_deal(job: tuple[int, int, int]) -> dict:
-    """One deal between noisy experts ``first`` and ``second`` (indexes of ``EPSILONS``), both
-    seat orders, like ``play_set`` but on a seed of the luck benchmark's own."""
-    first, second, seed = job
-    bots = {i: noisy_expert(EPSILONS[i]) for i in (first, second)}
-    games = []
-    for k, seating in enumerate(((first, second), (second, first))):
-        result = play_game([bots[i] for i in seating], seed=seed, game_id=f"{seed}-{k}")
-        games.append({"seating": list(seating), "winner": result.winner, "totals": result.totals})
-    return {"pair": [first, second], "seed": seed, "games": games}
-
-
-def luck_pool(args: argparse.Namespace, beta: float) -> None:
-    """Kendall's tau of the eight noisy experts under the three designs (fit per set)."""
-    from games.ratings.baseline import pair_weight
-
-    n_bots = len(EPSILONS)
-    pairs = list(itertools.combinations(range(n_bots), 2))
-    jobs = [(a, b, 5_000_000 + 1_000 * (a * n_bots + b) + n) for a, b in pairs
-            for n in range(args.pool_deals)]  # fmt: skip
-    played = cached_map(
-        args.pool_cache, jobs, noisy_pair_deal,
-        lambda i: tuple(i) if isinstance(i, tuple) else (*i["pair"], i["seed"]), args.processes,
-    )  # fmt: skip
-    values = cached_map(
-        args.values, [j[2] for j in jobs], deal_plays,
-        lambda i: i if isinstance(i, int) else i["seed"], args.processes,
-    )  # fmt: skip
-    units = {}
-    for a, b in pairs:  # a is the stronger (smaller epsilon)
-        deals = [played[j] for j in jobs if (j[0], j[1]) == (a, b)]
-        u = luck_units(deals, values, a, args.plays)
-        weight = pair_weight(float(u.raw_fresh.mean()))
-        units[(a, b)] = {
-            "independent": u.raw_fresh,
-            "duplicate": u.duplicate,
-            "fresh + baseline": u.raw_fresh - beta * weight * u.control,
-        }
-    rng = np.random.default_rng(7)
-    needed = dict.fromkeys(LUCK_DESIGNS)
-    print(f"\n8-bot pool: share of {args.leagues} leagues with tau >= {TAU_GOAL} (fit per set)")
-    print("games/pair  " + "  ".join(f"{d:>16}" for d in LUCK_DESIGNS))
-    for games in METHOD_BUDGETS:
-        if games > args.max_games:
-            break
-        sets = max(1, games // 2)
-        cells = []
-        for design in LUCK_DESIGNS:
-            good = 0
-            for _ in range(args.leagues):
-                firsts, seconds, scores = [], [], []
-                for (a, b), found in units.items():
-                    picks = found[design][rng.integers(0, len(found[design]), sets)]
-                    firsts += [a] * sets
-                    seconds += [b] * sets
-                    scores += list(picks)
-                table_scores = np.array(scores)
-                ratings = fit_order(np.array(firsts), np.array(seconds), table_scores, n_bots)
-                good += kendall_tau(list(ratings)) >= TAU_GOAL
-            share = good / args.leagues
-            cells.append(f"{share:16.0%}")
-            if needed[design] is None and share >= CONFIDENCE:
-                needed[design] = games
-        print(f"{games:10}  " + "  ".join(cells), flush=True)
-        if all(needed.values()):
-            break
-    for design in LUCK_DESIGNS:
-        print(f"{design}: tau >= {TAU_GOAL} in 95 % of leagues at {needed[design]} games per pair")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
@@ -755,21 +413,12 @@ def main() -> None:
     designs.add_argument("--deals", type=int, default=300, help="Units (2 games) per pair/design.")
     designs.add_argument("--leagues", type=int, default=2000, help="Random leagues per budget.")
     fresh = commands.add_parser("luck", help="Fresh deals with the baseline correction.")
-    fresh.add_argument("--deals", type=int, default=600, help="Deals per pair (both seat orders).")
-    fresh.add_argument("--leagues", type=int, default=1000, help="Random leagues per budget.")
-    fresh.add_argument("--plays", type=int, default=16, help="Random plays per deal.")
-    fresh.add_argument("--pool-deals", type=int, default=0, help="8-bot pool: deals per pair.")
-    fresh.add_argument("--max-games", type=int, default=400, help="Largest games per pair tried.")
-    fresh.add_argument("--cache", type=Path, default=LUCK_CACHE)
-    fresh.add_argument("--values", type=Path, default=VALUES_CACHE)
-    fresh.add_argument(
-        "--pool-cache", type=Path, default=Path("artifacts/ranking_quality_pool.jsonl")
-    )
+    luck_benchmark.add_arguments(fresh)
     args = parser.parse_args()
     if args.command == "deals":
         deals(args)
     elif args.command == "luck":
-        luck(args)
+        luck_benchmark.luck(args)
     elif args.play_only:
         play_missing(args.cache, args.sets, args.processes)
     else:

@@ -1,28 +1,31 @@
-"""Taking the luck of the deal out of a result with a baseline: a control variate. Pure.
+"""Taking the luck of the deal out of a result with a baseline: control variates. Pure.
 
 Rated sets are dealt afresh, game by game (``games.scheduling``), so the cards no longer cancel
 out within a set as they did on duplicate deals. What a deal gives each seat is measured instead
 by a baseline (Davidson, Archibald & Bowling 2013, "Baseline: Practical Control Variates for
-Agent Evaluation in Zero-Sum Domains"): the arena's own policy plays the deal, all seats
-(``deal_values``: one greedy play and some random ones), and the game points each team made,
-less the mean over the teams, is that deal's value for the team. The deal is independent of who
-plays it, so a seat's value, less its expected value over all deals, has mean zero whoever sits
-there; any fixed multiple of it can be taken from a result without moving its expectation:
+Agent Evaluation in Zero-Sum Domains"): the arena's own policies play the deal, all seats
+(``deal_values``), and the game points each team made, less the mean over the teams, is that
+deal's value for the team, one value per control (``CONTROLS``: the greedy play, and the mean
+of the random plays). The deal is independent of who plays it, so a seat's value, less its
+expected value over all deals, has mean zero whoever sits there; any fixed combination of the
+controls can be taken from a result without moving its expectation:
 
-    corrected = raw - beta * (value_for_seat - expected_value_for_seat)
+    corrected = raw - sum_k beta_k * (value_k_for_seat - expected_value_k_for_seat)
 
-For a pair (a, b) of one set the control is the mean, over the set's games, of a's team's value
-less b's (``pair_controls``), weighted by how much luck can move the pair's score
+For a pair (a, b) of one set each control is the mean, over the set's games, of a's team's
+value less b's (``pair_controls``), weighted by how much luck can move the pair's score
 (``pair_weight``, from the ratings before the set); a's corrected set score is its score less
-beta times that (``corrected_score``). Every bot of a set plays every seat once, so the
-expected values cancel within the set: the control needs no estimate of them (``seat_means``
-may still be given).
+the coefficients of the pair's band (``pair_band``: close and lopsided pairs) times the
+controls (``corrected_score``). Every bot of a set plays every seat once, so the expected
+values cancel within the set: the controls need no estimate of them (``seat_means`` may still
+be given).
 
-Any beta keeps the score unbiased; the one that removes most variance is Cov(score, control) /
-Var(control), fitted on past sets (``beta_fit``) and frozen for a pool and a period, so a set's
-own result never chooses its coefficient. With correlation rho between score and control the
-variance left is (1 - rho^2) of the raw one. ``beta_fit`` sums with ``math.fsum`` (correctly
-rounded), so the same sets in any order give the same beta to the last bit.
+Any coefficients keep the score unbiased; the ones that remove most variance are the least
+squares ones, Cov(controls)^-1 Cov(controls, score), fitted per band on past sets
+(``beta_fit``) and frozen for a pool and a period, so a set's own result never chooses them.
+The variance left is (1 - R^2) of the raw one. ``beta_fit`` sums with ``math.fsum`` (correctly
+rounded) and solves its small system itself, so the same sets in any order give the same
+coefficients to the last bit.
 """
 
 from __future__ import annotations
@@ -37,18 +40,24 @@ from games.engine import Card, Game, Move, Ruleset
 
 # Corrections are stored as whole millionths of a set, so sums of them are exact in any order.
 CORRECTION_UNIT = 1_000_000
-# The baseline policy: one game of greedy play (``greedy_totals``: the biggest capture now, else
-# the least useful card trailed) plus uniformly random legal moves (``Game.play_random``: in the
-# compiled build the whole game is C), every seat the same policy. benchmarks/ranking_quality.py
-# ``luck`` chose it for the variance removed per CPU second: see docs/ratings.md.
-POLICY = "greedy+random"
+# The baseline's policies: one game of greedy play (``greedy_totals``: the biggest capture now,
+# else the least useful card trailed) and games of uniformly random legal moves
+# (``Game.play_random``: in the compiled build the whole game is C), every seat the same policy,
+# each its own control. benchmarks/luck.py chose them for the variance removed per CPU second:
+# see docs/ratings.md.
+POLICY = "greedy,random"
+# The controls, in the order of every vector of values, controls and coefficients.
+CONTROLS = ("greedy", "random")
 # Random plays per deal, beside the one greedy play.
 DEFAULT_PLAYS = 16
-# Sets fewer than this and a coefficient is not fitted: DEFAULT_BETA is used.
+# Sets fewer than this in a band and its coefficients are not fitted: DEFAULT_BETAS are used.
 MIN_SAMPLES = 200
-# The coefficient used before a pool has MIN_SAMPLES corrected sets: measured on classic/2p
-# (benchmarks/ranking_quality.py baseline), in score per game point of control.
-DEFAULT_BETA = 0.03
+# The bands of pairs by the score the stronger is expected to make (``pair_band``): below the
+# first edge band 0, and so on.
+BAND_EDGES = (0.9,)
+# The coefficients per band used before a pool has MIN_SAMPLES corrected sets in the band:
+# measured on classic/2p (benchmarks/luck.py), in score per game point of weighted control.
+DEFAULT_BETAS = ((0.0312, 0.0319), (0.0070, 0.0645))
 
 
 def _worth(card: Card) -> int:
@@ -99,41 +108,66 @@ def _centred(values: Sequence[float]) -> list[float]:
     return [value - centre for value in values]
 
 
-def deal_values(ruleset: Ruleset, seed: int, plays: int = DEFAULT_PLAYS) -> tuple[float, ...]:
-    """What deal ``seed`` gives each team, by the baseline policy: the game points the team made
-    in the greedy play, plus the mean it made over ``plays`` random plays, each less its mean
-    over the teams (so the values sum to zero). The same deal always gets the same values."""
+def _mean_centred(rows: Sequence[Sequence[int]], teams: int) -> list[float]:
+    """Per team, the mean over ``rows`` (plays' totals) of its points less the play's mean."""
+    centred = [_centred(row) for row in rows]
+    return [math.fsum(row[team] for row in centred) / len(rows) for team in range(teams)]
+
+
+def deal_controls(
+    greedy: Sequence[int], randoms: Sequence[Sequence[int]]
+) -> tuple[tuple[float, ...], ...]:
+    """Per team, its value of the deal under each of ``CONTROLS``, from the baseline's plays:
+    ``greedy`` the greedy play's totals and ``randoms`` the random plays'. Each value is the
+    game points the team made less the play's mean over the teams (averaged over the random
+    plays), so each control sums to zero over the teams."""
+    teams = len(greedy)
+    columns = (_centred(greedy), _mean_centred(randoms, teams))
+    return tuple(tuple(column[team] for column in columns) for team in range(teams))
+
+
+def deal_values(
+    ruleset: Ruleset, seed: int, plays: int = DEFAULT_PLAYS
+) -> tuple[tuple[float, ...], ...]:
+    """What deal ``seed`` gives each team, per control (``deal_controls``): one greedy play and
+    ``plays`` random plays. The same deal always gets the same values."""
     if plays < 1:
         raise ValueError("plays must be at least 1")
-    greedy = _centred(greedy_totals(ruleset, seed))
-    rows = random_totals(ruleset, seed, plays)
-    means = _centred([math.fsum(row[team] for row in rows) / plays for team in range(len(greedy))])
-    return tuple(g + r for g, r in zip(greedy, means, strict=True))
+    return deal_controls(greedy_totals(ruleset, seed), random_totals(ruleset, seed, plays))
 
 
 @dataclass(frozen=True)
 class DealGame:
     """One game of a set as the correction sees it: who played on which team (``participants``,
-    (player, team) as ``games.ratings.sets.GameFacts`` has them) and the deal's value for each
-    team (``deal_values``)."""
+    (player, team) as ``games.ratings.sets.GameFacts`` has them) and the deal's controls for
+    each team (``deal_values``: per team, one value per name of ``CONTROLS``)."""
 
     participants: tuple[tuple[int, int], ...]
-    values: tuple[float, ...]
+    values: tuple[tuple[float, ...], ...]
 
 
 def pair_controls(
-    games: Sequence[DealGame], seat_means: Sequence[float] | None = None
-) -> dict[tuple[int, int], float]:
-    """(a, b) with a < b → the pair's control over one set: the mean over its games of a's
-    team's value less b's, each less its team's expected value (``seat_means``, zero when not
-    given: a set that puts every player in every seat cancels them)."""
-    sums: dict[tuple[int, int], list[float]] = {}
+    games: Sequence[DealGame], seat_means: Sequence[Sequence[float]] | None = None
+) -> dict[tuple[int, int], tuple[float, ...]]:
+    """(a, b) with a < b → the pair's controls over one set: per control, the mean over its
+    games of a's team's value less b's, each less its team's expected value (``seat_means``,
+    per team and control, zero when not given: a set that puts every player in every seat
+    cancels them)."""
+    sums: dict[tuple[int, int], list[list[float]]] = {}
     for game in games:
-        means = seat_means or (0.0,) * len(game.values)
-        value = {p: game.values[t] - means[t] for p, t in game.participants}
+        width = len(game.values[0])
+        means = seat_means or [(0.0,) * width] * len(game.values)
+        value = {
+            p: [v - m for v, m in zip(game.values[t], means[t], strict=True)]
+            for p, t in game.participants
+        }
         for a, b in itertools.combinations(sorted(value), 2):
-            sums.setdefault((a, b), []).append(value[a] - value[b])
-    return {pair: math.fsum(found) / len(games) for pair, found in sums.items()}
+            rows = sums.setdefault((a, b), [[] for _ in range(width)])
+            for k in range(width):
+                rows[k].append(value[a][k] - value[b][k])
+    return {
+        pair: tuple(math.fsum(found) / len(games) for found in rows) for pair, rows in sums.items()
+    }
 
 
 def pair_weight(expected: float) -> float:
@@ -145,10 +179,27 @@ def pair_weight(expected: float) -> float:
     return 4.0 * expected * (1.0 - expected)
 
 
-def corrected_score(raw: float, control: float, beta: float) -> float:
-    """A pair's corrected set score: ``raw - beta * control`` (see the module docstring). It can
-    leave [0, 1] for one set; a pool's sums are kept in range by ``corrected_sum``."""
-    return raw - beta * control
+def pair_band(expected: float) -> int:
+    """Which coefficients correct a pair expected to score ``expected`` (either way round):
+    0 for a close pair, up to ``len(BAND_EDGES)`` for the most lopsided. Close and lopsided
+    pairs lose to different luck (a close pair to the better cards, a strong bot to the rare
+    deal a weak one can win), so each band has a coefficient vector of its own. Like the
+    weight, it comes from results before the set, so any frozen coefficients keep the
+    correction unbiased."""
+    edge = max(expected, 1.0 - expected)
+    return sum(edge >= bound for bound in BAND_EDGES)
+
+
+def score_correction(controls: Sequence[float], betas: Sequence[float]) -> float:
+    """What the correction adds to a pair's set score: ``-sum(beta_k * control_k)``."""
+    return -math.fsum(b * c for b, c in zip(betas, controls, strict=True))
+
+
+def corrected_score(raw: float, controls: Sequence[float], betas: Sequence[float]) -> float:
+    """A pair's corrected set score: ``raw - sum(beta_k * control_k)`` (see the module
+    docstring). It can leave [0, 1] for one set; a pool's sums are kept in range by
+    ``corrected_sum``."""
+    return raw + score_correction(controls, betas)
 
 
 def corrected_sum(score: float, count: float) -> float:
@@ -159,28 +210,57 @@ def corrected_sum(score: float, count: float) -> float:
 
 @dataclass(frozen=True)
 class BetaFit:
-    """A fitted coefficient: ``beta``, the sets it was fitted on, and the share of the raw
-    score's variance the correction removes on them (rho squared)."""
+    """Fitted coefficients: ``betas`` (one per control), the sets they were fitted on, and the
+    share of the raw score's variance the correction removes on them (R squared)."""
 
-    beta: float
+    betas: tuple[float, ...]
     samples: int
     variance_removed: float
 
 
-def beta_fit(samples: Iterable[tuple[float, float]], default: float = DEFAULT_BETA) -> BetaFit:
-    """Cov(score, control) / Var(control) over (score, control) samples, or ``default`` when
-    there are fewer than ``MIN_SAMPLES`` or the control never varies. Independent of order."""
-    rows = list(samples)
+def _solve(matrix: list[list[float]], right: list[float]) -> list[float] | None:
+    """``matrix`` x = ``right`` by Gaussian elimination with partial pivoting (a few controls:
+    no library needed, and the same sums always give the same answer to the last bit); None
+    when the matrix is singular (a control that never varies or repeats another)."""
+    size = len(right)
+    rows = [[*matrix[i], right[i]] for i in range(size)]
+    scale = max((abs(x) for row in matrix for x in row), default=0.0)
+    for column in range(size):
+        pivot = max(range(column, size), key=lambda r: abs(rows[r][column]))
+        if abs(rows[pivot][column]) <= 1e-12 * scale:
+            return None
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        for r in range(column + 1, size):
+            factor = rows[r][column] / rows[column][column]
+            for c in range(column, size + 1):
+                rows[r][c] -= factor * rows[column][c]
+    found = [0.0] * size
+    for r in range(size - 1, -1, -1):
+        tail = math.fsum(rows[r][c] * found[c] for c in range(r + 1, size))
+        found[r] = (rows[r][size] - tail) / rows[r][r]
+    return found
+
+
+def beta_fit(samples: Iterable[tuple[float, Sequence[float]]], default: Sequence[float]) -> BetaFit:
+    """The least-squares coefficients of the score on the controls over (score, controls)
+    samples (with an intercept): Cov(controls)^-1 Cov(controls, score), the vector that removes
+    most variance. ``default`` when there are fewer than ``MIN_SAMPLES`` or the controls are
+    degenerate. Independent of order: every sum is ``math.fsum`` (correctly rounded)."""
+    rows = [(s, tuple(c)) for s, c in samples]
     n = len(rows)
+    fallback = BetaFit(tuple(default), n, 0.0)
     if n < MIN_SAMPLES:
-        return BetaFit(default, n, 0.0)
+        return fallback
+    width = len(default)
     mean_s = math.fsum(s for s, _ in rows) / n
-    mean_c = math.fsum(c for _, c in rows) / n
-    cov = math.fsum((s - mean_s) * (c - mean_c) for s, c in rows)
-    var_c = math.fsum((c - mean_c) ** 2 for _, c in rows)
-    var_s = math.fsum((s - mean_s) ** 2 for s, _ in rows)
-    if var_c <= 0.0:
-        return BetaFit(default, n, 0.0)
-    beta = cov / var_c
-    removed = cov * cov / (var_c * var_s) if var_s > 0 else 0.0
-    return BetaFit(beta, n, removed)
+    means = [math.fsum(c[k] for _, c in rows) / n for k in range(width)]
+    centred = [(s - mean_s, [c[k] - means[k] for k in range(width)]) for s, c in rows]
+    cov = [[math.fsum(c[i] * c[j] for _, c in centred) for j in range(width)] for i in range(width)]
+    cross = [math.fsum(s * c[k] for s, c in centred) for k in range(width)]
+    betas = _solve(cov, cross)
+    if betas is None:
+        return fallback
+    var_s = math.fsum(s * s for s, _ in centred)
+    explained = math.fsum(b * x for b, x in zip(betas, cross, strict=True))
+    removed = min(max(explained / var_s, 0.0), 1.0) if var_s > 0 else 0.0
+    return BetaFit(tuple(betas), n, removed)

@@ -9,7 +9,15 @@ import pytest
 from django.utils import timezone
 
 from games.engine import Ruleset
-from games.ratings.baseline import CORRECTION_UNIT, MIN_SAMPLES, deal_values
+from games.ratings.baseline import (
+    BAND_EDGES,
+    CONTROLS,
+    CORRECTION_UNIT,
+    DEFAULT_BETAS,
+    MIN_SAMPLES,
+    deal_values,
+    score_correction,
+)
 from tournaments.models import (
     BaselineCoefficient,
     DealBaseline,
@@ -50,16 +58,21 @@ def test_rated_games_are_valued_and_their_sets_corrected_into_the_fit(
     assert len(games) == 12
     for game in games:  # the value of the very deal the game was played on
         assert game.baseline.seed == game.seed and game.baseline.plays == 8
-        assert tuple(game.baseline.values) == deal_values(ruleset, game.seed, 8)
+        values = tuple(tuple(team) for team in game.baseline.values)
+        assert values == deal_values(ruleset, game.seed, 8)
         assert game.baseline.cpu_ms > 0
     sets = list(RatedSet.objects.filter(match__league=league))
     assert len(sets) == 6 and all(s.corrected_at is not None for s in sets)
     coefficient = BaselineCoefficient.objects.get(pool=POOL)
     assert {s.coefficient_id for s in sets} == {coefficient.id}
-    assert coefficient.samples == 0  # nothing corrected before this period: the default
+    # nothing corrected before this period: every band has the defaults
+    assert len(coefficient.bands) == len(BAND_EDGES) + 1
+    for band, fitted in enumerate(coefficient.bands):
+        assert fitted["samples"] == 0 and tuple(fitted["betas"]) == DEFAULT_BETAS[band]
     for score in SetScore.objects.filter(rated_set__in=sets):
-        assert score.control is not None
-        assert score.correction == round(-coefficient.beta * score.control * CORRECTION_UNIT)
+        assert len(score.controls) == len(CONTROLS) and score.band is not None
+        betas = coefficient.betas(score.band)
+        assert score.correction == round(score_correction(score.controls, betas) * CORRECTION_UNIT)
     for total in PairTotal.objects.filter(pool=POOL):
         scores = SetScore.objects.filter(
             pool=POOL, player=total.player_id, opponent=total.opponent_id
@@ -110,13 +123,21 @@ def test_the_coefficient_is_fitted_on_the_sets_before_its_period_and_then_frozen
     record_sets(POOL, [(a, b, 1.0), (a, b, 0.0)] * (MIN_SAMPLES // 2), fit=False)
     last_week = timezone.now() - datetime.timedelta(days=7)
     for number, score in enumerate(SetScore.objects.filter(pool=POOL).order_by("id")):
-        # a won the sets whose deals favoured it: the control follows the score
-        score.control = (1 if score.twelfths == 12 else -1) * (1 + number % 3)
-        score.save(update_fields=["control"])
+        # a won the sets whose deals favoured it by the random control, in the lopsided band;
+        # the greedy control is noise
+        won = 1 if score.twelfths == 12 else -1
+        score.controls = [number % 5 - 2, won * (1 + number % 3)]
+        score.band = len(BAND_EDGES)
+        score.save(update_fields=["controls", "band"])
     RatedSet.objects.update(corrected_at=last_week)
     old = baseline_coefficient(pool=POOL, moment=last_week)
     now = baseline_coefficient(pool=POOL)
-    assert old.samples == 0 and now.samples == MIN_SAMPLES and now.beta > 0.1
+    assert all(band["samples"] == 0 for band in old.bands)
+    close, lopsided = now.bands[0], now.bands[-1]
+    assert close["samples"] == 0 and tuple(close["betas"]) == DEFAULT_BETAS[0]
+    assert lopsided["samples"] == MIN_SAMPLES and lopsided["betas"][1] > 0.1
+    assert abs(lopsided["betas"][0]) < 0.05
     assert now.period_start == period_start(timezone.now()) != old.period_start
-    SetScore.objects.update(control=0.0)  # later sets change nothing of a frozen coefficient
-    assert baseline_coefficient(pool=POOL).beta == now.beta
+    # later sets change nothing of frozen coefficients
+    SetScore.objects.update(controls=[0.0, 1.0])
+    assert baseline_coefficient(pool=POOL).bands == now.bands

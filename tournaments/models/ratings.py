@@ -52,11 +52,17 @@ class SetScore(models.Model):
     twelfths = models.PositiveSmallIntegerField(
         help_text="The player's score in twelfths: 12 won, 6 level, 0 lost."
     )
-    control = models.FloatField(
+    controls = models.JSONField(
         null=True,
         blank=True,
-        help_text="The luck of the set's deals for the player (games.ratings.baseline), "
-        "weighted for the pair; null until every game's baseline value is in.",
+        help_text="The luck of the set's deals for the player, one value per control "
+        "(games.ratings.baseline.CONTROLS), weighted for the pair; null until every game's "
+        "baseline value is in.",
+    )
+    band = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The band of the pair's expected score whose coefficients corrected it.",
     )
     correction = models.IntegerField(
         default=0, help_text="The baseline correction of the score, in millionths of a set."
@@ -226,9 +232,11 @@ class DealBaseline(models.Model):
         "tournaments.Game", on_delete=models.CASCADE, related_name="baseline"
     )
     seed = models.BigIntegerField()
-    values = models.JSONField(help_text="Per team: mean game points over the plays, centred.")
-    policy = models.CharField(max_length=20)
-    plays = models.PositiveIntegerField()
+    values = models.JSONField(
+        help_text="Per team, per control: mean game points over the plays, centred."
+    )
+    policy = models.CharField(max_length=30)
+    plays = models.PositiveIntegerField(help_text="Random plays.")
     cpu_ms = models.FloatField(help_text="CPU time the plays took, in milliseconds.")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -237,16 +245,19 @@ class DealBaseline(models.Model):
 
 
 class BaselineCoefficient(models.Model):
-    """The coefficient (beta) of the baseline correction for one pool and one period, fitted
-    once, when the period's first set is corrected, on the sets of the pool recorded before the
-    period began (``services.baselines.baseline_coefficient``). Frozen: a set's own result
-    never chooses the coefficient that corrects it, so the correction stays unbiased."""
+    """The coefficients of the baseline correction for one pool and one period: per band of
+    the pairs' expected score (``games.ratings.baseline.pair_band``), one beta per control,
+    fitted once, when the period's first set is corrected, on the pool's sets of that band
+    corrected before the period began (``services.baselines.baseline_coefficient``). Frozen: a
+    set's own result never chooses the coefficients that correct it, so the correction stays
+    unbiased."""
 
     pool = models.CharField(max_length=50)
     period_start = models.DateTimeField()
-    beta = models.FloatField()
-    samples = models.PositiveIntegerField(help_text="Corrected sets it was fitted on.")
-    variance_removed = models.FloatField(help_text="Share of the score's variance removed.")
+    bands = models.JSONField(
+        help_text='Per band: {"betas": one per control, "samples": corrected sets it was '
+        'fitted on, "variance_removed": share of the score\'s variance removed}.'
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -258,4 +269,8 @@ class BaselineCoefficient(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"beta {self.beta:.4f} for {self.pool} from {self.period_start:%Y-%m-%d}"
+        return f"coefficients for {self.pool} from {self.period_start:%Y-%m-%d}"
+
+    def betas(self, band: int) -> tuple[float, ...]:
+        """The coefficients of ``band`` (the last band for a higher one)."""
+        return tuple(self.bands[min(band, len(self.bands) - 1)]["betas"])

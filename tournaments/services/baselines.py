@@ -8,14 +8,15 @@ that duplicate deals used to cancel is measured instead (``games.ratings.baselin
    commits; ``deal_baseline_compute`` plays the deal with the arena's in-process policy and stores
    a ``DealBaseline``. Nothing of a game waits for it.
 2. **A rated set is corrected once all its games are valued** (``rated_set_correct``): each pair's
-   control (the luck of the set's deals for the lower version, less the other's, weighted by how
-   far from even the pair is expected to be), times the pool's coefficient for the period, is
-   taken from its score (``SetScore.correction``, ``PairTotal.correction``, millionths of a set,
-   so sums are exact) and a refit is requested. Until then the set counts as played: a raw score
-   is as unbiased as a corrected one (the correction has mean zero), only noisier.
-3. **The coefficient is frozen per pool and period** (``baseline_coefficient``): fitted once, when
-   the period's first set is corrected, on the pool's sets corrected before the period began
-   (``ESCOBA_BASELINE_PERIOD_DAYS``), ``DEFAULT_BETA`` while there are too few.
+   controls (the luck of the set's deals for the lower version, less the other's, one per
+   control, weighted by how far from even the pair is expected to be), times the coefficients
+   of the pair's band for the pool and period, are taken from its score
+   (``SetScore.correction``, ``PairTotal.correction``, millionths of a set, so sums are exact)
+   and a refit is requested. Until then the set counts as played: a raw score is as unbiased as
+   a corrected one (the correction has mean zero), only noisier.
+3. **The coefficients are frozen per pool and period** (``baseline_coefficient``): fitted once,
+   when the period's first set is corrected, band by band on the pool's sets corrected before
+   the period began (``ESCOBA_BASELINE_PERIOD_DAYS``), ``DEFAULT_BETAS`` for a band with too few.
 4. **The lag is bounded**: ``baselines_sweep`` (beat, every ``ESCOBA_SWEEP_INTERVAL_S``) values
    rated games left without a value, corrects sets whose values are all in, and refits pools
    corrected since their latest fit, so a lost message delays a correction by one sweep.
@@ -34,13 +35,18 @@ from django.utils import timezone
 
 from games.engine import Ruleset
 from games.ratings.baseline import (
+    BAND_EDGES,
+    CONTROLS,
     CORRECTION_UNIT,
+    DEFAULT_BETAS,
     POLICY,
     DealGame,
     beta_fit,
     deal_values,
+    pair_band,
     pair_controls,
     pair_weight,
+    score_correction,
 )
 from games.ratings.fit import MEAN
 from games.ratings.sets import game_participants
@@ -72,13 +78,18 @@ def deal_baseline_compute(*, game_id: int) -> DealBaseline | None:
     if game is None or game.status != Game.Status.FINISHED or not game.league.rated:
         return None
     found = DealBaseline.objects.filter(game=game).first()
-    if found is not None and found.seed == game.seed:
+    if found is not None and found.seed == game.seed and found.policy == POLICY:
         return found
     plays = settings.ESCOBA_BASELINE_PLAYS
     started = time.process_time()
     values = deal_values(Ruleset.from_dict(game.league.ruleset), game.seed, plays)
     cpu_ms = 1000 * (time.process_time() - started)
-    fields = {"seed": game.seed, "values": list(values), "policy": POLICY, "plays": plays}
+    fields = {
+        "seed": game.seed,
+        "values": [list(team) for team in values],
+        "policy": POLICY,
+        "plays": plays,
+    }
     try:
         baseline, _ = DealBaseline.objects.update_or_create(
             game=game, defaults={**fields, "cpu_ms": cpu_ms}
@@ -97,32 +108,44 @@ def period_start(moment: datetime.datetime) -> datetime.datetime:
 def baseline_coefficient(
     *, pool: str, moment: datetime.datetime | None = None
 ) -> BaselineCoefficient:
-    """The pool's coefficient for the period holding ``moment`` (now): made the first time it is
-    asked for, from the pool's sets corrected before the period began, then never changed."""
+    """The pool's coefficients for the period holding ``moment`` (now): made the first time
+    they are asked for, band by band from the pool's sets of the band corrected before the
+    period began, then never changed."""
     start = period_start(moment or timezone.now())
     found = BaselineCoefficient.objects.filter(pool=pool, period_start=start).first()
     if found is not None:
         return found
-    samples = SetScore.objects.filter(
-        pool=pool, control__isnull=False, rated_set__corrected_at__lt=start
-    ).values_list("twelfths", "control")
-    fitted = beta_fit((twelfths / 12, control) for twelfths, control in samples.iterator())
+    bands = []
+    for band in range(len(BAND_EDGES) + 1):
+        samples = SetScore.objects.filter(
+            pool=pool, band=band, controls__isnull=False, rated_set__corrected_at__lt=start
+        ).values_list("twelfths", "controls")
+        fitted = beta_fit(
+            (
+                (twelfths / 12, controls)
+                for twelfths, controls in samples.iterator()
+                if len(controls) == len(CONTROLS)
+            ),
+            DEFAULT_BETAS[band],
+        )
+        bands.append(
+            {
+                "betas": list(fitted.betas),
+                "samples": fitted.samples,
+                "variance_removed": fitted.variance_removed,
+            }
+        )
     try:
         with transaction.atomic():
-            return BaselineCoefficient.objects.create(
-                pool=pool,
-                period_start=start,
-                beta=fitted.beta,
-                samples=fitted.samples,
-                variance_removed=fitted.variance_removed,
-            )
+            return BaselineCoefficient.objects.create(pool=pool, period_start=start, bands=bands)
     except IntegrityError:  # made meanwhile by another correction: the first one stands
         return BaselineCoefficient.objects.get(pool=pool, period_start=start)
 
 
 def _expected_scores(pool: str, pairs: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
     """Each pair's expected score from the ratings published now (before this set's own fit
-    counted its correction): the weight of ``pair_weight``; 1500 for a version not yet rated."""
+    counted its correction): the weight of ``pair_weight`` and the band of ``pair_band``; 1500
+    for a version not yet rated."""
     versions = {v for pair in pairs for v in pair}
     rated = dict(
         Rating.objects.filter(pool=pool, version_id__in=versions).values_list(
@@ -147,9 +170,9 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
     values = {}
     for game in games:
         baseline = getattr(game, "baseline", None)
-        if baseline is None or baseline.seed != game.seed:
+        if baseline is None or baseline.seed != game.seed or baseline.policy != POLICY:
             return None
-        values[game.id] = tuple(baseline.values)
+        values[game.id] = tuple(tuple(team) for team in baseline.values)
     league = games[0].league
     team_of = Ruleset.from_dict(league.ruleset).team_of
     version_of = dict(BotVersion.objects.filter(rated_sets=rated_set).values_list("bot_id", "id"))
@@ -168,9 +191,14 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
     coefficient = baseline_coefficient(pool=rated_set.pool)
     for score in SetScore.objects.filter(rated_set=rated_set).order_by("player_id", "opponent_id"):
         pair = (score.player_id, score.opponent_id)
-        control = controls[pair] * pair_weight(expected[pair])
-        correction = round(-coefficient.beta * control * CORRECTION_UNIT)
-        SetScore.objects.filter(pk=score.pk).update(control=control, correction=correction)
+        weight = pair_weight(expected[pair])
+        weighted = [control * weight for control in controls[pair]]
+        band = pair_band(expected[pair])
+        betas = coefficient.betas(band)
+        correction = round(score_correction(weighted, betas) * CORRECTION_UNIT)
+        SetScore.objects.filter(pk=score.pk).update(
+            controls=weighted, band=band, correction=correction
+        )
         PairTotal.objects.filter(
             pool=rated_set.pool, player_id=pair[0], opponent_id=pair[1]
         ).update(correction=F("correction") + correction)
@@ -188,7 +216,9 @@ def baselines_sweep(*, older_than_s: float = SWEEP_AFTER_S) -> dict[str, int]:
     cut = timezone.now() - datetime.timedelta(seconds=older_than_s)
     unvalued = list(
         Game.objects.filter(league__rated=True, status=Game.Status.FINISHED, finished_at__lt=cut)
-        .filter(Q(baseline__isnull=True) | ~Q(baseline__seed=F("seed")))
+        .filter(
+            Q(baseline__isnull=True) | ~Q(baseline__seed=F("seed")) | ~Q(baseline__policy=POLICY)
+        )
         .values_list("id", flat=True)[:1000]
     )
     if unvalued:

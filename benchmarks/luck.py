@@ -1,0 +1,465 @@
+"""The luck of fresh deals: duplicate deals against fresh deals corrected by the baseline.
+
+    .venv/bin/python -m benchmarks.ranking_quality luck [--deals 2000] [--pool-deals 60]
+
+Rated sets are dealt afresh (no bot sees a deal twice) and the luck of the cards is taken out by
+the baseline correction (``games.ratings.baseline``, docs/ratings.md). For the neighbouring pairs
+random-greedy and greedy-expert, ``--deals`` deals are played in both seat orders in-process
+(``bots_sdk.local.play_game``), and every deal is played by the baseline's policies: the greedy
+play, random plays and lopsided plays (one team greedy, the others random), kept so any smaller
+number of plays is a prefix. From them:
+
+- a **duplicate** set is the two games of one deal; a **fresh** set the stronger bot's seat-0
+  game of one deal with its seat-1 game of another (independent deals, seats rotated, as rated
+  play deals them), scored as the arena scores a set; **fresh + baseline** is that score less
+  the pair's weighted controls times the coefficients of its band;
+- the coefficients (``beta_fit``, per band) and each pair's weight are fitted on the first half
+  of the deals and used, frozen, on the second half: per baseline scheme the share of a fresh
+  set's variance removed, its CPU per rated game, and the bias check (mean corrected minus raw
+  within its interval);
+- games per pair for leagues to separate random < greedy < expert at 95 % (a z test per pair),
+  fresh sets being drawn as independent pairs of deals;
+- with ``--pool-deals``, Kendall's tau of the eight noisy experts of ``known_order`` per design.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.known_order import (
+    BOTS,
+    CONFIDENCE,
+    EPSILONS,
+    METHOD_BUDGETS,
+    TAU_GOAL,
+    cached_map,
+    fit_order,
+    kendall_tau,
+    noisy_expert,
+)
+from bots_sdk.local import play_game
+
+LUCK_CACHE = Path("artifacts/ranking_quality_luck.jsonl")
+CONTROLS_CACHE = Path("artifacts/ranking_quality_controls.jsonl")
+POOL_CACHE = Path("artifacts/ranking_quality_pool.jsonl")
+DESIGNS = ("fresh, raw", "duplicate", "fresh + baseline")
+RANDOM_PLAYS = 32  # random plays kept per deal
+MIXED_PLAYS = 8  # lopsided plays kept per deal and greedy team
+PAIRS = [("random", "greedy"), ("greedy", "expert")]
+BUDGETS = list(range(2, 62, 2))
+
+
+def play_pair_deal(job: tuple[str, str, int]) -> dict:
+    """One deal of a named pair, both seat orders (two games on the one seed)."""
+    weak, strong, seed = job
+    games = []
+    for seating in ((strong, weak), (weak, strong)):
+        result = play_game([BOTS[name] for name in seating], seed=seed, game_id=f"{seed}")
+        games.append({"seating": list(seating), "winner": result.winner, "totals": result.totals})
+    return {"pair": [weak, strong], "seed": seed, "games": games}
+
+
+def noisy_pair_deal(job: tuple[int, int, int]) -> dict:
+    """One deal between noisy experts ``first`` and ``second`` (indexes of ``EPSILONS``), both
+    seat orders."""
+    first, second, seed = job
+    bots = {i: noisy_expert(EPSILONS[i]) for i in (first, second)}
+    games = []
+    for k, seating in enumerate(((first, second), (second, first))):
+        result = play_game([bots[i] for i in seating], seed=seed, game_id=f"{seed}-{k}")
+        games.append({"seating": list(seating), "winner": result.winner, "totals": result.totals})
+    return {"pair": [first, second], "seed": seed, "games": games}
+
+
+def mixed_totals(ruleset, seed: int, greedy_team: int, plays: int) -> list[list[int]]:
+    """The game points per team of ``plays`` lopsided plays of deal ``seed``: team
+    ``greedy_team`` plays the baseline's greedy policy, every other seat uniformly random legal
+    moves (as a strong bot against a weak one). A candidate control the benchmark measures; the
+    service does not use it (it removed no more variance per CPU second)."""
+    from games.engine import Game
+    from games.ratings.baseline import greedy_move
+
+    found = []
+    for k in range(plays):
+        game = Game.new(ruleset, seed)
+        rng = random.Random(f"baseline/{seed}/mixed/{greedy_team}/{k}")
+        while not game.is_over:
+            if ruleset.team_of(game.current_seat) == greedy_team:
+                game.apply(greedy_move(game))
+            else:
+                game.play_random(rng, 1, True)
+        found.append(list(game.result.totals))
+    return found
+
+
+def deal_plays(seed: int) -> dict:
+    """The baseline's plays of one two-player classic deal (``games.ratings.baseline``): the
+    greedy play, ``RANDOM_PLAYS`` random plays and ``MIXED_PLAYS`` lopsided plays per greedy
+    team, each play's totals, with the CPU each kind took."""
+    from games.engine import Ruleset
+    from games.ratings.baseline import greedy_totals, random_totals
+
+    ruleset = Ruleset.from_preset("classic", {"players": 2})
+    clock = [time.process_time()]
+
+    def lap() -> float:
+        clock.append(time.process_time())
+        return clock[-1] - clock[-2]
+
+    greedy = greedy_totals(ruleset, seed)
+    greedy_cpu = lap()
+    randoms = random_totals(ruleset, seed, RANDOM_PLAYS)
+    random_cpu = lap()
+    mixed = [mixed_totals(ruleset, seed, team, MIXED_PLAYS) for team in range(2)]
+    mixed_cpu = lap()
+    return {
+        "seed": seed,
+        "greedy": greedy,
+        "random": randoms,
+        "mixed": mixed,
+        "greedy_cpu_s": greedy_cpu,
+        "random_cpu_s": random_cpu / RANDOM_PLAYS,
+        "mixed_cpu_s": mixed_cpu / (2 * MIXED_PLAYS),
+    }
+
+
+def generate(args: argparse.Namespace) -> tuple[dict, dict, list]:
+    """Play (or load) the pairs' deals and the baseline's plays of each."""
+    jobs = [(w, s, 3_000_000 + 10_000 * k + n) for k, (w, s) in enumerate(PAIRS)
+            for n in range(args.deals)]  # fmt: skip
+    played = cached_map(
+        args.cache, jobs, play_pair_deal, lambda i: (i[0], i[1], i[2]) if isinstance(i, tuple)
+        else (*i["pair"], i["seed"]), args.processes,
+    )  # fmt: skip
+    seeds = sorted({job[2] for job in jobs})
+    if args.pool_deals:
+        n_bots = len(EPSILONS)
+        pool_jobs = [(a, b, 5_000_000 + 1_000 * (a * n_bots + b) + n)
+                     for a, b in itertools.combinations(range(n_bots), 2)
+                     for n in range(args.pool_deals)]  # fmt: skip
+        played |= cached_map(
+            args.pool_cache, pool_jobs, noisy_pair_deal,
+            lambda i: tuple(i) if isinstance(i, tuple) else (*i["pair"], i["seed"]),
+            args.processes,
+        )  # fmt: skip
+        seeds += [j[2] for j in pool_jobs]
+    values = cached_map(
+        args.values, seeds, deal_plays, lambda i: i if isinstance(i, int) else i["seed"],
+        args.processes,
+    )  # fmt: skip
+    return played, values, jobs
+
+
+# -- the controls of each deal, and the fresh and duplicate sets of each pair -------------------
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A baseline: how many random and lopsided plays, and which controls (each a sum of
+    ``games.ratings.baseline.CONTROLS`` names, one coefficient each)."""
+
+    name: str
+    random_plays: int
+    lopsided_plays: int
+    controls: tuple[tuple[str, ...], ...]
+    greedy: bool = True
+
+    def cpu_ms(self, cpu: dict[str, float]) -> float:
+        """CPU per rated game of this baseline (two teams), from the measured CPU per play."""
+        return 1000 * (
+            cpu["greedy"] * self.greedy
+            + cpu["random"] * self.random_plays
+            + 2 * cpu["mixed"] * self.lopsided_plays
+        )
+
+
+def seat_controls(item: dict, scheme: Scheme) -> np.ndarray:
+    """Seat 0's controls of a deal under ``scheme`` (``games.ratings.baseline.deal_controls``
+    on the first plays of each kind)."""
+    from games.ratings.baseline import CONTROLS, deal_controls
+
+    values = deal_controls(item["greedy"], item["random"][: max(1, scheme.random_plays)])
+    named = dict(zip(CONTROLS, values[0], strict=True))
+    # the lopsided control: seat 0's centred points over both greedy seats' lopsided plays
+    lopsided = [row for plays in item["mixed"] for row in plays[: max(1, scheme.lopsided_plays)]]
+    named["lopsided"] = sum((a - b) / 2 for a, b in lopsided) / len(lopsided)
+    if not scheme.greedy:
+        named["greedy"] = 0.0
+    return np.array([sum(named[n] for n in control) for control in scheme.controls])
+
+
+@dataclass
+class PairDeals:
+    """One pair's deals, for its stronger bot: its score and point margin in the game where it
+    sat first (``s0``, ``p0``) and second (``s1``, ``p1``), and seat 0's controls."""
+
+    name: str
+    s0: np.ndarray
+    p0: np.ndarray
+    s1: np.ndarray
+    p1: np.ndarray
+    seeds: list[int]
+
+    def part(self, rows: slice) -> PairDeals:
+        return PairDeals(
+            self.name, self.s0[rows], self.p0[rows], self.s1[rows], self.p1[rows],
+            self.seeds[rows],
+        )  # fmt: skip
+
+    def duplicate(self) -> np.ndarray:
+        return set_score(self.s0, self.p0, self.s1, self.p1)
+
+    def fresh(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """The fresh sets of the deal pairs (i, j): seat 0 on deal i, seat 1 on deal j."""
+        return set_score(self.s0[i], self.p0[i], self.s1[j], self.p1[j])
+
+
+def set_score(s0, p0, s1, p1) -> np.ndarray:
+    """The arena's score of a two-game set (``games.ratings.sets``): the share of games won, a
+    level share leaning a quarter to the side with more game points over the set."""
+    share = (s0 + s1) / 2
+    points = p0 + p1
+    lean = np.where(points > 0, 0.75, np.where(points < 0, 0.25, 0.5))
+    return np.where(share == 0.5, lean, share)
+
+
+def pair_deals(played: dict, strong_first: list[dict], name: str, strong) -> PairDeals:
+    """The pair's deals from their two games (``strong`` the stronger bot's name or index)."""
+    rows = []
+    for deal in strong_first:
+        by_seat = {tuple(g["seating"]).index(strong): g for g in deal["games"]}
+        scores = []
+        for seat in (0, 1):
+            game = by_seat[seat]
+            won = game["winner"]
+            totals = game["totals"]
+            scores += [0.5 if won is None else float(won == seat), totals[seat] - totals[1 - seat]]
+        rows.append(scores)
+    data = np.array(rows, dtype=float)
+    seeds = [deal["seed"] for deal in strong_first]
+    return PairDeals(name, data[:, 0], data[:, 1], data[:, 2], data[:, 3], seeds)
+
+
+def draws(rng: np.random.Generator, n: int, size) -> tuple[np.ndarray, np.ndarray]:
+    """Independent deal pairs (i, j), i != j, of ``n`` deals: fresh sets as rated play deals
+    them (each game its own deal)."""
+    i = rng.integers(0, n, size)
+    j = (i + rng.integers(1, n, size)) % n
+    return i, j
+
+
+# -- the experiment -------------------------------------------------------------------------------
+
+SCHEMES = (
+    Scheme("random x 16", 16, 0, (("random",),), greedy=False),
+    Scheme("greedy", 0, 0, (("greedy",),)),
+    Scheme("greedy + random x 16, one beta (before)", 16, 0, (("greedy", "random"),)),
+    Scheme("greedy, random x 16, two betas (published)", 16, 0, (("greedy",), ("random",))),
+    Scheme("greedy, random x 32, two betas", 32, 0, (("greedy",), ("random",))),
+    Scheme("lopsided x 2", 0, 2, (("lopsided",),), greedy=False),
+    Scheme("greedy, lopsided x 2", 0, 2, (("greedy",), ("lopsided",))),
+    Scheme("greedy, lopsided x 4", 0, 4, (("greedy",), ("lopsided",))),
+    Scheme("greedy, random x 8, lopsided x 2", 8, 2, (("greedy",), ("random",), ("lopsided",))),
+    Scheme("greedy, random x 16, lopsided x 4", 16, 4, (("greedy",), ("random",), ("lopsided",))),
+    Scheme("greedy, random x 32, lopsided x 8", 32, 8, (("greedy",), ("random",), ("lopsided",))),
+)
+
+
+PUBLISHED = SCHEMES[3].name  # games.ratings.baseline's CONTROLS and DEFAULT_PLAYS
+
+
+def least_squares(scores: np.ndarray, controls: np.ndarray) -> np.ndarray:
+    """The coefficients of ``scores`` on ``controls`` (rows), with an intercept (numpy: the
+    exploratory table; the chosen scheme is fitted by the service's ``beta_fit``)."""
+    design = np.c_[controls, np.ones(len(controls))]
+    return np.linalg.lstsq(design, scores, rcond=None)[0][:-1]
+
+
+def luck(args: argparse.Namespace) -> None:
+    from games.ratings.baseline import BetaFit, beta_fit, pair_band, pair_weight
+
+    started = time.perf_counter()
+    played, values, jobs = generate(args)
+    elapsed = time.perf_counter() - started
+    print(f"{2 * len(jobs)} games, {len(values)} deals valued; {elapsed:.0f} s")
+    cpu = {k: float(np.median([v[f"{k}_cpu_s"] for v in values.values()]))
+           for k in ("greedy", "random", "mixed")}  # fmt: skip
+    print("baseline CPU per play (one core, median): " + ", ".join(
+        f"{k} {1000 * v:.3f} ms" for k, v in cpu.items()))  # fmt: skip
+    rng = np.random.default_rng(2026)
+    pairs = []
+    for weak, strong in PAIRS:
+        deals = [played[(weak, strong, j[2])] for j in jobs if (j[0], j[1]) == (weak, strong)]
+        pairs.append(pair_deals(played, deals, f"{strong} over {weak}", strong))
+    half = args.deals // 2
+    fits = [p.part(slice(0, half)) for p in pairs]
+    evals = [p.part(slice(half, None)) for p in pairs]
+    # the pair's weight and band come from its mean score on the fit half ("before the set")
+    expected = [float(f.fresh(*draws(rng, half, 50_000)).mean()) for f in fits]
+
+    def controls(deals: PairDeals, scheme: Scheme) -> np.ndarray:
+        return np.array([seat_controls(values[s], scheme) for s in deals.seeds])
+
+    print("\nshare of a fresh set's score variance removed (fitted and measured on the fit half):")
+    print(f"{'baseline':42} {'CPU/game':>9}  " + "  ".join(f"{p.name:>18}" for p in pairs))
+    for scheme in SCHEMES:
+        cells = []
+        for deals, p in zip(fits, expected, strict=True):
+            x = controls(deals, scheme)
+            i, j = draws(rng, half, 200_000)
+            y, c = deals.fresh(i, j), (x[i] - x[j]) * pair_weight(p)
+            corrected = y - c @ least_squares(y, c)
+            cells.append(f"{1 - corrected.var() / y.var():18.1%}")
+        print(f"{scheme.name:42} {scheme.cpu_ms(cpu):6.2f} ms  " + "  ".join(cells), flush=True)
+
+    scheme = next(s for s in SCHEMES if s.name == args.scheme)
+    print(f"\nchosen: {scheme.name}, {scheme.cpu_ms(cpu):.2f} ms of CPU per rated game")
+    bands: dict[int, list] = {}
+    for deals, p in zip(fits, expected, strict=True):
+        x = controls(deals, scheme)
+        i, j = draws(rng, half, args.fit_sets)
+        c = (x[i] - x[j]) * pair_weight(p)
+        bands.setdefault(pair_band(p), []).extend(zip(deals.fresh(i, j), c.tolist(), strict=True))
+    zero = (0.0,) * len(scheme.controls)
+    fitted: dict[int, BetaFit] = {band: beta_fit(rows, zero) for band, rows in bands.items()}
+    pooled = beta_fit([row for rows in bands.values() for row in rows], zero)
+    for band, fit in sorted(fitted.items()):
+        print(f"  band {band}: betas {np.round(fit.betas, 5).tolist()} on {fit.samples} sets "
+              f"({fit.variance_removed:.1%} removed)")  # fmt: skip
+    print(f"  one band: betas {np.round(pooled.betas, 5).tolist()}")
+
+    units: dict[str, list[tuple[np.ndarray, float]]] = {d: [] for d in DESIGNS}
+    per_band = "fresh + baseline"
+    units["fresh + baseline, one band"] = []
+    print("\nevaluation half, the stronger bot's score:")
+    for deals, p in zip(evals, expected, strict=True):
+        x = controls(deals, scheme)
+        n = len(deals.seeds)
+        betas = {per_band: np.array(fitted[pair_band(p)].betas),
+                 "fresh + baseline, one band": np.array(pooled.betas)}  # fmt: skip
+        i, j = draws(rng, n, 400_000)
+        raw = deals.fresh(i, j)
+        c = (x[i] - x[j]) * pair_weight(p)
+        found = {"fresh, raw": raw, "duplicate": deals.duplicate()}
+        found |= {design: raw - c @ b for design, b in betas.items()}
+        sds = {design: float(v.std()) for design, v in found.items()}
+        # the bias check on independent sets: deal k's first game with deal k + 1's second
+        k = np.arange(0, n - 1, 2)
+        own = deals.fresh(k, k + 1)
+        shift = -((x[k] - x[k + 1]) * pair_weight(p)) @ betas[per_band]
+        interval = 1.96 * shift.std(ddof=1) / math.sqrt(len(k))
+        raw_interval = 1.96 * own.std(ddof=1) / math.sqrt(len(k))
+        within = "within" if abs(shift.mean()) <= interval else "OUTSIDE"
+        print(f"  {deals.name}: raw {own.mean():.3f} ± {raw_interval:.3f}; corrected - raw "
+              f"{shift.mean():+.4f} ± {interval:.4f} ({within} its interval); variance per set: "
+              + ", ".join(f"{d} {sds[d] ** 2:.4f}" for d in found))  # fmt: skip
+        for design in units:
+            units[design].append((found[design], sds[design]))
+    separation(units, args.leagues, rng)
+    if args.pool_deals:
+        pool_tau(args, played, values, scheme, fitted)
+
+
+def separation(units: dict, leagues: int, rng: np.random.Generator) -> None:
+    """Games per pair for ``leagues`` random leagues to separate every pair at 95 %: a z test of
+    the pair's mean set score against 1/2 with the design's standard deviation for the pair."""
+    needed: dict[str, int | None] = dict.fromkeys(units)
+    print(f"\nleagues separating random < greedy < expert at {CONFIDENCE:.0%} (z test):")
+    print("games/pair  " + "  ".join(f"{d[-18:]:>18}" for d in units))
+    for games in BUDGETS:
+        sets = games // 2
+        cells = []
+        for design, pools in units.items():
+            hits = np.ones(leagues, dtype=bool)
+            for scores, sd in pools:
+                means = scores[rng.integers(0, len(scores), (leagues, sets))].mean(axis=1)
+                if sd > 0:
+                    hits &= (means - 0.5) / (sd / math.sqrt(sets)) > 1.959963984540054
+                else:  # every set scores the same
+                    hits &= means > 0.5
+            power = float(hits.mean())
+            if needed[design] is None and power >= CONFIDENCE:
+                needed[design] = games
+            cells.append(f"{power:18.1%}")
+        print(f"{games:10}  " + "  ".join(cells), flush=True)
+        if all(needed.values()):
+            break
+    for design, games in needed.items():
+        print(f"{design}: {games or 'more than tried'} games per pair")
+    base = needed["duplicate"]
+    for design in ("fresh + baseline", "fresh + baseline, one band", "fresh, raw"):
+        if base and needed[design]:
+            print(f"{design} / duplicate: {needed[design] / base:.2f}")
+
+
+def pool_tau(args: argparse.Namespace, played: dict, values: dict, scheme: Scheme, fitted) -> None:
+    """Kendall's tau of the eight noisy experts of ``known_order`` under each design (fit per
+    set): the share of leagues with tau >= 0.9, and the games per pair for 95 % of them."""
+    from games.ratings.baseline import pair_band, pair_weight
+
+    n_bots = len(EPSILONS)
+    rng = np.random.default_rng(7)
+    pools = {}
+    for a, b in itertools.combinations(range(n_bots), 2):  # a is the stronger (smaller epsilon)
+        deals = [played[(a, b, 5_000_000 + 1_000 * (a * n_bots + b) + n)]
+                 for n in range(args.pool_deals)]  # fmt: skip
+        pair = pair_deals(played, deals, f"{a} over {b}", a)
+        x = np.array([seat_controls(values[s], scheme) for s in pair.seeds])
+        i, j = draws(rng, len(deals), 20_000)
+        raw = pair.fresh(i, j)
+        p = float(raw.mean())
+        betas = np.array(fitted[min(pair_band(p), max(fitted))].betas)
+        corrected = raw - ((x[i] - x[j]) * pair_weight(p)) @ betas
+        pools[(a, b)] = {"fresh, raw": raw, "duplicate": pair.duplicate(),
+                         "fresh + baseline": corrected}  # fmt: skip
+    needed = dict.fromkeys(DESIGNS)
+    print(f"\n8-bot pool: share of {args.pool_leagues} leagues with tau >= {TAU_GOAL}, fit per set")
+    print("games/pair  " + "  ".join(f"{d:>16}" for d in DESIGNS))
+    firsts_one = np.array([a for a, _ in pools])
+    seconds_one = np.array([b for _, b in pools])
+    for games in METHOD_BUDGETS:
+        if games > args.max_games:
+            break
+        sets = max(1, games // 2)
+        firsts, seconds = np.repeat(firsts_one, sets), np.repeat(seconds_one, sets)
+        cells = []
+        for design in DESIGNS:
+            good = 0
+            for _ in range(args.pool_leagues):
+                scores = np.concatenate(
+                    [found[design][rng.integers(0, len(found[design]), sets)]
+                     for found in pools.values()]
+                )  # fmt: skip
+                ratings = fit_order(firsts, seconds, scores, n_bots)
+                good += kendall_tau(list(ratings)) >= TAU_GOAL
+            share = good / args.pool_leagues
+            cells.append(f"{share:16.1%}")
+            if needed[design] is None and share >= CONFIDENCE:
+                needed[design] = games
+        print(f"{games:10}  " + "  ".join(cells), flush=True)
+        if all(needed.values()):
+            break
+    for design in DESIGNS:
+        print(f"{design}: tau >= {TAU_GOAL} in 95 % of leagues at {needed[design]} games per pair")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``luck`` command's options (``benchmarks.ranking_quality``)."""
+    parser.add_argument("--deals", type=int, default=2000, help="Deals per pair (both seats).")
+    parser.add_argument("--leagues", type=int, default=4000, help="Random leagues per budget.")
+    parser.add_argument("--fit-sets", type=int, default=20_000, help="Sets the betas fit on.")
+    parser.add_argument("--scheme", default=PUBLISHED, help="The baseline judged.")
+    parser.add_argument("--pool-deals", type=int, default=0, help="8-bot pool: deals per pair.")
+    parser.add_argument("--pool-leagues", type=int, default=500, help="8-bot pool leagues.")
+    parser.add_argument("--max-games", type=int, default=40, help="Largest games per pair tried.")
+    parser.add_argument("--cache", type=Path, default=LUCK_CACHE)
+    parser.add_argument("--values", type=Path, default=CONTROLS_CACHE)
+    parser.add_argument("--pool-cache", type=Path, default=POOL_CACHE)
