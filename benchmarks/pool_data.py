@@ -120,7 +120,7 @@ def pool_fill(
     from django.db import connection
 
     from tournaments.models import Game
-    from tournaments.services.ratings import ratings_fit
+    from tournaments.services.rating_fits import ratings_fit
 
     started = time.perf_counter()
     if connection.vendor == "postgresql":

@@ -332,7 +332,7 @@ def notification_enqueue(notification_id: int, *, email: bool, webhook: bool) ->
 
 def ratings_fit_enqueue(pool: str) -> None:
     """Send one ``ratings.fit_pool`` for ``pool`` (fits coalesce: see
-    ``services.ratings.ratings_fit_coalesced``)."""
+    ``services.rating_fits.ratings_fit_coalesced``)."""
     _task(FIT_RATINGS).delay(pool)
 
 

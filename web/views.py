@@ -39,8 +39,9 @@ from tournaments.services.leagues import (
     league_create_errors,
     league_start,
 )
+from tournaments.services.no_shows import noshow_pause_after
 from tournaments.services.quotas import QuotaExceeded
-from tournaments.services.ratings import noshow_pause_after, provisional_half_width
+from tournaments.services.rating_fits import provisional_half_width
 from web.forms import (
     BotForm,
     ChallengeForm,

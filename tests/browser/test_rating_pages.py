@@ -20,7 +20,8 @@ from tests.browser.a11y import axe_violations
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.ratings.conftest import record_sets, staff  # noqa: F401 (fixtures)
 from tournaments.models import Bot, Rating
-from tournaments.services.ratings import bot_version_observe, ratings_fit
+from tournaments.services.bot_versions import bot_version_observe
+from tournaments.services.rating_fits import ratings_fit
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 

@@ -30,7 +30,7 @@ from tournaments.services.ladder import (
 )
 from tournaments.services.leagues import league_finish_if_done
 from tournaments.services.matches import matches_sweep
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.rating_fits import ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

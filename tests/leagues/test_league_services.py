@@ -35,7 +35,7 @@ from tournaments.services.leagues import (
     league_start,
 )
 from tournaments.services.matches import LEASE_S, match_play
-from tournaments.services.ratings import HISTORY_MIN_CHANGE, ratings_recompute
+from tournaments.services.rating_fits import HISTORY_MIN_CHANGE, ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

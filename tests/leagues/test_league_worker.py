@@ -11,7 +11,7 @@ from tests.ratings.conftest import ratings_settled
 from tournaments.models import Game, League, RatedSet, Rating, SetScore
 from tournaments.selectors import league_progress, league_standings
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.rating_fits import ratings_recompute
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

@@ -25,7 +25,7 @@ from tournaments.services.baselines import (
     rated_set_correct,
 )
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.ratings import pool_fit_compute, ratings_recompute
+from tournaments.services.rating_fits import pool_fit_compute, ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 POOL = "classic/2p"

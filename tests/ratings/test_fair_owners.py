@@ -29,7 +29,7 @@ from tournaments.services.leagues import (
     league_start,
 )
 from tournaments.services.matches import match_begin, match_play, match_release
-from tournaments.services.ratings import ERROR_ONE_OWNER, bots_rated_eligible
+from tournaments.services.rated_entry import ERROR_ONE_OWNER, bots_rated_eligible
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -22,7 +22,7 @@ from tournaments.models import Game, League, Match, RatedSet, SetScore
 from tournaments.selectors import league_progress
 from tournaments.services.baselines import baselines_sweep
 from tournaments.services.ladder import ladder_league, ladder_tick
-from tournaments.services.ratings import ratings_sweep
+from tournaments.services.rating_fits import ratings_sweep
 
 
 def _wait_quietly(condition: Callable[[], bool], timeout: float) -> bool:

@@ -37,18 +37,14 @@ from tournaments.bot_calls.faults import Fault, FaultKind
 from tournaments.bot_messages import info_fault_message, refused_signature, secret_hint
 from tournaments.models import Bot, BotCheck
 from tournaments.read_cache import reads_changed
+from tournaments.services.bot_versions import bot_version_observe
+from tournaments.services.no_shows import NO_SHOW_FIELDS, bot_no_shows_clear, bot_recheck_failed
 from tournaments.services.notifications import (
     EVENT_BOT_HEALTHY,
     EVENT_BOT_PAUSED,
     EVENT_BOT_RATED_RESUMED,
     EVENT_BOT_UNHEALTHY,
     notification_send,
-)
-from tournaments.services.ratings import (
-    NO_SHOW_FIELDS,
-    bot_no_shows_clear,
-    bot_recheck_failed,
-    bot_version_observe,
 )
 
 logger = logging.getLogger(__name__)

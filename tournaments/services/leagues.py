@@ -62,7 +62,7 @@ from tournaments.models import Bot, Game, League, LeagueEntry, Match, Seat
 from tournaments.read_cache import reads_changed
 from tournaments.selectors import bots_schedulable
 from tournaments.services.quotas import league_limits_check, league_start_quota_check
-from tournaments.services.ratings import (
+from tournaments.services.rated_entry import (
     may_create_rated,
     rated_entry_errors,
     rated_league_check,
@@ -171,7 +171,7 @@ def league_entry_errors(
 
     Why: a league of someone else's would otherwise be a way to harass a bot (a 10 ms timeout
     and no faults allowed forfeit every game). Only rated games move rated standing
-    (``services.ratings.game_no_shows_record``), so such a league could not take a bot out of
+    (``services.no_shows.game_no_shows_record``), so such a league could not take a bot out of
     rated play anyway; these rules keep it from spoiling the bot's record too.
     """
     if may_create_rated(creator):
@@ -217,7 +217,7 @@ def league_create(
     """Create an open league and enter ``bot_ids`` (any active bots: rankings are public).
 
     Only staff and the arena's own accounts create rated leagues, and only bots in rated play
-    enter them, one per owner (``services.ratings.rated_league_check``); a user's league enters
+    enter them, one per owner (``services.rated_entry.rated_league_check``); a user's league enters
     another user's bot only on rated play's terms (``league_entry_errors``).
     ``move_timeout_ms`` defaults to rated play's (``ESCOBA_RATED_MOVE_TIMEOUT_MS``).
 

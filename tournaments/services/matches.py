@@ -71,13 +71,11 @@ from tournaments.live import LiveFeeds
 from tournaments.metrics import game_counted
 from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Match, Seat
 from tournaments.read_cache import game_scopes, reads_changed
+from tournaments.services.bot_versions import match_versions_record
 from tournaments.services.ladder import ladder_after_set
 from tournaments.services.leagues import GROWING, league_finish_if_done
-from tournaments.services.ratings import (
-    game_no_shows_record,
-    match_versions_record,
-    rated_set_record,
-)
+from tournaments.services.no_shows import game_no_shows_record
+from tournaments.services.rated_sets import rated_set_record
 from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
