@@ -48,7 +48,7 @@ from tournaments.services.email_verification import (
     email_verification_send,
 )
 from tournaments.services.ladder import ladder_fill, ladder_tick
-from tournaments.services.leagues import league_schedule_next, leagues_schedule_sweep
+from tournaments.services.league_schedules import league_schedule_next, leagues_schedule_sweep
 from tournaments.services.matches import (
     LEASE_S,
     match_play,

@@ -33,12 +33,9 @@ from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
 from tournaments.services.accounts import account_register
 from tournaments.services.bots import bot_register
-from tournaments.services.leagues import (
-    QueueUnavailable,
-    league_create,
-    league_create_errors,
-    league_start,
-)
+from tournaments.services.league_creation import league_create, league_create_errors
+from tournaments.services.league_schedules import league_start
+from tournaments.services.league_states import QueueUnavailable
 from tournaments.services.no_shows import noshow_pause_after
 from tournaments.services.quotas import QuotaExceeded
 from tournaments.services.rating_fits import provisional_half_width

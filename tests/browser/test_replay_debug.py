@@ -16,7 +16,8 @@ from tests.browser.conftest import DESKTOP, OWNER_PASSWORD, PHONE
 from tournaments.models import Bot, Game
 from tournaments.selectors import game_diagnostics
 from tournaments.services.bots import bot_register
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 

@@ -23,16 +23,18 @@ from tournaments.selectors import (
     league_progress,
     league_standings,
 )
-from tournaments.services.leagues import (
+from tournaments.services.league_creation import (
     ERROR_ALREADY_ENTERED,
     ERROR_NOT_BOT_OWNER,
-    ERROR_NOT_CREATOR,
-    league_cancel,
     league_create,
     league_enrol,
+)
+from tournaments.services.league_schedules import league_start
+from tournaments.services.league_states import (
+    ERROR_NOT_CREATOR,
+    league_cancel,
     league_pause,
     league_resume,
-    league_start,
 )
 from tournaments.services.matches import LEASE_S, match_play
 from tournaments.services.rating_fits import HISTORY_MIN_CHANGE, ratings_recompute

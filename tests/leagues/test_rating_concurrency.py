@@ -15,7 +15,8 @@ from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Game, Match, RatedSet, Rating, SetScore
 from tournaments.services import rating_fits
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import game_finish, match_finish
 from tournaments.services.rating_fits import ratings_recompute
 

@@ -127,7 +127,7 @@ def test_history_keeps_a_point_only_when_a_rating_moved(make_rated_bot, record_s
 
 
 def test_league_standings_show_the_pool_rating_not_a_second_elo(staff, make_rated_bot, record_sets):
-    from tournaments.services.leagues import league_create
+    from tournaments.services.league_creation import league_create
 
     a, b = make_rated_bot("greedy"), make_rated_bot("random")
     record_sets("classic/2p", [(a, b, 1.0)] * 3)

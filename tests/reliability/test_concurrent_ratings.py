@@ -24,7 +24,8 @@ from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match, RatedSet, Rating, SetScore
 from tournaments.page_selectors import bot_head_to_head
 from tournaments.services import rating_fits
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import game_finish, match_finish
 from tournaments.services.rating_fits import ratings_recompute
 

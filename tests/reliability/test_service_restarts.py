@@ -32,7 +32,8 @@ from tournaments.bot_calls.faults import Fault, FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match
 from tournaments.selectors import league_progress
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import MAX_ATTEMPTS, GamePlan, MatchPlan, service_fault, stopping
 
 THINK_S = 0.02

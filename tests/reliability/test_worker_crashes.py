@@ -19,7 +19,8 @@ from tests.reliability.helpers import (
 )
 from tournaments.models import Game
 from tournaments.selectors import league_progress
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 

@@ -48,13 +48,9 @@ from tournaments import queueing
 from tournaments.matchmaking import HISTORY_PER_BOT, Entrant, Matchmaker, Rules
 from tournaments.models import Bot, League, Match
 from tournaments.rating_selectors import pool_standing
-from tournaments.services.leagues import (
-    league_add_sets,
-    league_create,
-    league_name_free,
-    league_open,
-    system_user,
-)
+from tournaments.services.league_creation import league_create, league_name_free, system_user
+from tournaments.services.league_schedules import league_add_sets
+from tournaments.services.league_states import league_open
 from tournaments.services.no_shows import recheck_delay_s
 from tournaments.services.rated_entry import bots_rated_eligible, rated_move_timeout_ms
 

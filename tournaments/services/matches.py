@@ -73,7 +73,7 @@ from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Match, Se
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.services.bot_versions import match_versions_record
 from tournaments.services.ladder import ladder_after_set
-from tournaments.services.leagues import GROWING, league_finish_if_done
+from tournaments.services.league_states import GROWING, league_finish_if_done
 from tournaments.services.no_shows import game_no_shows_record
 from tournaments.services.rated_sets import rated_set_record
 from tournaments.services.version_tests import version_test_update
