@@ -17,6 +17,7 @@ import signal
 import pytest
 
 from games.engine import Move
+from games.faults import Fault, FaultKind
 from tests.reliability.helpers import (
     NoticedBot,
     assert_each_game_ended_once,
@@ -28,7 +29,6 @@ from tests.reliability.helpers import (
     vanish_all,
     wait_for,
 )
-from tournaments.bot_calls.faults import Fault, FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match
 from tournaments.selectors import league_progress

@@ -20,6 +20,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
 from games.engine import Ruleset, RulesetError
+from games.faults import DEFAULT_MAX_FAULTS
 from games.scheduling import (
     ERROR_TOO_FEW_BOTS,
     TABLE_SIZES,
@@ -28,7 +29,6 @@ from games.scheduling import (
     set_length,
     table_options,
 )
-from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Bot, League, LeagueEntry
 from tournaments.read_cache import reads_changed
 from tournaments.selectors import bots_schedulable

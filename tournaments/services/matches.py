@@ -62,9 +62,9 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import Ruleset
+from games.faults import FaultKind
 from tournaments import observers, queueing
 from tournaments.bot_calls.caller import Caller
-from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
 from tournaments.latency import nearest_rank_percentile
 from tournaments.live import LiveFeeds
