@@ -28,7 +28,7 @@ from tests.bots.servers import ServerThread
 from tournaments.api.games import accepts_gzip
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, League, Seat
-from tournaments.page_selectors import bot_fault_counts, bot_latency_percentiles
+from tournaments.selectors.pages import bot_fault_counts, bot_latency_percentiles
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
 

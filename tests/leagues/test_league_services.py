@@ -16,13 +16,13 @@ from django.utils import timezone
 from tests.performance.data import head_to_head_counted
 from tournaments import queueing
 from tournaments.models import Bot, Game, GameLog, League, Match, RatedSet, Rating, Seat, SetScore
-from tournaments.page_selectors import bot_head_to_head
-from tournaments.rating_selectors import bot_rating_history, ranking
-from tournaments.selectors import (
+from tournaments.selectors.leagues import (
     league_crosstable,
     league_progress,
     league_standings,
 )
+from tournaments.selectors.pages import bot_head_to_head
+from tournaments.selectors.ratings import bot_rating_history, ranking
 from tournaments.services.league_creation import (
     ERROR_ALREADY_ENTERED,
     ERROR_NOT_BOT_OWNER,

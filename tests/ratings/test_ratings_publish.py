@@ -10,8 +10,8 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from tournaments.models import RatedSet, Rating, RatingFit, RatingPoint
-from tournaments.rating_selectors import bot_rating_series, pool_standing, ranking_rows
-from tournaments.selectors import league_standings
+from tournaments.selectors.leagues import league_standings
+from tournaments.selectors.ratings import bot_rating_series, pool_standing, ranking_rows
 from tournaments.services import rating_fits
 from tournaments.services.rating_fits import (
     ratings_fit,

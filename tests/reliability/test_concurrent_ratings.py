@@ -22,7 +22,7 @@ from games.engine import Move, Ruleset
 from tests.performance.data import head_to_head_counted
 from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match, RatedSet, Rating, SetScore
-from tournaments.page_selectors import bot_head_to_head
+from tournaments.selectors.pages import bot_head_to_head
 from tournaments.services import rating_fits
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start

@@ -48,7 +48,7 @@ from tests.reliability.helpers import (
 from tournaments import messages
 from tournaments.models import League, Match
 from tournaments.queueing import BROKER_ERRORS
-from tournaments.selectors import league_progress
+from tournaments.selectors.leagues import league_progress
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start, leagues_schedule_sweep
 from tournaments.services.matches import HEARTBEAT_S, matches_sweep

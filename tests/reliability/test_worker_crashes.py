@@ -18,7 +18,7 @@ from tests.reliability.helpers import (
     wait_for,
 )
 from tournaments.models import Game
-from tournaments.selectors import league_progress
+from tournaments.selectors.leagues import league_progress
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
 

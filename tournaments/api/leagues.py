@@ -31,7 +31,7 @@ from tournaments.api.league_serializers import (
     MatchSerializer,
 )
 from tournaments.models import Bot, Game, League, Match
-from tournaments.selectors import league_crosstable, league_progress, league_standings
+from tournaments.selectors.leagues import league_crosstable, league_progress, league_standings
 from tournaments.services.league_creation import league_create, league_enrol
 from tournaments.services.league_schedules import league_start
 from tournaments.services.league_states import (

@@ -47,7 +47,7 @@ from games.scheduling import minimum_bots
 from tournaments import queueing
 from tournaments.matchmaking import HISTORY_PER_BOT, Entrant, Matchmaker, Rules
 from tournaments.models import Bot, League, Match
-from tournaments.rating_selectors import pool_standing
+from tournaments.selectors.ratings import pool_standing
 from tournaments.services.league_creation import league_create, league_name_free, system_user
 from tournaments.services.league_schedules import league_add_sets
 from tournaments.services.league_states import league_open

@@ -31,7 +31,7 @@ from games.scheduling import (
 )
 from tournaments.models import Bot, League, LeagueEntry
 from tournaments.read_cache import reads_changed
-from tournaments.selectors import bots_schedulable
+from tournaments.selectors.leagues import bots_schedulable
 from tournaments.services.league_states import league_lock
 from tournaments.services.quotas import league_limits_check
 from tournaments.services.rated_entry import (

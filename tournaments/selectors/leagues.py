@@ -18,7 +18,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, crosstable_cells, game_participants, set_outcomes
 from tournaments.models import Bot, Game, GameLog, League, Seat
-from tournaments.rating_selectors import current_ratings
+from tournaments.selectors.ratings import current_ratings
 
 
 def bots_schedulable() -> QuerySet[Bot]:

@@ -18,9 +18,11 @@ from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
-from tournaments import observers, rating_selectors, selectors
+from tournaments import observers
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Notification, Seat
+from tournaments.selectors import leagues as selectors
+from tournaments.selectors import ratings as rating_selectors
 
 RECENT_GAMES = 100
 
