@@ -1,6 +1,6 @@
 """`/api/rankings/`: the published ranking of a pool, and a bot's rating history for charts.
 
-Both come from each pool's latest rating fit (``tournaments.rating_selectors``): one rating per
+Both come from each pool's latest rating fit (``tournaments.selectors.ratings``): one rating per
 bot per pool, as JSON numbers, with its 95 % interval.
 """
 
