@@ -227,7 +227,8 @@ def measure(
     from config.celery_app import app
     from tournaments.models import Game, League, Seat
     from tournaments.services.bots import bot_register
-    from tournaments.services.leagues import league_create, league_start, system_user
+    from tournaments.services.league_creation import league_create, system_user
+    from tournaments.services.league_schedules import league_start
 
     names = [f"bench{number}@localhost" for number in range(len(workers))]
     deadline = time.monotonic() + 60

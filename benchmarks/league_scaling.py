@@ -110,7 +110,8 @@ def play_league(args, owner, bot_ids: list[int], workers: int, env: dict, bot_pr
     from django.db.models import Count, Sum
 
     from tournaments.models import League
-    from tournaments.services.leagues import league_create, league_start
+    from tournaments.services.league_creation import league_create
+    from tournaments.services.league_schedules import league_start
 
     processes = start_workers(workers, args.concurrency, env, Path(env["ESCOBA_DATA_DIR"]))
     try:
@@ -192,7 +193,7 @@ def main() -> None:
 
             django.setup()
             from tournaments.services.bots import bot_register
-            from tournaments.services.leagues import system_user
+            from tournaments.services.league_creation import system_user
 
             owner = system_user("scaling")
             bot_ids = [bot_register(owner=owner, name=n, url=u).id for n, u in urls.items()]

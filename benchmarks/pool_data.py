@@ -87,7 +87,9 @@ def league_play(*, bot_ids: list[int], name: str, rng: random.Random) -> int:
     """One rated league played to its end through the services; returns its games."""
     from django.contrib.auth import get_user_model
 
-    from tournaments.services.leagues import league_create, league_finish_if_done, league_start
+    from tournaments.services.league_creation import league_create
+    from tournaments.services.league_schedules import league_start
+    from tournaments.services.league_states import league_finish_if_done
     from tournaments.services.matches import game_finish, match_begin, match_finish
 
     owner = get_user_model().objects.get(username=LEAGUE_OWNER)
@@ -120,7 +122,7 @@ def pool_fill(
     from django.db import connection
 
     from tournaments.models import Game
-    from tournaments.services.ratings import ratings_fit
+    from tournaments.services.rating_fits import ratings_fit
 
     started = time.perf_counter()
     if connection.vendor == "postgresql":

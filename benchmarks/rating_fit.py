@@ -90,7 +90,7 @@ def database_fill(pool: str, bots: int, a: np.ndarray, b: np.ndarray, score: np.
     from django.db import connection, transaction
 
     from tournaments.models import Bot, BotVersion, League, RatedSet
-    from tournaments.services.ratings import pool_totals_rebuild
+    from tournaments.services.rating_fits import pool_totals_rebuild
 
     if RatedSet.objects.filter(pool=pool).count() == a.size:
         print(f"reusing the {a.size} rated sets of {pool}")
@@ -156,7 +156,7 @@ def database_timings(pool: str, repeat: int) -> None:
     """Time the service's refit of ``pool`` reading the sets and reading the totals."""
     from django.db import connection
 
-    from tournaments.services.ratings import (
+    from tournaments.services.rating_fits import (
         pool_fit_compute,
         pool_fit_publish,
         pool_totals,

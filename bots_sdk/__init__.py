@@ -6,10 +6,11 @@ the referee means by them (they are the very same classes).
 """
 
 from games.engine import ALL_CARDS, Card, Move
+from games.protocol_check import CheckReport, CheckResult
 from games.wire import PROTOCOL, ProtocolError
 
 from .bot import Bot, BotError, Reply, bot
-from .check import CheckReport, CheckResult, run_check
+from .http_transport import run_check
 from .server import ServerHandle, make_server, serve, serve_in_thread
 from .state import BotState
 

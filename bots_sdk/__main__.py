@@ -18,8 +18,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from games.protocol_check import DEFAULT_TIMEOUT_MS
+
 from .bot import Bot
-from .check import DEFAULT_TIMEOUT_MS, run_check
+from .http_transport import run_check
 from .league import HttpPlayer, LeagueError, LocalPlayer, Player, is_url, run_league
 from .local import TIMEOUT_MS, duel
 from .progress import Progress

@@ -24,9 +24,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.check import Call
 from games.engine import EscobaError, Game, Result, Ruleset
 from games.faults import DEFAULT_MAX_FAULTS
+from games.protocol_check import Call
 from games.ratings.fit import DEFAULT_PROVISIONAL_HALF_WIDTH, Fit, PairTable, fit_table
 from games.ratings.sets import (
     GameFacts,
@@ -49,7 +49,7 @@ from games.wire import (
 )
 
 from .bot import Bot, BotError, Choose, as_bot
-from .check import HttpTransport
+from .http_transport import HttpTransport
 from .local import TIMEOUT_MS, ask
 
 ERROR_PLAYERS = "--players must be 2, 3 or 4 (4 = two partnerships)"

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.check import DEFAULT_TIMEOUT_MS
 from games.engine import Game, Result, Ruleset
 from games.faults import DEFAULT_MAX_FAULTS, Fault, FaultKind
+from games.protocol_check import DEFAULT_TIMEOUT_MS
 from games.referee import Answer, Referee
 from games.wire import move_reply_debug
 

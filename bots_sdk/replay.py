@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from games.check import MAX_REPLY_BYTES, Answer, Call
 from games.engine import EscobaError, Game, IllegalMoveError, Move, determinize
+from games.protocol_check import MAX_REPLY_BYTES, Answer, Call
 from games.wire import ProtocolError, parse_move_reply
 
 from .bot import Bot, BotError, Choose, as_bot, to_move
-from .check import HttpTransport
+from .http_transport import HttpTransport
 from .state import BotState
 
 # What the exit status of `python -m bots_sdk replay` means.

@@ -3,7 +3,7 @@ check and the request signer.
 
 - ``games.engine``: cards, moves, rulesets, the game state and the ``escoba-log/1`` log;
 - ``games.wire``: the bodies sent to bots and the replies accepted from them;
-- ``games.check``: the protocol check's positions and judgement, for any transport;
+- ``games.protocol_check``: the protocol check's positions and judgement, for any transport;
 - ``games.signing``: Standard Webhooks signatures, made and verified;
 - ``games.scheduling``: who meets whom in a league, and the seatings of a duplicate set;
 - ``games.ratings``: what a game and a duplicate set count for, and the Bradley-Terry rating fit.

@@ -26,10 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .check import MAX_REPLY_BYTES, too_slow
-from .check import Answer as HttpAnswer
 from .engine import Game, GameView, IllegalMoveError, Move
 from .faults import DEFAULT_MAX_FAULTS, Fault, FaultKind, fallback_move, forfeits
+from .protocol_check import MAX_REPLY_BYTES, too_slow
+from .protocol_check import Answer as HttpAnswer
 from .wire import (
     Debug,
     ProtocolError,
@@ -114,7 +114,7 @@ def body_outcome(raw: bytes, loads: Callable[[bytes], Any] = json.loads) -> Outc
 
 
 def http_answer(answer: HttpAnswer, timeout_ms: int) -> Answer:
-    """A move call's HTTP answer as a transport of `games.check` gives it (status and at most
+    """A move call's HTTP answer as a `games.protocol_check` transport gives it (status and at most
     `MAX_REPLY_BYTES + 1` bytes, or the error that stopped it), judged as the arena's caller
     judges one."""
     latency = answer.latency_ms

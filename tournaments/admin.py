@@ -28,12 +28,12 @@ from tournaments.models import (
     SetScore,
     VersionTest,
 )
-from tournaments.services.leagues import (
+from tournaments.services.league_schedules import league_start
+from tournaments.services.league_states import (
     QueueUnavailable,
     league_cancel,
     league_pause,
     league_resume,
-    league_start,
 )
 
 

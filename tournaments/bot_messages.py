@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from tournaments.bot_calls.faults import Fault, FaultKind
+from games.faults import Fault, FaultKind
 
 INFO_SHAPE = '{"protocol": "escoba/1", "name": ..., "author": ..., "version": ...}'
 

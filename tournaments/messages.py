@@ -22,7 +22,7 @@ AUTH_SCHEME = (
     "The Authorization scheme here is Token, not {scheme}: send "
     "'Authorization: Token <key>' with the key from POST /api/auth/token/."
 )
-# The broker (Redis) holding the queue of matches is unreachable (tournaments/services/leagues.py).
+# The broker (Redis) holding the queue of matches is unreachable (services/league_states.py).
 QUEUE_UNAVAILABLE = (
     "The match queue is unreachable right now, so nothing was changed; try again in a minute."
 )

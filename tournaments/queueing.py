@@ -271,7 +271,7 @@ def league_schedule_enqueue(league_id: int) -> None:
 def league_schedule_enqueue_on_commit(league_id: int) -> None:
     """``league_schedule_enqueue`` once the current transaction commits. A queue lost in between
     is logged: the league then shows a schedule short of its plan, and the sweep
-    (``services.leagues.leagues_schedule_sweep``) sends it again."""
+    (``services.league_schedules.leagues_schedule_sweep``) sends it again."""
 
     def send() -> None:
         try:
@@ -332,7 +332,7 @@ def notification_enqueue(notification_id: int, *, email: bool, webhook: bool) ->
 
 def ratings_fit_enqueue(pool: str) -> None:
     """Send one ``ratings.fit_pool`` for ``pool`` (fits coalesce: see
-    ``services.ratings.ratings_fit_coalesced``)."""
+    ``services.rating_fits.ratings_fit_coalesced``)."""
     _task(FIT_RATINGS).delay(pool)
 
 

@@ -48,7 +48,7 @@ from tournaments.services.email_verification import (
     email_verification_send,
 )
 from tournaments.services.ladder import ladder_fill, ladder_tick
-from tournaments.services.leagues import league_schedule_next, leagues_schedule_sweep
+from tournaments.services.league_schedules import league_schedule_next, leagues_schedule_sweep
 from tournaments.services.matches import (
     LEASE_S,
     match_play,
@@ -57,7 +57,7 @@ from tournaments.services.matches import (
     stopping,
 )
 from tournaments.services.play import play_advance, play_clocks_enforce
-from tournaments.services.ratings import ratings_fit_coalesced, ratings_sweep
+from tournaments.services.rating_fits import ratings_fit_coalesced, ratings_sweep
 
 INFRASTRUCTURE_ERRORS = (OperationalError, *queueing.BROKER_ERRORS)
 # When the scheduled checks are off (interval 0) but check_due is run by hand: bots unchecked
@@ -335,7 +335,7 @@ def call_notification_webhook(self, notification_id: int) -> None:
 )
 def fit_ratings(pool: str) -> int:
     """Refit a pool after results (coalesced: a fit already running for it takes this one over,
-    see ``services.ratings.ratings_fit_coalesced``). Returns the number of fits run here."""
+    see ``services.rating_fits.ratings_fit_coalesced``). Returns the number of fits run here."""
     return ratings_fit_coalesced(pool=pool)
 
 

@@ -15,8 +15,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from tournaments.account_selectors import tokens_of_user
 from tournaments.messages import TOKEN_NOT_FOUND
+from tournaments.selectors.accounts import tokens_of_user
 from tournaments.services.accounts import token_create, token_revoke, token_revoke_all
 from tournaments.services.email_verification import (
     email_verification_confirm,

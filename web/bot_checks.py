@@ -17,9 +17,9 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from tournaments import page_selectors
 from tournaments.bot_check_progress import check_progress
 from tournaments.models import Bot
+from tournaments.selectors import pages as page_selectors
 from tournaments.services.bot_checks import CheckUnavailable, bot_check_request
 
 CHECK_QUEUED = "The protocol check of {name} is queued; its section below says when it is done."

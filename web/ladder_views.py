@@ -13,7 +13,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
-from tournaments import ladder_selectors, page_selectors, sprt
+from tournaments import sprt
+from tournaments.selectors import ladder as ladder_selectors
+from tournaments.selectors import pages as page_selectors
 from tournaments.services.challenges import QuotaExceeded, challenge_create
 from tournaments.services.ladder import ladder_pools
 from tournaments.services.version_tests import version_test_create

@@ -60,10 +60,11 @@ from redis.exceptions import RedisError
 
 from games.engine import Game as EngineGame
 from games.engine import Move, Ruleset
-from tournaments import observers, page_selectors
+from tournaments import observers
 from tournaments.live import live_game_key, live_redis, live_topic_key
 from tournaments.models import Game
 from tournaments.rate_limits import client_address
+from tournaments.selectors import pages as page_selectors
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")

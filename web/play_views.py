@@ -17,7 +17,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from tournaments import page_selectors, play_selectors
+from tournaments.selectors import pages as page_selectors
+from tournaments.selectors import play as play_selectors
 from tournaments.services import play
 from web.live import live_topic_register
 from web.views import _found

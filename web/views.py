@@ -20,27 +20,23 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
 from games.engine import PRESETS
-from tournaments import (
-    ladder_selectors,
-    observers,
-    page_selectors,
-    play_selectors,
-    rating_selectors,
-    selectors,
-)
+from tournaments import observers
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
+from tournaments.selectors import ladder as ladder_selectors
+from tournaments.selectors import leagues as selectors
+from tournaments.selectors import pages as page_selectors
+from tournaments.selectors import play as play_selectors
+from tournaments.selectors import ratings as rating_selectors
 from tournaments.services.accounts import account_register
 from tournaments.services.bots import bot_register
-from tournaments.services.leagues import (
-    QueueUnavailable,
-    league_create,
-    league_create_errors,
-    league_start,
-)
+from tournaments.services.league_creation import league_create, league_create_errors
+from tournaments.services.league_schedules import league_start
+from tournaments.services.league_states import QueueUnavailable
+from tournaments.services.no_shows import noshow_pause_after
 from tournaments.services.quotas import QuotaExceeded
-from tournaments.services.ratings import noshow_pause_after, provisional_half_width
+from tournaments.services.rating_fits import provisional_half_width
 from web.forms import (
     BotForm,
     ChallengeForm,

@@ -37,7 +37,8 @@ ESCOBA_MAX_BOTS_PER_OWNER = env_int("ESCOBA_MAX_BOTS_PER_OWNER", 20)
 # Seconds between scheduled protocol checks of every active bot; 0 turns them off.
 ESCOBA_BOT_CHECK_INTERVAL_S = env_int("ESCOBA_BOT_CHECK_INTERVAL_S", 0)
 
-# Leagues and ratings (tournaments/services/leagues.py, matches.py, ratings.py; docs/ratings.md).
+# Leagues and ratings (tournaments/services/league_*.py, matches.py, no_shows.py, rating_fits.py;
+# docs/ratings.md).
 # No-shows in a row (games a bot never showed up for) that take it out of rated play until a
 # protocol check passes; and the 95 % interval half-width (Elo) under which a rating is
 # established rather than provisional.

@@ -1,6 +1,6 @@
 """How results become a ranking: what a duplicate set counts for and the Bradley-Terry fit.
 
-The arena's published ratings (``tournaments.services.ratings``) and the SDK's local league
+The arena's published ratings (``tournaments.services.rating_fits``) and the SDK's local league
 (``python -m bots_sdk league``) both use these two modules, so a local league prints what the
 server would:
 

@@ -12,12 +12,12 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from games.engine import Move
+from games.faults import FaultKind
 from games.signing import Signer
 from tests.bots.calls import DEADLINE_MS, call, sample_request
 from tests.bots.servers import closed_port
 from tests.bots.simple_bots import SimpleBot
 from tournaments.bot_calls.caller import BotClient, Caller, call_move, check_bot_info
-from tournaments.bot_calls.faults import FaultKind
 
 MARGIN_S = 0.4
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

@@ -1,4 +1,4 @@
-"""The protocol check is one piece of code (`games.check`): through the service's async caller
+"""The protocol check is written once (`games.protocol_check`): through the service's async caller
 and through the SDK's standard-library client it sends the same requests and writes the same
 report about the same bot."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from bots_sdk import Bot, run_check, serve_in_thread
 from bots_sdk.examples import greedy
-from games.check import FAIL, PASS, POSITIONS, CheckReport
+from games.protocol_check import FAIL, PASS, POSITIONS, CheckReport
 from tests.sdk.raw_bots import raw_bot, trail_first_card
 from tournaments.bot_calls.caller import run_protocol_check
 

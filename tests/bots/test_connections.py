@@ -10,12 +10,12 @@ import asyncio
 
 import pytest
 
-from games import check
+from games import protocol_check as check
 from games.engine import Move
+from games.faults import FaultKind
 from tests.bots import hostile_bots
 from tournaments.bot_calls import connections
 from tournaments.bot_calls.caller import BotClient
-from tournaments.bot_calls.faults import FaultKind
 
 DEADLINE_MS = 2000
 MOVE = Move.from_str("1o")

@@ -6,6 +6,7 @@ import pytest
 from aiohttp import web
 
 from bots_sdk import Bot, BotError, Reply, serve_in_thread
+from games.faults import FaultKind
 from games.wire import (
     DEBUG_MAX_BYTES,
     MOVE_REPLY_SCHEMA,
@@ -15,7 +16,6 @@ from games.wire import (
     parse_move_reply,
 )
 from tests.bots.calls import call, sample_request
-from tournaments.bot_calls.faults import FaultKind
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from games.engine import Move
-from tournaments.bot_calls.faults import Fault, FaultKind, fallback_move, forfeits
+from games.faults import Fault, FaultKind, fallback_move, forfeits
 
 
 def moves(*texts: str) -> list[Move]:

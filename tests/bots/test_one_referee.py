@@ -17,8 +17,8 @@ from bots_sdk.league import HttpPlayer, LocalPlayer
 from bots_sdk.league import play_game as league_game
 from bots_sdk.local import referee_game
 from bots_sdk.state import BotState
-from games.check import Answer as HttpAnswer
 from games.engine import Game, Move, Ruleset
+from games.protocol_check import Answer as HttpAnswer
 from games.referee import Answer, Referee, body_outcome, http_answer, overtime
 from tests.bots.simple_bots import SimpleBot, not_in_hand
 from tournaments.bot_calls.caller import Caller

@@ -153,7 +153,8 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
     from bots_sdk.server import serve_in_thread
     from tournaments.models import Bot, League
     from tournaments.services.bots import bot_register
-    from tournaments.services.leagues import league_create, league_start
+    from tournaments.services.league_creation import league_create
+    from tournaments.services.league_schedules import league_start
 
     worlds: list[LeagueWorld] = []
 

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from tournaments.models import Game, League
-from tournaments.services.leagues import league_create
+from tournaments.services.league_creation import league_create
 
 pytestmark = pytest.mark.integration
 

@@ -21,8 +21,8 @@ from tests.browser.forms import (
 from tests.registry.servers import StrictBot
 from tournaments.models import Bot, League, Notification
 from tournaments.services.bots import ERROR_SECRET_PREFIX
-from tournaments.services.leagues import ERROR_LEAGUE_NAME_TAKEN
-from tournaments.services.ratings import ERROR_ONE_OWNER
+from tournaments.services.league_creation import ERROR_LEAGUE_NAME_TAKEN
+from tournaments.services.rated_entry import ERROR_ONE_OWNER
 from web.views import BOT_REGISTERED_OWN_SECRET, LEAGUE_CREATED, LEAGUE_STARTED
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tournaments.page_selectors import nearest_rank_percentile
+from tournaments.selectors.pages import nearest_rank_percentile
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,8 @@ from tests.browser.a11y import axe_violations
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.ratings.conftest import record_sets, staff  # noqa: F401 (fixtures)
 from tournaments.models import Bot, Rating
-from tournaments.services.ratings import bot_version_observe, ratings_fit
+from tournaments.services.bot_versions import bot_version_observe
+from tournaments.services.rating_fits import ratings_fit
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -205,7 +206,7 @@ def test_my_bots_shows_each_bots_rating_rank_no_shows_and_latest_games(
     went for it, newest first."""
     from tests.browser.conftest import OWNER_PASSWORD
     from tests.browser.forms import log_in
-    from tournaments.page_selectors import bot_recent_games
+    from tournaments.selectors.pages import bot_recent_games
     from web.views import MY_BOT_GAMES
 
     bots = {bot.name: Bot.objects.get(pk=bot.pk) for bot in rated_world.bots}

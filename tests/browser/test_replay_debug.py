@@ -14,9 +14,10 @@ from bots_sdk.examples.greedy import choose as greedy
 from tests.browser.a11y import axe_violations
 from tests.browser.conftest import DESKTOP, OWNER_PASSWORD, PHONE
 from tournaments.models import Bot, Game
-from tournaments.selectors import game_diagnostics
+from tournaments.selectors.leagues import game_diagnostics
 from tournaments.services.bots import bot_register
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 

@@ -28,9 +28,9 @@ from tournaments.services.ladder import (
     ladder_tick,
     parse_pool,
 )
-from tournaments.services.leagues import league_finish_if_done
+from tournaments.services.league_states import league_finish_if_done
 from tournaments.services.matches import matches_sweep
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.rating_fits import ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from tournaments.models import Bot, Notification
 from tournaments.services.bots import bot_check
 from tournaments.services.ladder import bots_to_recheck, ladder_bots, ladder_tick
-from tournaments.services.ratings import noshow_backoff_s, recheck_delay_s
+from tournaments.services.no_shows import noshow_backoff_s, recheck_delay_s
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

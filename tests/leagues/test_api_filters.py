@@ -10,7 +10,8 @@ from tournaments.api.filters import (
 )
 from tournaments.messages import VALIDATION_FAILED
 from tournaments.models import Game, League, Match, RatingPoint
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

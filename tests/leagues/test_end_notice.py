@@ -4,7 +4,8 @@ from bots_sdk import Bot as SdkBot
 from bots_sdk import serve_in_thread
 from bots_sdk.examples import greedy
 from tournaments.models import Bot, Game
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import match_play
 
 

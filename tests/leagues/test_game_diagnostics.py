@@ -28,8 +28,9 @@ from tests.bots.servers import ServerThread
 from tournaments.api.games import accepts_gzip
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, League, Seat
-from tournaments.page_selectors import bot_fault_counts, bot_latency_percentiles
-from tournaments.services.leagues import league_create, league_start
+from tournaments.selectors.pages import bot_fault_counts, bot_latency_percentiles
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the league is played on commit
 

@@ -5,7 +5,8 @@ from django.contrib.auth import get_user_model
 
 from tournaments import queueing
 from tournaments.models import Game, League
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,8 +10,9 @@ from tests.clients import client_for
 from tournaments import queueing
 from tournaments.api.errors import SetInPlay
 from tournaments.models import Game, GameLog, League, Match
-from tournaments.services.leagues import ERROR_NOT_BOT_OWNER, ERROR_NOT_CREATOR
-from tournaments.services.ratings import HISTORY_MIN_CHANGE
+from tournaments.services.league_creation import ERROR_NOT_BOT_OWNER
+from tournaments.services.league_states import ERROR_NOT_CREATOR
+from tournaments.services.rating_fits import HISTORY_MIN_CHANGE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

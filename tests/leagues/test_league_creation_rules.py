@@ -8,12 +8,8 @@ from games.scheduling import ERROR_TOO_FEW_BOTS
 from tests.clients import client_for
 from tournaments import queueing
 from tournaments.models import League, LeagueEntry
-from tournaments.services.leagues import (
-    ERROR_BOTS_REPEATED,
-    ERROR_DELETE_NOT_ALLOWED,
-    ERROR_DELETE_STARTED,
-    ERROR_LEAGUE_NAME_TAKEN,
-)
+from tournaments.services.league_creation import ERROR_BOTS_REPEATED, ERROR_LEAGUE_NAME_TAKEN
+from tournaments.services.league_states import ERROR_DELETE_NOT_ALLOWED, ERROR_DELETE_STARTED
 
 pytestmark = pytest.mark.django_db
 
@@ -131,7 +127,7 @@ def test_the_database_refuses_a_name_taken_since_the_check(user, two_bots):
     service says so in the check's own words."""
     from django.core.exceptions import ValidationError
 
-    from tournaments.services.leagues import league_create
+    from tournaments.services.league_creation import league_create
 
     league_create(creator=user, name="Autumn Cup", bot_ids=two_bots)
     with pytest.raises(ValidationError) as refused:
@@ -160,7 +156,7 @@ def test_a_request_that_loses_the_race_for_a_name_gets_the_400(
 
 
 def test_leagues_the_arena_names_itself_take_the_next_free_name(user, two_bots):
-    from tournaments.services.leagues import league_create, league_name_free
+    from tournaments.services.league_creation import league_create, league_name_free
 
     assert league_name_free("Ladder classic/2p") == "Ladder classic/2p"
     league_create(creator=user, name="Ladder classic/2p", bot_ids=two_bots)

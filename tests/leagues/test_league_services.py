@@ -16,26 +16,28 @@ from django.utils import timezone
 from tests.performance.data import head_to_head_counted
 from tournaments import queueing
 from tournaments.models import Bot, Game, GameLog, League, Match, RatedSet, Rating, Seat, SetScore
-from tournaments.page_selectors import bot_head_to_head
-from tournaments.rating_selectors import bot_rating_history, ranking
-from tournaments.selectors import (
+from tournaments.selectors.leagues import (
     league_crosstable,
     league_progress,
     league_standings,
 )
-from tournaments.services.leagues import (
+from tournaments.selectors.pages import bot_head_to_head
+from tournaments.selectors.ratings import bot_rating_history, ranking
+from tournaments.services.league_creation import (
     ERROR_ALREADY_ENTERED,
     ERROR_NOT_BOT_OWNER,
-    ERROR_NOT_CREATOR,
-    league_cancel,
     league_create,
     league_enrol,
+)
+from tournaments.services.league_schedules import league_start
+from tournaments.services.league_states import (
+    ERROR_NOT_CREATOR,
+    league_cancel,
     league_pause,
     league_resume,
-    league_start,
 )
 from tournaments.services.matches import LEASE_S, match_play
-from tournaments.services.ratings import HISTORY_MIN_CHANGE, ratings_recompute
+from tournaments.services.rating_fits import HISTORY_MIN_CHANGE, ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

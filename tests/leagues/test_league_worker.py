@@ -9,9 +9,10 @@ from bots_sdk.examples import greedy
 from bots_sdk.server import serve_in_thread
 from tests.ratings.conftest import ratings_settled
 from tournaments.models import Game, League, RatedSet, Rating, SetScore
-from tournaments.selectors import league_progress, league_standings
-from tournaments.services.leagues import league_create, league_start
-from tournaments.services.ratings import ratings_recompute
+from tournaments.selectors.leagues import league_progress, league_standings
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
+from tournaments.services.rating_fits import ratings_recompute
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

@@ -8,8 +8,9 @@ from django.utils import timezone
 
 from tournaments import queueing, tasks
 from tournaments.models import League, Match
-from tournaments.services import leagues as league_services
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services import league_states
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import (
     LEASE_S,
     match_begin,
@@ -110,14 +111,14 @@ def test_a_match_cut_off_in_a_paused_league_is_played_on_resume(
     league = started_league(user, make_bot, "paused")
     first = league.matches.order_by("number").first()
     set_running(first, worker="w1@host", claim="t1", beat_ago_s=1)
-    league_services.league_pause(league_id=league.id, user=user)
+    league_states.league_pause(league_id=league.id, user=user)
 
     assert matches_recover(worker="w1@host") == []  # nothing is played while paused...
     assert Match.objects.get(pk=first.pk).status == Match.Status.PENDING  # ...but it is released
 
     resumed: list[int] = []
     monkeypatch.setattr(queueing, "matches_requeue_on_commit", resumed.extend)
-    league_services.league_resume(league_id=league.id, user=user)
+    league_states.league_resume(league_id=league.id, user=user)
     assert first.id in resumed and len(resumed) == league.matches.count()
 
 

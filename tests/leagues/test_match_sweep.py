@@ -5,7 +5,8 @@ import datetime
 from django.utils import timezone
 
 from tournaments.models import Match
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import matches_sweep
 
 

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from tournaments import queueing
 from tournaments.models import Challenge, League, VersionTest
-from tournaments.services.leagues import league_create
+from tournaments.services.league_creation import league_create
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
 

@@ -17,15 +17,13 @@ from tournaments import queueing
 from tournaments.models import League, Match
 from tournaments.services import quotas
 from tournaments.services.challenges import challenge_create
-from tournaments.services.leagues import (
-    league_cancel,
-    league_create,
-    league_enrol,
-    league_finish_if_done,
+from tournaments.services.league_creation import league_create, league_enrol
+from tournaments.services.league_schedules import (
     league_schedule_next,
     league_start,
     leagues_schedule_sweep,
 )
+from tournaments.services.league_states import league_cancel, league_finish_if_done
 from tournaments.services.quotas import QuotaExceeded
 
 pytestmark = pytest.mark.django_db(transaction=True)

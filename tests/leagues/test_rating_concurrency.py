@@ -14,10 +14,11 @@ from games.engine import Move, Ruleset
 from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Game, Match, RatedSet, Rating, SetScore
-from tournaments.services import ratings as rating_services
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services import rating_fits
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import game_finish, match_finish
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.rating_fits import ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,7 +47,7 @@ def test_concurrent_finishes_record_each_set_once_and_fit_one_at_a_time(
     monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     running, most = [0], [0]
     lock = threading.Lock()
-    compute = rating_services.pool_fit_compute
+    compute = rating_fits.pool_fit_compute
 
     def slow_compute(**kwargs):
         with lock:
@@ -59,7 +60,7 @@ def test_concurrent_finishes_record_each_set_once_and_fit_one_at_a_time(
             with lock:
                 running[0] -= 1
 
-    monkeypatch.setattr(rating_services, "pool_fit_compute", slow_compute)
+    monkeypatch.setattr(rating_fits, "pool_fit_compute", slow_compute)
     bots = [make_rated_bot("greedy") for _ in range(4)]
     league = league_create(
         creator=staff, name="race", bot_ids=[b.id for b in bots], games_per_pairing=8, rated=True

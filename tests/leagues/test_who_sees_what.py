@@ -19,8 +19,8 @@ from rest_framework.test import APIClient
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
-from tournaments.ladder_selectors import ladder_in_flight
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
+from tournaments.selectors.ladder import ladder_in_flight
 
 CLASSIC = {"name": "classic", "version": 1, "options": {}}
 NAMES = ("zorrito-owl", "quokka-lynx")

@@ -16,7 +16,8 @@ import pytest
 
 from tests.conftest import test_database_url
 from tournaments.models import Game, Rating
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [

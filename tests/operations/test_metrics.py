@@ -20,7 +20,8 @@ from bots_sdk.examples import greedy
 from bots_sdk.server import serve_in_thread
 from tournaments import messages, metrics
 from tournaments.models import Bot, Game, League, Seat
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 POOL = "classic/2p"
 # Every family the arena exports, with its Prometheus type.

@@ -21,9 +21,11 @@ from django.utils import timezone
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import head_to_head_add
-from tournaments.services.ratings import rated_set_record, ratings_fit
+from tournaments.services.rated_sets import rated_set_record
+from tournaments.services.rating_fits import ratings_fit
 
 LOG_POOL = 64
 BOTS_PER_LEAGUE = 10

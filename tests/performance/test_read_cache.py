@@ -127,7 +127,8 @@ def test_a_finished_game_changes_the_etag_of_its_league(played, django_capture_o
 def test_the_league_list_is_served_from_the_cache_until_a_league_is_made_or_changes(
     played, django_capture_on_commit_callbacks
 ):
-    from tournaments.services.leagues import league_cancel, league_create
+    from tournaments.services.league_creation import league_create
+    from tournaments.services.league_states import league_cancel
 
     client = APIClient()
 

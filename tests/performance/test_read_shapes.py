@@ -13,9 +13,11 @@ from django.db.models import Count
 
 from tests.performance.data import fill_database, head_to_head_counted
 from tournaments.models import Bot, League, Match, RatingPoint, SetScore
-from tournaments.page_selectors import bot_head_to_head
-from tournaments.rating_selectors import TREND_POINTS, ranking_rows
-from tournaments.services.ratings import bot_version_current, rated_set_store, ratings_fit
+from tournaments.selectors.pages import bot_head_to_head
+from tournaments.selectors.ratings import TREND_POINTS, ranking_rows
+from tournaments.services.bot_versions import bot_version_current
+from tournaments.services.rated_sets import rated_set_store
+from tournaments.services.rating_fits import ratings_fit
 
 pytestmark = pytest.mark.django_db
 

@@ -45,7 +45,7 @@ def test_the_play_button_the_page_and_who_may_see_it(make_bot):
 
 def test_a_bots_record_against_people_on_its_page_and_in_the_rankings(make_bot):
     from tournaments.models import Rating
-    from tournaments.play_selectors import bot_people_record
+    from tournaments.selectors.play import bot_people_record
 
     person = get_user_model().objects.create_user(username="ranker")
     bot = make_bot("greedy")

@@ -2,7 +2,7 @@
 
 Playing real games is the league tests' business (and slow); here a set is its recorded outcome:
 ``record_sets(pool, [(bot_a, bot_b, a's score), ...])`` writes one finished match of a rated
-league and its ``RatedSet`` per result through ``services.ratings.rated_set_store``, as
+league and its ``RatedSet`` per result through ``services.rated_sets.rated_set_store``, as
 ``rated_set_record`` does, without the games, then fits the pool as the task would
 (``fit=False``: not yet).
 """
@@ -22,7 +22,9 @@ _numbers = itertools.count(1)
 @pytest.fixture
 def record_sets(staff) -> Callable[..., list]:  # noqa: F811
     from tournaments.models import League, Match
-    from tournaments.services.ratings import bot_version_current, rated_set_store, ratings_fit
+    from tournaments.services.bot_versions import bot_version_current
+    from tournaments.services.rated_sets import rated_set_store
+    from tournaments.services.rating_fits import ratings_fit
 
     leagues: dict[str, League] = {}
 
@@ -68,7 +70,7 @@ def ratings_settled() -> bool:
     """Every rated set corrected for the luck of its deals (services.baselines), and the
     published ratings exactly a fit of the sets: what a test with a real worker waits for."""
     from tournaments.models import RatedSet
-    from tournaments.services.ratings import ratings_recompute
+    from tournaments.services.rating_fits import ratings_recompute
 
     return (
         not RatedSet.objects.filter(corrected_at__isnull=True).exists()

@@ -32,8 +32,9 @@ from tournaments.services.baselines import (
     period_start,
     rated_set_correct,
 )
-from tournaments.services.leagues import league_create, league_start
-from tournaments.services.ratings import pool_fit_compute, ratings_recompute
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
+from tournaments.services.rating_fits import pool_fit_compute, ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 POOL = "classic/2p"

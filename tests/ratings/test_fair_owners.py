@@ -21,15 +21,15 @@ from tests.clients import client_for
 from tournaments.models import Bot, Game, League, Match, RatedSet, Rating, Seat, SetScore
 from tournaments.services.bots import bot_check, bot_update
 from tournaments.services.ladder import ladder_bots
-from tournaments.services.leagues import (
+from tournaments.services.league_creation import (
     ERROR_NOT_ACCEPTING_ENTRY,
     ERROR_TIMEOUT_FOR_OTHERS,
     league_create,
     league_enrol,
-    league_start,
 )
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import match_begin, match_play, match_release
-from tournaments.services.ratings import ERROR_ONE_OWNER, bots_rated_eligible
+from tournaments.services.rated_entry import ERROR_ONE_OWNER, bots_rated_eligible
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

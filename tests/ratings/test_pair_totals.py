@@ -1,7 +1,7 @@
 """The running totals a fit reads: always the rated sets summed, whatever order they came in.
 
 A fit reads one ``PairTotal`` row per pair and one ``VersionTotal`` row per bot version instead
-of every ``SetScore`` (services.ratings.pool_totals). These tests record random duplicate sets
+of every ``SetScore`` (services.rating_fits.pool_totals). These tests record random duplicate sets
 (two or three bots, random pair scores and game counts) through ``rated_set_store``, the very
 function ``rated_set_record`` writes with, and compare the totals, and the fit made from them,
 with the sums of the rated sets read afresh; the same sets recorded in another order into a
@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tournaments.models import League, Match, PairTotal, VersionTotal
-from tournaments.services.ratings import (
-    bot_version_current,
+from tournaments.services.bot_versions import bot_version_current
+from tournaments.services.rated_sets import rated_set_store
+from tournaments.services.rating_fits import (
     pool_fit_compute,
     pool_totals,
     pool_totals_from_sets,
-    rated_set_store,
     ratings_fit,
     ratings_recompute,
 )

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, transaction
 
 from tournaments.models import Rating, RatingFit
-from tournaments.services.ratings import pool_fit_compute, pool_fit_publish, ratings_recompute
+from tournaments.services.rating_fits import pool_fit_compute, pool_fit_publish, ratings_recompute
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -15,8 +15,9 @@ from tests.clients import client_for
 from tournaments.models import Bot, Game, League, Notification, RatedSet, Rating, Seat, SetScore
 from tournaments.services.bots import bot_check
 from tournaments.services.ladder import ladder_bots
-from tournaments.services.leagues import league_create, league_enrol, league_start
-from tournaments.services.ratings import (
+from tournaments.services.league_creation import league_create, league_enrol
+from tournaments.services.league_schedules import league_start
+from tournaments.services.rated_entry import (
     ERROR_BOT_NOT_RATED,
     ERROR_RATED_STAFF_ONLY,
     bots_rated_eligible,

@@ -10,10 +10,10 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from tournaments.models import RatedSet, Rating, RatingFit, RatingPoint
-from tournaments.rating_selectors import bot_rating_series, pool_standing, ranking_rows
-from tournaments.selectors import league_standings
-from tournaments.services import ratings as rating_services
-from tournaments.services.ratings import (
+from tournaments.selectors.leagues import league_standings
+from tournaments.selectors.ratings import bot_rating_series, pool_standing, ranking_rows
+from tournaments.services import rating_fits
+from tournaments.services.rating_fits import (
     ratings_fit,
     ratings_fit_coalesced,
     ratings_recompute,
@@ -127,7 +127,7 @@ def test_history_keeps_a_point_only_when_a_rating_moved(make_rated_bot, record_s
 
 
 def test_league_standings_show_the_pool_rating_not_a_second_elo(staff, make_rated_bot, record_sets):
-    from tournaments.services.leagues import league_create
+    from tournaments.services.league_creation import league_create
 
     a, b = make_rated_bot("greedy"), make_rated_bot("random")
     record_sets("classic/2p", [(a, b, 1.0)] * 3)
@@ -145,33 +145,33 @@ def test_a_fit_requested_while_one_runs_is_run_by_the_holder(
     record_sets("classic/2p", [(a, b, 1.0)], fit=False)
     pool = "classic/2p"
     fits = []
-    real = rating_services.ratings_fit
+    real = rating_fits.ratings_fit
 
     def fit_and_meanwhile(**kwargs):
         fits.append(kwargs["pool"])
         if len(fits) == 1:
             # a result arrives during the first fit: its own task finds the pool locked
-            cache.set(rating_services._dirty_key(pool), 1, None)
+            cache.set(rating_fits._dirty_key(pool), 1, None)
             assert ratings_fit_coalesced(pool=pool) == 0
         return real(**kwargs)
 
-    monkeypatch.setattr(rating_services, "ratings_fit", fit_and_meanwhile)
-    cache.set(rating_services._dirty_key(pool), 1, None)
+    monkeypatch.setattr(rating_fits, "ratings_fit", fit_and_meanwhile)
+    cache.set(rating_fits._dirty_key(pool), 1, None)
     assert ratings_fit_coalesced(pool=pool) == 2  # the holder fitted again for it
     assert fits == [pool, pool]
     assert ratings_fit_coalesced(pool=pool) == 0  # nothing dirty: nothing to do
-    assert cache.get(rating_services._lock_key(pool)) is None
+    assert cache.get(rating_fits._lock_key(pool)) is None
 
 
 def test_a_lock_left_by_a_killed_holder_frees_the_pool_after_its_lease(
     make_rated_bot, record_sets, monkeypatch
 ):
-    monkeypatch.setattr(rating_services, "FIT_LEASE_S", 1)
+    monkeypatch.setattr(rating_fits, "FIT_LEASE_S", 1)
     a, b = make_rated_bot("greedy"), make_rated_bot("random")
     record_sets("classic/2p", [(a, b, 1.0)], fit=False)
     pool = "classic/2p"
     # A worker child killed mid-fit leaves its lock behind: fits return at once while it lasts.
-    cache.add(rating_services._lock_key(pool), "killed-holder", rating_services.FIT_LEASE_S)
+    cache.add(rating_fits._lock_key(pool), "killed-holder", rating_fits.FIT_LEASE_S)
     assert ratings_fit_coalesced(pool=pool) == 0
     assert not ratings_recompute().exact
     time.sleep(1.2)
@@ -182,24 +182,24 @@ def test_a_lock_left_by_a_killed_holder_frees_the_pool_after_its_lease(
 def test_a_holder_renews_its_lease_so_long_runs_of_fits_stay_one_at_a_time(
     make_rated_bot, record_sets, monkeypatch
 ):
-    monkeypatch.setattr(rating_services, "FIT_LEASE_S", 1)
+    monkeypatch.setattr(rating_fits, "FIT_LEASE_S", 1)
     a, b = make_rated_bot("greedy"), make_rated_bot("random")
     record_sets("classic/2p", [(a, b, 1.0)], fit=False)
     pool = "classic/2p"
     fits, overlapping = [], []
-    real = rating_services.ratings_fit
+    real = rating_fits.ratings_fit
 
     def slow_fit_while_results_arrive(**kwargs):
         fits.append(kwargs["pool"])
         time.sleep(0.6)  # three of these outlast one lease
         if len(fits) <= 3:
-            cache.set(rating_services._dirty_key(pool), 1, None)  # a result recorded meanwhile
+            cache.set(rating_fits._dirty_key(pool), 1, None)  # a result recorded meanwhile
         if len(fits) == 3:
             overlapping.append(ratings_fit_coalesced(pool=pool))  # and its task arrives now
         return real(**kwargs)
 
-    monkeypatch.setattr(rating_services, "ratings_fit", slow_fit_while_results_arrive)
-    cache.set(rating_services._dirty_key(pool), 1, None)
+    monkeypatch.setattr(rating_fits, "ratings_fit", slow_fit_while_results_arrive)
+    cache.set(rating_fits._dirty_key(pool), 1, None)
     assert ratings_fit_coalesced(pool=pool) == 4  # the holder fitted for every result
     assert overlapping == [0], "a second fit ran while the holder was still fitting"
     assert ratings_recompute().exact
@@ -211,11 +211,11 @@ def test_a_fit_overtaken_by_a_fit_of_newer_sets_is_not_published(make_rated_bot,
     record_sets(pool, [(a, b, 1.0)])
     # A holder reads the pool and stalls past its lease; two more sets arrive meanwhile and the
     # task that took the pool over fits and publishes them; then the stalled holder wakes up.
-    stalled = rating_services.pool_fit_compute(pool=pool)
+    stalled = rating_fits.pool_fit_compute(pool=pool)
     record_sets(pool, [(a, b, 0.0), (a, b, 0.0)], fit=False)
     newer = ratings_fit(pool=pool)
     points = RatingPoint.objects.count()
-    assert rating_services.pool_fit_publish(result=stalled) is None
+    assert rating_fits.pool_fit_publish(result=stalled) is None
     assert RatingFit.objects.filter(pool=pool).latest("id") == newer
     assert Rating.objects.get(bot=a).sets == 3
     assert RatingPoint.objects.count() == points, "the stale fit added history points"

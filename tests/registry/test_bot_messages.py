@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from games.faults import Fault, FaultKind
 from tournaments import bot_messages
 from tournaments.bot_calls.caller import check_bot_info
-from tournaments.bot_calls.faults import Fault, FaultKind
 from tournaments.bot_messages import info_fault_message
 
 

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from tests.registry.conftest import TIMEOUT_MS
 from tests.registry.servers import refused_url
 from tournaments.models import Bot, BotCheck, Game, League, Match, Seat
-from tournaments.selectors import bots_schedulable
+from tournaments.selectors.leagues import bots_schedulable
 from tournaments.services import bots as registry
 from tournaments.services.bots import (
     ERROR_HAS_PLAYED,

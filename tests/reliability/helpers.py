@@ -19,10 +19,10 @@ from bots_sdk.server import ServerHandle, serve_in_thread
 from scripts.private_redis import PrivateRedis
 from tests.ratings.conftest import ratings_settled
 from tournaments.models import Game, League, Match, RatedSet, SetScore
-from tournaments.selectors import league_progress
+from tournaments.selectors.leagues import league_progress
 from tournaments.services.baselines import baselines_sweep
 from tournaments.services.ladder import ladder_league, ladder_tick
-from tournaments.services.ratings import ratings_sweep
+from tournaments.services.rating_fits import ratings_sweep
 
 
 def _wait_quietly(condition: Callable[[], bool], timeout: float) -> bool:

@@ -22,11 +22,12 @@ from games.engine import Move, Ruleset
 from tests.performance.data import head_to_head_counted
 from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match, RatedSet, Rating, SetScore
-from tournaments.page_selectors import bot_head_to_head
-from tournaments.services import ratings as rating_services
-from tournaments.services.leagues import league_create, league_start
+from tournaments.selectors.pages import bot_head_to_head
+from tournaments.services import rating_fits
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import game_finish, match_finish
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.rating_fits import ratings_recompute
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -105,7 +106,7 @@ def finish_all_at_once(games: list[Game], ruleset: Ruleset) -> list[BaseExceptio
 @pytest.fixture
 def fits_at_once(monkeypatch) -> list[int]:
     """Slow every fit down by FIT_DELAY_S; the list's one item is the most fits seen at once."""
-    real = rating_services.pool_fit_compute
+    real = rating_fits.pool_fit_compute
     running, most = [0], [0]
     lock = threading.Lock()
 
@@ -120,7 +121,7 @@ def fits_at_once(monkeypatch) -> list[int]:
             with lock:
                 running[0] -= 1
 
-    monkeypatch.setattr(rating_services, "pool_fit_compute", slow)
+    monkeypatch.setattr(rating_fits, "pool_fit_compute", slow)
     return most
 
 
@@ -150,7 +151,7 @@ def test_the_check_catches_two_fits_at_once_when_the_lock_is_removed(
     user, make_bot, fits_at_once, monkeypatch
 ):
     keys = iter(range(10**6))  # a new lock for every fit: no fit ever waits for another
-    monkeypatch.setattr(rating_services, "_lock_key", lambda pool: f"unlocked:{next(keys)}")
+    monkeypatch.setattr(rating_fits, "_lock_key", lambda pool: f"unlocked:{next(keys)}")
     games, ruleset = scheduled_games(user, make_bot)
 
     errors = finish_all_at_once(games, ruleset)

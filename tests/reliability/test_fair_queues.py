@@ -18,15 +18,13 @@ from tests.reliability.helpers import league_status, wait_for
 from tournaments import queueing
 from tournaments.models import League, Match
 from tournaments.services import matches
-from tournaments.services.leagues import (
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import (
     league_add_sets,
-    league_create,
-    league_open,
-    league_pause,
-    league_resume,
     league_schedule_next,
     league_start,
 )
+from tournaments.services.league_states import league_open, league_pause, league_resume
 from tournaments.services.matches import match_begin
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]

@@ -23,8 +23,8 @@ from tests.reliability.helpers import (
     wait_for,
     wait_ratings_settled,
 )
-from tournaments.ladder_selectors import league_set_scores
 from tournaments.models import Bot, Game, Match, RatedSet, SetScore, VersionTest
+from tournaments.selectors.ladder import league_set_scores
 from tournaments.services.ladder import ladder_league
 from tournaments.services.matches import matches_sweep
 from tournaments.services.version_tests import version_test_create, version_tests_settle

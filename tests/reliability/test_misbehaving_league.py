@@ -25,7 +25,8 @@ from tests.bots.hostile_bots import BEHAVIOURS, HostileBots, read_request
 from tests.bots.servers import ServerThread
 from tests.reliability.helpers import SlowGreedy, league_status, wait_for
 from tournaments.models import Game, Seat
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 

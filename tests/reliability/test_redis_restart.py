@@ -48,8 +48,9 @@ from tests.reliability.helpers import (
 from tournaments import messages
 from tournaments.models import League, Match
 from tournaments.queueing import BROKER_ERRORS
-from tournaments.selectors import league_progress
-from tournaments.services.leagues import league_create, league_start, leagues_schedule_sweep
+from tournaments.selectors.leagues import league_progress
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start, leagues_schedule_sweep
 from tournaments.services.matches import HEARTBEAT_S, matches_sweep
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]

@@ -17,6 +17,7 @@ import signal
 import pytest
 
 from games.engine import Move
+from games.faults import Fault, FaultKind
 from tests.reliability.helpers import (
     NoticedBot,
     assert_each_game_ended_once,
@@ -28,11 +29,11 @@ from tests.reliability.helpers import (
     vanish_all,
     wait_for,
 )
-from tournaments.bot_calls.faults import Fault, FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match
-from tournaments.selectors import league_progress
-from tournaments.services.leagues import league_create, league_start
+from tournaments.selectors.leagues import league_progress
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import MAX_ATTEMPTS, GamePlan, MatchPlan, service_fault, stopping
 
 THINK_S = 0.02

@@ -18,8 +18,9 @@ from tests.reliability.helpers import (
     wait_for,
 )
 from tournaments.models import Game
-from tournaments.selectors import league_progress
-from tournaments.services.leagues import league_create, league_start
+from tournaments.selectors.leagues import league_progress
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from bots_sdk import run_check, serve_in_thread
-from bots_sdk.check import FAIL, PASS, POSITIONS, WARN
 from bots_sdk.examples import expert, greedy
+from games.protocol_check import FAIL, PASS, POSITIONS, WARN
 from tests.sdk.raw_bots import RawBot, raw_bot, trail_first_card
 
 ROOT = Path(__file__).resolve().parents[2]

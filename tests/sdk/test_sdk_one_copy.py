@@ -9,10 +9,10 @@ import pytest
 
 import bots_sdk
 import bots_sdk.bot
-import bots_sdk.check
+import bots_sdk.http_transport
 import bots_sdk.state
-import games.check
 import games.engine
+import games.protocol_check
 import games.signing
 import games.wire
 import tournaments.bot_calls.caller
@@ -26,8 +26,8 @@ def test_the_sdk_and_the_service_use_the_same_classes():
     assert bots_sdk.Move is games.engine.Move
     assert bots_sdk.Card is games.engine.Card
     assert bots_sdk.ProtocolError is games.wire.ProtocolError
-    assert bots_sdk.check.CheckReport is games.check.CheckReport
-    assert tournaments.services.bots.CheckReport is games.check.CheckReport
+    assert bots_sdk.CheckReport is games.protocol_check.CheckReport
+    assert tournaments.services.bots.CheckReport is games.protocol_check.CheckReport
     assert tournaments.bot_calls.caller.Signer is games.signing.Signer
     assert bots_sdk.state.MoveRequest is games.wire.MoveRequest
     assert tournaments.bot_calls.runner.Move is games.engine.Move

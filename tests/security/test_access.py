@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from tests.conftest import USER_PASSWORD
 from tests.registry.servers import refused_url
 from tournaments.models import Bot, League
-from tournaments.services.leagues import league_create
+from tournaments.services.league_creation import league_create
 
 pytestmark = pytest.mark.django_db
 

@@ -23,7 +23,7 @@ from knox.models import AuthToken
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
-from tournaments.services.leagues import league_create
+from tournaments.services.league_creation import league_create
 
 MAX_EXAMPLES = 15
 

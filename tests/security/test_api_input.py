@@ -95,7 +95,7 @@ def test_bodies_that_are_not_objects_are_400(client, route, raw):
 
 
 def test_huge_entry_id_is_refused(client, user, make_bot):
-    from tournaments.services.leagues import league_create
+    from tournaments.services.league_creation import league_create
 
     league = league_create(creator=user, name="x", bot_ids=[make_bot("greedy", owner=user).id])
     for bot in (2**63, -1, "1\x00", [1]):

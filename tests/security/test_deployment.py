@@ -24,7 +24,7 @@ from config.secret_key import (
     SECRETS_KEY_MALFORMED,
     SECRETS_KEY_PUBLISHED,
 )
-from tournaments.services.leagues import league_create
+from tournaments.services.league_creation import league_create
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD_KEY = "k" * 30 + "0123456789abcdefghijklmnopqrstuvwxyz"

@@ -20,7 +20,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from benchmarks.pool_data import _bots
 from tests.conftest import USER_PASSWORD
 from tests.live.servers import AsgiServer
-from tournaments.services.leagues import league_create
+from tournaments.services.league_creation import league_create
 from web.live import TOO_MANY_FROM_CLIENT
 from web.throttling import TOO_MANY_TRIES
 

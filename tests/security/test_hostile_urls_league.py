@@ -15,7 +15,8 @@ from tests.bots.hostile_urls import HOSTILE_URLS
 from tournaments.live import LiveFeeds
 from tournaments.models import Game, Seat
 from tournaments.services import matches
-from tournaments.services.leagues import league_create, league_start
+from tournaments.services.league_creation import league_create
+from tournaments.services.league_schedules import league_start
 
 pytestmark = pytest.mark.django_db
 

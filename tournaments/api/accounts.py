@@ -11,9 +11,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments import messages
-from tournaments.account_selectors import tokens_of_user
 from tournaments.api.errors import ErrorSerializer
 from tournaments.api.throttling import AuthThrottle, SignupThrottle
+from tournaments.selectors.accounts import tokens_of_user
 from tournaments.services.accounts import (
     account_register,
     account_token_obtain,

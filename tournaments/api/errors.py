@@ -32,7 +32,7 @@ from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from tournaments import messages
-from tournaments.services.leagues import QueueUnavailable
+from tournaments.services.league_states import QueueUnavailable
 from tournaments.services.quotas import QuotaExceeded
 
 NON_FIELD = "non_field_errors"

@@ -35,7 +35,7 @@ from tournaments.api.league_serializers import (
 from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import Game
 from tournaments.observers import game_sight
-from tournaments.selectors import (
+from tournaments.selectors.leagues import (
     game_diagnostics,
     game_for_sight,
     game_log_gzip,

@@ -3,10 +3,10 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.faults import DEFAULT_MAX_FAULTS
 from tournaments import observers
-from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Game, League, Match, Rating, RatingPoint, Seat
-from tournaments.services.leagues import league_create_errors
+from tournaments.services.league_creation import league_create_errors
 
 ERROR_RULESET_SHAPE = 'Give a preset name, or {"name": preset, "options": {...}}.'
 

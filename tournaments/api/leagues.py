@@ -4,7 +4,7 @@ Anyone may read. Signed-in users create leagues (enough distinct bots for a tabl
 taken); only a league's creator starts, pauses, resumes or cancels it (403 otherwise), the
 creator or staff may delete one that never started, and a bot's owner enrols it into an open
 league. Every
-write goes through ``tournaments.services.leagues``; its ``ValidationError`` becomes a 400 with
+write goes through ``tournaments.services.league_*``; its ``ValidationError`` becomes a 400 with
 a message per field (see ``tournaments.api.errors``). Starting and resuming need the match queue:
 while Redis is unreachable they answer 503 and change nothing.
 """
@@ -31,15 +31,14 @@ from tournaments.api.league_serializers import (
     MatchSerializer,
 )
 from tournaments.models import Bot, Game, League, Match
-from tournaments.selectors import league_crosstable, league_progress, league_standings
-from tournaments.services.leagues import (
+from tournaments.selectors.leagues import league_crosstable, league_progress, league_standings
+from tournaments.services.league_creation import league_create, league_enrol
+from tournaments.services.league_schedules import league_start
+from tournaments.services.league_states import (
     league_cancel,
-    league_create,
     league_delete,
-    league_enrol,
     league_pause,
     league_resume,
-    league_start,
 )
 
 # Ids are positive 64-bit integers; anything else is simply not found (404, never a crash).

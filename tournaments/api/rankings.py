@@ -1,6 +1,6 @@
 """`/api/rankings/`: the published ranking of a pool, and a bot's rating history for charts.
 
-Both come from each pool's latest rating fit (``tournaments.rating_selectors``): one rating per
+Both come from each pool's latest rating fit (``tournaments.selectors.ratings``): one rating per
 bot per pool, as JSON numbers, with its 95 % interval.
 """
 
@@ -16,8 +16,8 @@ from tournaments.api.errors import ERRORS
 from tournaments.api.filters import ListFilterBackend, RankingFilter, RatingHistoryFilter
 from tournaments.api.league_serializers import RankingSerializer, RatingPointSerializer
 from tournaments.models import Rating, RatingPoint
-from tournaments.play_selectors import with_people_record
-from tournaments.rating_selectors import published_ratings, rating_points
+from tournaments.selectors.play import with_people_record
+from tournaments.selectors.ratings import published_ratings, rating_points
 
 
 class PeopleRecordSerializer(serializers.Serializer):

@@ -26,8 +26,8 @@ from tournaments.api.errors import ERRORS
 from tournaments.api.filters import ListFilterBackend, VersionTestFilter
 from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.api.leagues import ID_PATTERN
-from tournaments.ladder_selectors import league_game_ids
 from tournaments.models import VersionTest
+from tournaments.selectors.ladder import league_game_ids
 from tournaments.services.challenges import QuotaExceeded
 from tournaments.services.version_tests import version_test_create
 

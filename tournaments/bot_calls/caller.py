@@ -19,7 +19,7 @@ across that bot's calls and never shared between bots. `Caller` keeps one client
 
 Every call the service makes to a bot goes through here: moves and notices (the runner),
 registration (`check_bot_info`) and the protocol check (`run_protocol_check`, the pure
-`games.check` with a `BotClient` as its transport). `PinnedResolver` gives the same address
+`games.protocol_check` with a `BotClient` as its transport). `PinnedResolver` gives the same address
 policy to aiohttp, for the owners' notification webhooks (`services.notifications`).
 """
 
@@ -40,8 +40,9 @@ import orjson
 from aiohttp.abc import AbstractResolver, ResolveResult
 from asgiref.sync import async_to_sync
 
-from games import check
+from games import protocol_check as check
 from games.engine import Move
+from games.faults import Fault, FaultKind
 from games.referee import body_outcome
 from games.signing import Signer
 from games.wire import (
@@ -55,7 +56,6 @@ from games.wire import (
 from .addresses import AddressError, BotURL, Resolve, parse_bot_url, resolve_checked
 from .connections import ConnectionPool, ReplyFault
 from .deadlines import CallDeadline
-from .faults import Fault, FaultKind
 
 logger = logging.getLogger(__name__)
 
@@ -275,7 +275,7 @@ class BotClient:
         return Reply(fault=fault, latency_ms=_since(started))
 
     async def answer(self, call: check.Call, timeout_ms: int) -> check.Answer:
-        """One call of the protocol check (`games.check`), under the same deadline, address
+        """One call of the protocol check (`games.protocol_check`), under the same deadline, address
         policy and size cap as a move, but answered whatever it is: the check judges the status
         and the body itself, in its own words."""
         if self.url_fault is not None:
@@ -437,7 +437,7 @@ async def run_protocol_check(
     allow_private: bool = False,
     resolve: Resolve | None = None,
 ) -> check.CheckReport:
-    """The protocol check of `games.check` against the bot at `report.url`, each request under
+    """The protocol check (`games.protocol_check`) of the bot at `report.url`, each request under
     `report.timeout_ms`, through a `BotClient` (address policy, signing, size cap).
 
     Fills `report` as it goes, so a caller that stops waiting (an overall deadline) keeps the

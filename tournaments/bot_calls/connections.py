@@ -37,8 +37,9 @@ from dataclasses import dataclass
 
 import httptools
 
+from games.faults import FaultKind
+
 from .addresses import BotURL, Resolve, resolve_checked
-from .faults import FaultKind
 
 KEEPALIVE_S = 30.0
 MAX_HEADERS = 64

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.engine import Game, Move, Ruleset
+from games.faults import DEFAULT_MAX_FAULTS, Fault
 from games.referee import Answer, Referee
 from games.wire import Debug
 
 from .caller import Caller, run_sync
-from .faults import DEFAULT_MAX_FAULTS, Fault
 
 
 @dataclass(frozen=True)

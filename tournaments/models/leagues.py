@@ -72,7 +72,7 @@ class League(models.Model):
         indexes = [models.Index(fields=["status"]), models.Index(fields=["kind", "pool"])]
         constraints = [
             # Names are told apart without regard to case, as the API and the pages check them
-            # (services.leagues.league_create_errors); this holds when two requests race.
+            # (services.league_creation.league_create_errors); this holds when two requests race.
             models.UniqueConstraint(Lower("name"), name="league_name_unique"),
             # Two fills racing to make a pool's ladder must not make two.
             models.UniqueConstraint(

@@ -141,7 +141,7 @@ class Rating(models.Model):
 class RatingPoint(models.Model):
     """A bot version's rating after one fit of its pool: one point of its history chart.
 
-    Kept when the rating moved by at least ``services.ratings.HISTORY_MIN_CHANGE`` Elo, its
+    Kept when the rating moved by at least ``services.rating_fits.HISTORY_MIN_CHANGE`` Elo, its
     sets changed or it became established, so a pool's history grows with its results, not with
     the number of fits times the number of bots.
     """
@@ -172,7 +172,7 @@ class RatingPoint(models.Model):
 class PairTotal(models.Model):
     """Running totals of one pair of bot versions' rated sets in a pool: what a fit reads.
 
-    Kept in the transaction that records each rated set (``services.ratings.rated_set_store``),
+    Kept in the transaction that records each rated set (``services.rated_sets.rated_set_store``),
     so a fit reads one row per pair met instead of every ``SetScore`` of the pool; it always
     equals the ``SetScore`` rows summed per pair (``ratings_recompute`` checks, and rebuilds).
     """

@@ -62,7 +62,7 @@ from tournaments.models import (
     RatingFit,
     SetScore,
 )
-from tournaments.services.ratings import ratings_fit_request
+from tournaments.services.rating_fits import ratings_fit_request
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 A bot is verified when it is registered and whenever its URL changes (`GET U` must answer
 `escoba/1` in time, through the hardened caller of `tournaments.bot_calls`). The fuller protocol
-check (`games.check`: scripted positions, legality, latency, sent through the same caller) runs
+check (`games.protocol_check`: scripted positions, legality, latency, through the same caller) runs
 when the owner or an admin asks, and for every bot `bots_due_for_check` lists when a periodic
 task calls `bot_check`. A bot that fails it `ESCOBA_BOT_UNHEALTHY_AFTER` times in a row is
 unhealthy and is not scheduled (`selectors.bots_schedulable`) until a check passes again.
@@ -30,25 +30,21 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from games.check import FAIL, MAX_CALLS, WARN, CheckReport
+from games.faults import Fault, FaultKind
+from games.protocol_check import FAIL, MAX_CALLS, WARN, CheckReport
 from games.signing import SECRET_PREFIX, new_secret
 from tournaments.bot_calls.caller import check_bot_info, run_protocol_check
-from tournaments.bot_calls.faults import Fault, FaultKind
 from tournaments.bot_messages import info_fault_message, refused_signature, secret_hint
 from tournaments.models import Bot, BotCheck
 from tournaments.read_cache import reads_changed
+from tournaments.services.bot_versions import bot_version_observe
+from tournaments.services.no_shows import NO_SHOW_FIELDS, bot_no_shows_clear, bot_recheck_failed
 from tournaments.services.notifications import (
     EVENT_BOT_HEALTHY,
     EVENT_BOT_PAUSED,
     EVENT_BOT_RATED_RESUMED,
     EVENT_BOT_UNHEALTHY,
     notification_send,
-)
-from tournaments.services.ratings import (
-    NO_SHOW_FIELDS,
-    bot_no_shows_clear,
-    bot_recheck_failed,
-    bot_version_observe,
 )
 
 logger = logging.getLogger(__name__)

@@ -24,7 +24,8 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from tournaments.models import Bot, Challenge, League
-from tournaments.services.leagues import league_create, league_name_free, league_start
+from tournaments.services.league_creation import league_create, league_name_free
+from tournaments.services.league_schedules import league_start
 from tournaments.services.notifications import EVENT_CHALLENGE_RECEIVED, notification_send
 from tournaments.services.quotas import QuotaExceeded as QuotaExceeded  # where views import it
 from tournaments.services.quotas import user_lock

@@ -6,7 +6,7 @@ the matchmaker (``tournaments.matchmaking``) for tables until ``ESCOBA_LADDER_SE
 sets are pending or being played, and appends them as matches. They are played by the same
 ``leagues.play_match`` task as every league's, with its leases and idempotence; each finished
 set is recorded as a rated set of the pool in the transaction that finishes its match
-(``services.ratings.rated_set_record``), and the pool's ratings are refitted after it.
+(``services.rated_sets.rated_set_record``), and the pool's ratings are refitted after it.
 
 Who fills: Celery beat's ``ladder.tick`` every ``ESCOBA_LADDER_TICK_S`` seconds, and, so the
 workers never wait for the next tick, a ``ladder.fill`` sent whenever a ladder set ends
@@ -15,7 +15,7 @@ ladder league's row lock for its whole transaction, and one that finds it taken 
 (PostgreSQL ``SKIP LOCKED``; SQLite serialises its writers anyway). A lock in the database,
 rather than in Redis, dies with the transaction if its process is killed.
 
-Who plays: the bots in rated play (``services.ratings.bots_rated_eligible``: active, passed
+Who plays: the bots in rated play (``services.rated_entry.bots_rated_eligible``: active, passed
 their protocol check, not paused for no-shows) that are not waiting out the backoff of a no-show
 (``Bot.rated_retry_at``), placed by their current version's fitted rating and interval
 (``rating_selectors.pool_standing``). A bot whose health is still unknown (just registered, or
@@ -47,19 +47,12 @@ from games.scheduling import minimum_bots
 from tournaments import queueing
 from tournaments.matchmaking import HISTORY_PER_BOT, Entrant, Matchmaker, Rules
 from tournaments.models import Bot, League, Match
-from tournaments.rating_selectors import pool_standing
-from tournaments.services.leagues import (
-    league_add_sets,
-    league_create,
-    league_name_free,
-    league_open,
-    system_user,
-)
-from tournaments.services.ratings import (
-    bots_rated_eligible,
-    rated_move_timeout_ms,
-    recheck_delay_s,
-)
+from tournaments.selectors.ratings import pool_standing
+from tournaments.services.league_creation import league_create, league_name_free, system_user
+from tournaments.services.league_schedules import league_add_sets
+from tournaments.services.league_states import league_open
+from tournaments.services.no_shows import recheck_delay_s
+from tournaments.services.rated_entry import bots_rated_eligible, rated_move_timeout_ms
 
 logger = logging.getLogger(__name__)
 
@@ -126,7 +119,7 @@ def ladder_league(pool: str) -> League:
 
 
 def ladder_bots(*, now: datetime.datetime | None = None) -> list[Bot]:
-    """Bots the ladder may schedule: those in rated play (``services.ratings``: active, passed
+    """Bots the ladder may schedule: those in rated play (``services.rated_entry``: active, passed
     their protocol check, not paused for no-shows) not waiting out a no-show's backoff."""
     now = now or timezone.now()
     waited = Q(rated_retry_at__isnull=True) | Q(rated_retry_at__lte=now)

@@ -62,22 +62,20 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import Ruleset
+from games.faults import FaultKind
 from tournaments import observers, queueing
 from tournaments.bot_calls.caller import Caller
-from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
 from tournaments.latency import nearest_rank_percentile
 from tournaments.live import LiveFeeds
 from tournaments.metrics import game_counted
 from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Match, Seat
 from tournaments.read_cache import game_scopes, reads_changed
+from tournaments.services.bot_versions import match_versions_record
 from tournaments.services.ladder import ladder_after_set
-from tournaments.services.leagues import GROWING, league_finish_if_done
-from tournaments.services.ratings import (
-    game_no_shows_record,
-    match_versions_record,
-    rated_set_record,
-)
+from tournaments.services.league_states import GROWING, league_finish_if_done
+from tournaments.services.no_shows import game_no_shows_record
+from tournaments.services.rated_sets import rated_set_record
 from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)

@@ -44,12 +44,13 @@ from games.faults import Fault, FaultKind
 from games.referee import Answer, Referee
 from games.scheduling import table_options
 from games.wire import Debug, move_request
-from tournaments import play_selectors, queueing
+from tournaments import queueing
 from tournaments.bot_calls.caller import Caller, run_sync
 from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.live import live_game_key, live_topic_key
 from tournaments.models import Bot, Game, GameLog, League, Match, PersonGame, Seat
 from tournaments.read_cache import game_scopes, reads_changed
+from tournaments.selectors import play as play_selectors
 from tournaments.services.matches import SEAT_FIGURES, _seat_stats, game_log_url
 
 logger = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ runs after ``user_lock``, a row lock on the user (``SELECT ... FOR UPDATE`` on P
 SQLite every writing transaction takes the database's write lock when it begins), so two
 requests of the same user never both see room for one more.
 
-Staff are exempt, and so are the arena's own accounts (``services.leagues.system_user``: they
-cannot log in, so no request is ever theirs).
+Staff are exempt, and so are the arena's own accounts
+(``services.league_creation.system_user``: they cannot log in, so no request is ever theirs).
 """
 
 from __future__ import annotations

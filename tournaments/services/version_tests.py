@@ -20,16 +20,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from tournaments import sprt
-from tournaments.ladder_selectors import league_set_scores
 from tournaments.models import League, Match, VersionTest
+from tournaments.selectors.ladder import league_set_scores
 from tournaments.services.challenges import PLAYERS, RULESET, bot_for, opponent_check, quota_check
-from tournaments.services.leagues import (
-    league_add_sets,
-    league_create,
-    league_lock,
-    league_name_free,
-    league_open,
-)
+from tournaments.services.league_creation import league_create, league_name_free
+from tournaments.services.league_schedules import league_add_sets
+from tournaments.services.league_states import league_lock, league_open
 from tournaments.services.notifications import EVENT_VERSION_TEST_FINISHED, notification_send
 from tournaments.services.quotas import user_lock
 

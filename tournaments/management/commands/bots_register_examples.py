@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tournaments.bot_calls.caller import check_bot_info
 from tournaments.models import Bot
 from tournaments.services.bots import bot_register, bot_update
-from tournaments.services.leagues import system_user
+from tournaments.services.league_creation import system_user
 
 
 class Command(BaseCommand):

@@ -18,14 +18,10 @@ from rich.table import Table
 
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, League, Match
-from tournaments.selectors import bots_schedulable, league_progress, league_standings
-from tournaments.services.leagues import (
-    QueueUnavailable,
-    league_create,
-    league_name_free,
-    league_start,
-    system_user,
-)
+from tournaments.selectors.leagues import bots_schedulable, league_progress, league_standings
+from tournaments.services.league_creation import league_create, league_name_free, system_user
+from tournaments.services.league_schedules import league_start
+from tournaments.services.league_states import QueueUnavailable
 from tournaments.services.matches import match_play
 
 OPERATOR_USERNAME = "operator"

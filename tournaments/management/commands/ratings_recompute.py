@@ -1,13 +1,13 @@
 """``python manage.py ratings_recompute``: fit every pool afresh and compare with what is published.
 
-It is the same fit the ``ratings.fit_pool`` task runs after results (``services.ratings``): the
+It is the same fit the ``ratings.fit_pool`` task runs after results (``services.rating_fits``): the
 ratings depend only on the rated sets, so a fresh fit must reproduce the published figures to the
 cent. ``--write`` publishes the fresh fits (a new point in each history).
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.rating_fits import ratings_recompute
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@
 Standings are computed from the league's finished games on every read; a league has at most a few
 thousand games, and the figures can then never disagree with the games they come from. They are
 the league's own results (points, sets won, drawn and lost): the one rating of a bot is its pool's,
-from ``tournaments.rating_selectors``.
+from ``tournaments.selectors.ratings``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, crosstable_cells, game_participants, set_outcomes
 from tournaments.models import Bot, Game, GameLog, League, Seat
-from tournaments.rating_selectors import current_ratings
+from tournaments.selectors.ratings import current_ratings
 
 
 def bots_schedulable() -> QuerySet[Bot]:

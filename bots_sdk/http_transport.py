@@ -1,9 +1,9 @@
-"""`check`: play the protocol check's scripted positions against a live bot, over plain HTTP.
+"""The SDK's HTTP transport: a standard-library client with one keep-alive connection to a bot,
+signing with the bot's secret when given one, each request under one total deadline.
 
-The positions, the requests and how each answer is judged are `games.check`, the very code the
-arena runs for `POST /api/bots/{id}/check/` through its own caller; this module is only the
-transport: a standard-library client with one keep-alive connection, signing with the bot's
-secret when given one.
+The protocol check (`run_check`), the local league and `replay` send their calls through it. What
+the check sends and how each answer is judged are `games.protocol_check`, the very code the arena
+runs for `POST /api/bots/{id}/check/` through its own caller.
 """
 
 from __future__ import annotations
@@ -16,33 +16,19 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from games import check
-from games.check import (
+from games import protocol_check
+from games.protocol_check import (
     DEFAULT_TIMEOUT_MS,
     FAIL,
     MAX_REPLY_BYTES,
-    PASS,
-    POSITIONS,
-    WARN,
     Answer,
     Call,
     CheckReport,
-    CheckResult,
     too_slow,
 )
 from games.signing import Signer
 
-__all__ = [
-    "DEFAULT_TIMEOUT_MS",
-    "FAIL",
-    "PASS",
-    "POSITIONS",
-    "WARN",
-    "CheckReport",
-    "CheckResult",
-    "HttpTransport",
-    "run_check",
-]
+__all__ = ["HttpTransport", "run_check"]
 
 
 class HttpTransport:
@@ -115,7 +101,7 @@ class HttpTransport:
         if self.signer is not None:
             # A fresh id for every attempt: a bot that refuses replayed ids must not refuse
             # our retry on a new connection.
-            forged = check.FORGED_SIGNATURE if call.forged else None
+            forged = protocol_check.FORGED_SIGNATURE if call.forged else None
             headers.update(self.signer.headers(data, signature=forged))
         return headers
 
@@ -181,6 +167,6 @@ def run_check(
         report.add("url", FAIL, str(exc))
         return report
     try:
-        return check.run(report, transport.send, signed=transport.signer is not None)
+        return protocol_check.run(report, transport.send, signed=transport.signer is not None)
     finally:
         transport.close()

@@ -1,7 +1,7 @@
 """Reads the browser pages (the ``web`` app) need: rankings, league lists, a bot's profile, a
 replay, and the rows each page shows. The pages read through these and never query the ORM.
 
-The league selectors (``tournaments.selectors``) give standings, ratings and histories; these add
+The league selectors (``selectors.leagues``) give standings, ratings and histories; these add
 the figures around them. A bot's latencies and faults come from the figures each seat stored
 when its game finished (``Seat``), over its most recent games: a profile shows how it behaves
 now and never reads a log. Its head to head comes from running totals (``HeadToHead``). Logs
@@ -18,9 +18,11 @@ from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
-from tournaments import observers, rating_selectors, selectors
+from tournaments import observers
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Notification, Seat
+from tournaments.selectors import leagues as selectors
+from tournaments.selectors import ratings as rating_selectors
 
 RECENT_GAMES = 100
 

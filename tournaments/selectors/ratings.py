@@ -1,6 +1,6 @@
 """Reads of the published ratings: rankings, a bot's versions and its rating history.
 
-Everything here comes from the latest fit of each pool (``services.ratings``): one rating per bot
+Everything here comes from the latest fit of each pool (``rating_fits``): one rating per bot
 version per pool, with its 95 % interval, whether it is provisional, its sets and games, its place
 in the ranking and its likelihood of superiority over the next one down. Pages and the API show
 these figures and no other Elo.

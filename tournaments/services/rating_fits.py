@@ -1,88 +1,45 @@
-"""Rated play: who may enter it, no-shows, rated sets, and fitting each pool's ratings.
+"""Fitting each pool's ratings from its rated sets, and publishing them.
 
-Every rated result is one the arena chose and a bot earned (docs/ratings.md):
-
-- **Who rates.** Only leagues created by staff or by the arena itself (its system accounts: the
-  ladder, operator commands) are rated (``rated_league_errors``), and only bots that passed the
-  protocol check and are not paused for no-shows enter them (``bots_rated_eligible``), never two
-  bots of one owner.
-- **Versions.** A set belongs to the versions its bots announced when it began
-  (``match_versions_record``), whatever they announce when it ends.
-- **No-shows.** A game in which a bot never made a valid move because it could not be reached or
-  never answered is recorded as a no-show on its seats (``game_no_shows_record``) and its set is
-  rated for nobody. Only rated games move a bot's run: after a no-show the ladder leaves the bot
-  alone for a while (a backoff, doubling with the run), a no-show during that wait grows no run,
-  and ``ESCOBA_NOSHOW_PAUSE_AFTER`` of them in a row take the bot out of rated play until a
-  protocol check passes (``bot_no_shows_clear``); the ladder's tick checks a paused bot again on
-  its own, less and less often (``recheck_delay_s``).
-- **Sets.** When a match (one set, dealt afresh game by game) of a rated league finishes,
-  ``rated_set_record`` stores what it gave each pair of bot versions, in the transaction that
-  finishes the match; ``services.baselines`` corrects it for the luck of its deals later. The
-  ladder's matches go the same way: a rated league's finished match *is* a rated set of its pool.
-- **Fits.** After each recorded set the pool is marked dirty and a Celery task refits it
-  (``ratings_fit_coalesced``): a lock in the shared cache (Redis) lets one fit run per pool at a
-  time, and a set recorded during a fit makes the holder fit once more, so fits coalesce. Each fit
-  (``ratings_fit``) recomputes the whole pool from its rated sets, replaces the published ratings
-  and adds the history points. ``ratings_recompute`` is the same fit.
+After each recorded set (``services.rated_sets``) the pool is marked dirty and a Celery task
+refits it (``ratings_fit_coalesced``): a lock in the shared cache (Redis) lets one fit run per
+pool at a time, and a set recorded during a fit makes the holder fit once more, so fits coalesce.
+Each fit (``ratings_fit``) recomputes the whole pool from its rated sets, replaces the published
+ratings and adds the history points. ``ratings_recompute`` is the same fit, from every set
+afresh, compared with what is published.
 """
 
 from __future__ import annotations
 
-import datetime
 import logging
 import time
 import uuid
-from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, Max, OuterRef, Subquery, Sum
 from django.utils import timezone
 
-from games.engine import Ruleset
 from games.ratings.baseline import CORRECTION_UNIT, corrected_sum
 from games.ratings.fit import DEFAULT_PROVISIONAL_HALF_WIDTH, Fit, PairTable, fit_table
-from games.ratings.sets import GameFacts, game_participants, no_show_seats, set_pair_scores
 from tournaments import queueing
-from tournaments.bot_calls.runner import GameRecord
 from tournaments.models import (
-    Bot,
     BotVersion,
-    Game,
-    Match,
     PairTotal,
     RatedSet,
     Rating,
     RatingFit,
     RatingPoint,
-    Seat,
     SetScore,
     VersionTotal,
 )
 from tournaments.read_cache import reads_changed
-from tournaments.services.notifications import EVENT_BOT_RATED_PAUSED, notification_send
 
 logger = logging.getLogger(__name__)
 
-ERROR_RATED_STAFF_ONLY = (
-    "Only staff may create rated leagues: a rating counts only opponents the arena chooses."
-)
-ERROR_BOT_NOT_RATED = (
-    "Bot {name} cannot enter rated play: it must have passed the protocol check, and not be "
-    "paused for no-shows."
-)
-ERROR_ONE_OWNER = (
-    "Bots {names} have one owner, and two bots of one owner never meet in rated play: enter "
-    "only one of them."
-)
-
-DEFAULT_NOSHOW_PAUSE_AFTER = 3
 # A history point is kept when a rating moved at least this much (or its sets changed).
 HISTORY_MIN_CHANGE = Decimal("1.00")
 CENT = Decimal("0.01")
@@ -92,373 +49,10 @@ CENT = Decimal("0.01")
 FIT_LEASE_S = 30
 
 
-def rated_move_timeout_ms() -> int:
-    """The move timeout of rated play (``ESCOBA_RATED_MOVE_TIMEOUT_MS``): the ladder's, and the
-    least with which a user's league may enter another user's bot."""
-    return int(settings.ESCOBA_RATED_MOVE_TIMEOUT_MS)
-
-
-def noshow_backoff_s(run: int) -> float:
-    """Seconds the ladder leaves a bot alone after the ``run``-th no-show in a row (1, 2, ...):
-    ``ESCOBA_NOSHOW_BACKOFF_S`` doubled for each earlier one, at most ``ESCOBA_RECHECK_MAX_S``."""
-    base = float(settings.ESCOBA_NOSHOW_BACKOFF_S)
-    return min(base * 2 ** max(run - 1, 0), float(settings.ESCOBA_RECHECK_MAX_S))
-
-
-def recheck_delay_s(failures: int) -> float:
-    """Seconds until a bot paused for no-shows is checked again, after ``failures`` failed
-    checks since the pause: ``ESCOBA_RECHECK_FIRST_S``, doubled for each failure, at most
-    ``ESCOBA_RECHECK_MAX_S`` (1, 2, 4... minutes, up to an hour, by default)."""
-    first = float(settings.ESCOBA_RECHECK_FIRST_S)
-    return min(first * 2 ** min(failures, 32), float(settings.ESCOBA_RECHECK_MAX_S))
-
-
-def noshow_pause_after() -> int:
-    """No-shows in a row that take a bot out of rated play (``ESCOBA_NOSHOW_PAUSE_AFTER``)."""
-    return max(1, int(getattr(settings, "ESCOBA_NOSHOW_PAUSE_AFTER", DEFAULT_NOSHOW_PAUSE_AFTER)))
-
-
 def provisional_half_width() -> float:
     """A rating is provisional while its 95 % interval is wider than ± this
     (``ESCOBA_PROVISIONAL_HALF_WIDTH``)."""
     return float(getattr(settings, "ESCOBA_PROVISIONAL_HALF_WIDTH", DEFAULT_PROVISIONAL_HALF_WIDTH))
-
-
-# -- who enters rated play -----------------------------------------------------------------------
-
-
-def bots_rated_eligible() -> QuerySet[Bot]:
-    """Bots rated play may schedule: active, healthy (they passed the protocol check, so they
-    are schedulable too) and not paused for no-shows. The ladder picks among these."""
-    return Bot.objects.filter(
-        status=Bot.Status.ACTIVE, health=Bot.Health.HEALTHY, rated_paused_at__isnull=True
-    )
-
-
-def may_create_rated(user: Any) -> bool:
-    """Staff, or one of the arena's own accounts (inactive, without a password: the ladder's,
-    the operator commands'), which nobody can sign in as."""
-    return bool(user.is_staff or (not user.is_active and not user.has_usable_password()))
-
-
-def rated_league_errors(*, creator: Any, rated: bool, bot_ids: Iterable[int]) -> dict:
-    """Field -> messages for every reason these bots cannot play a rated league of ``creator``."""
-    if not rated:
-        return {}
-    if not may_create_rated(creator):
-        return {"rated": [ERROR_RATED_STAFF_ONLY]}
-    return rated_entry_errors(bot_ids=bot_ids, field="bots")
-
-
-def rated_entry_errors(
-    *, bot_ids: Iterable[int], field: str = "bot", beside: Iterable[int] = ()
-) -> dict:
-    """``field`` -> a message per bot that may not enter rated play (unknown ids are skipped:
-    the caller reports those), and one per owner with two bots among ``bot_ids`` and the bots
-    already entered (``beside``).
-
-    A round robin seats every pair, so a rated league of two bots of one owner would have them
-    meet, and one could lose to the other on purpose: such a league is refused rather than
-    scheduled around, which keeps every rated league a whole round robin. Bots of the arena's own
-    inactive accounts (the house's example bots) count as owned by nobody, as on the ladder.
-    """
-    ids = list(bot_ids)
-    fit = set(bots_rated_eligible().filter(id__in=ids).values_list("id", flat=True))
-    names = dict(Bot.objects.filter(id__in=ids).values_list("id", "name"))
-    refused = [
-        ERROR_BOT_NOT_RATED.format(name=names[i]) for i in ids if i in names and i not in fit
-    ]
-    refused += _one_owner_errors(ids, list(beside))
-    return {field: refused} if refused else {}
-
-
-def _one_owner_errors(ids: list[int], beside: list[int]) -> list[str]:
-    """A message per owner holding two of ``ids`` and ``beside``, one of them in ``ids``."""
-    rows = Bot.objects.filter(id__in=[*ids, *beside], owner__is_active=True).values_list(
-        "id", "name", "owner_id"
-    )
-    by_owner: defaultdict[int, list[tuple[int, str]]] = defaultdict(list)
-    for bot_id, name, owner_id in rows.order_by("id"):
-        by_owner[owner_id].append((bot_id, name))
-    return [
-        ERROR_ONE_OWNER.format(names=", ".join(name for _, name in bots))
-        for _, bots in sorted(by_owner.items())
-        if len(bots) > 1 and any(bot_id in ids for bot_id, _ in bots)
-    ]
-
-
-def rated_league_check(*, creator: Any, rated: bool, bot_ids: Iterable[int]) -> None:
-    errors = rated_league_errors(creator=creator, rated=rated, bot_ids=bot_ids)
-    if errors:
-        raise ValidationError(errors)
-
-
-# -- versions ------------------------------------------------------------------------------------
-
-
-def bot_version_current(*, bot: Bot) -> BotVersion:
-    """The bot's current version row (its ``protocol_version``), made when first seen."""
-    version, _ = BotVersion.objects.get_or_create(bot=bot, version=bot.protocol_version)
-    return version
-
-
-def bot_version_observe(*, bot: Bot) -> BotVersion:
-    """Note that the bot now announces ``bot.protocol_version``: registration, URL change, check.
-
-    A version never seen before starts a new entry: it is rated from its own sets only, so it is
-    provisional until it has enough. The bot's older versions leave the published ranking at once
-    (their ratings stay, in its profile) and the pools they were ranked in are refitted.
-    """
-    version = bot_version_current(bot=bot)
-    BotVersion.objects.filter(pk=version.pk).update(last_seen_at=timezone.now())
-    stale = Rating.objects.filter(bot=bot, rank__isnull=False).exclude(version=version)
-    pools = sorted(set(stale.values_list("pool", flat=True)))
-    if pools:
-        stale.update(rank=None, los_next=None)
-        reads_changed("ratings")
-        for pool in pools:
-            ratings_fit_request(pool=pool)
-    return version
-
-
-def match_versions_record(*, match: Match) -> None:
-    """Note the versions the bots of a rated set announce as it begins: its result is theirs.
-
-    Call when a match begins (``services.matches.match_begin``, under the match's lock); only
-    its first beginning counts, so a set replayed after a restart keeps its versions. A bot that
-    announces another version mid-set (a check while losing, say) moves no result onto it.
-    """
-    if match.versions or not match.league.rated:
-        return
-    bots = list(Bot.objects.filter(matches=match).order_by("id"))
-    versions = _current_version_ids(bots)
-    match.versions = {str(bot_id): version_id for bot_id, version_id in versions.items()}
-    match.save(update_fields=["versions"])
-
-
-def match_version_ids(*, match: Match, bots: list[Bot]) -> dict[int, int]:
-    """Bot id -> the version the set is recorded for: the one noted when it began, or (a set
-    begun before versions were noted) the current one."""
-    noted = {int(bot_id): version_id for bot_id, version_id in (match.versions or {}).items()}
-    missing = [bot for bot in bots if bot.id not in noted]
-    if missing:
-        noted.update(_current_version_ids(missing))
-    return {bot.id: noted[bot.id] for bot in bots}
-
-
-# -- no-shows ------------------------------------------------------------------------------------
-
-
-def game_no_shows_record(*, game: Game, record: GameRecord, seats: list[Seat]) -> set[int]:
-    """Mark the seats of bots that did not show up (the caller saves ``seats``); in a rated
-    game, count the bots' no-shows. Call inside the transaction that stores the game. Returns
-    the absent bots' ids.
-
-    A bot counts as absent when every seat it held was a no-show seat. Only rated games move a
-    bot's standing (anyone's league could otherwise knock a bot out of rated play with a 10 ms
-    timeout): elsewhere the seats are marked and nothing else changes. In a rated game a bot that
-    showed up ends its run. An absent bot's run grows unless it is still waiting out the backoff
-    of its last no-show (the other sets it was already in fail at the same moment: one blip, one
-    no-show), and the ladder then leaves it alone for ``noshow_backoff_s(run)``; at
-    ``noshow_pause_after()`` it leaves rated play, its owner is told, and the ladder's tick
-    checks it again after ``recheck_delay_s(0)``. When every bot of the game was absent, nobody
-    can be told apart from an outage on our side: the no-shows are recorded, but nobody's run
-    grows.
-    """
-    plays = [
-        (call.seat, None if call.fault is None else str(call.fault.kind)) for call in record.plays
-    ]
-    absent_seats = no_show_seats(seats=len(game.seating), plays=plays, faults=record.faults)
-    seats_of: dict[int, list[int]] = {}
-    for seat, bot_id in enumerate(game.seating):
-        seats_of.setdefault(bot_id, []).append(seat)
-    absent = {bot for bot, held in seats_of.items() if set(held) <= absent_seats}
-    for seat in seats:
-        seat.no_show = seat.bot_id in absent
-    if not game.league.rated:
-        return absent
-    everyone = absent == set(seats_of)
-    now = timezone.now()
-    if not absent:  # the usual game: one statement ends any run (an id list is visited in order)
-        Bot.objects.filter(pk__in=sorted(seats_of), no_shows_in_row__gt=0).update(no_shows_in_row=0)
-        return absent
-    for bot_id in sorted(seats_of):  # one order of row locks for every game
-        bots = Bot.objects.filter(pk=bot_id)
-        if bot_id not in absent:
-            bots.filter(no_shows_in_row__gt=0).update(no_shows_in_row=0)
-        elif everyone:
-            bots.update(no_shows=F("no_shows") + 1)
-        else:
-            bots.update(no_shows=F("no_shows") + 1)
-            waited = Q(rated_retry_at__isnull=True) | Q(rated_retry_at__lte=now)
-            if bots.filter(waited).update(no_shows_in_row=F("no_shows_in_row") + 1):
-                _no_show_counted(Bot.objects.select_related("owner").get(pk=bot_id), now)
-    return absent
-
-
-def _no_show_counted(bot: Bot, now: datetime.datetime) -> None:
-    """A no-show grew ``bot``'s run: the ladder waits before pairing it again, and at
-    ``noshow_pause_after()`` it leaves rated play until a check passes."""
-    if bot.rated_paused_at is not None:  # paused already: its next check stays as planned
-        return
-    if bot.no_shows_in_row < noshow_pause_after():
-        bot.rated_retry_at = now + datetime.timedelta(seconds=noshow_backoff_s(bot.no_shows_in_row))
-        bot.save(update_fields=["rated_retry_at"])
-        return
-    delay = recheck_delay_s(0)
-    bot.rated_paused_at = now
-    bot.rated_rechecks = 0
-    bot.rated_retry_at = now + datetime.timedelta(seconds=delay)
-    bot.save(update_fields=["rated_paused_at", "rated_rechecks", "rated_retry_at"])
-    reads_changed(f"bot:{bot.pk}", "catalog")
-    notification_send(
-        user=bot.owner,
-        event=EVENT_BOT_RATED_PAUSED,
-        bot=bot,
-        data={"no_shows": bot.no_shows_in_row, "recheck_in_s": round(delay)},
-    )
-
-
-NO_SHOW_FIELDS = ["no_shows_in_row", "rated_paused_at", "rated_retry_at", "rated_rechecks"]
-
-
-def bot_no_shows_clear(*, bot: Bot) -> None:
-    """A protocol check passed: the bot is back in rated play, at once. Call inside the check's
-    transaction, with ``bot`` locked; the caller saves ``NO_SHOW_FIELDS``."""
-    bot.no_shows_in_row = 0
-    bot.rated_paused_at = None
-    bot.rated_retry_at = None
-    bot.rated_rechecks = 0
-
-
-def bot_recheck_failed(*, bot: Bot) -> None:
-    """A protocol check of a bot paused for no-shows failed: the next is due twice as late (at
-    most ``ESCOBA_RECHECK_MAX_S``). Call inside the check's transaction, with ``bot`` locked;
-    the caller saves ``NO_SHOW_FIELDS``. Nothing for a bot in rated play."""
-    if bot.rated_paused_at is None:
-        return
-    bot.rated_rechecks += 1
-    delay = recheck_delay_s(bot.rated_rechecks)
-    bot.rated_retry_at = timezone.now() + datetime.timedelta(seconds=delay)
-
-
-# -- rated sets ----------------------------------------------------------------------------------
-
-
-def rated_set_record(*, match: Match) -> RatedSet | None:
-    """Record a finished match as a rated set of its league's pool, when it counts.
-
-    The public way in for every kind of rated play (rated leagues, the ladder): call it inside
-    the transaction that marks the match finished (``services.matches.match_finish`` does). It
-    counts when the league is rated, every game of the set finished (none aborted), no bot was
-    a no-show and every bot is still in rated play. Its games become ``rated``, each pair of bot
-    versions gets its score (``games.ratings.sets.set_pair_scores``), and the pool is refitted after
-    the transaction commits. Returns None, writing nothing, when it does not count or was
-    already recorded.
-    """
-    league = match.league
-    if not league.rated or RatedSet.objects.filter(match=match).exists():
-        return None
-    games = list(match.games.order_by("number"))
-    if not games or any(game.status != Game.Status.FINISHED for game in games):
-        return None
-    if Seat.objects.filter(game__match=match, no_show=True).exists():
-        return None
-    bot_ids = sorted({bot_id for game in games for bot_id in game.seating})
-    bots = list(Bot.objects.filter(id__in=bot_ids).order_by("id"))
-    if any(bot.rated_paused_at is not None for bot in bots):
-        return None
-    versions = match_version_ids(match=match, bots=bots)
-    team_of = Ruleset.from_dict(league.ruleset).team_of
-    facts = []
-    for game in games:
-        participants = game_participants(game.seating, team_of)
-        facts.append(
-            GameFacts(
-                participants=tuple((versions[bot_id], team) for bot_id, team in participants),
-                winner=game.winner,
-                totals=tuple(game.totals),
-                forfeit_team=None if game.forfeit is None else team_of(game.forfeit),
-            )
-        )
-    rated_set = rated_set_store(
-        match=match,
-        pool=league.pool,
-        games=len(games),
-        version_ids=list(versions.values()),
-        pair_twelfths=[(a, b, round(12 * s)) for a, b, s in set_pair_scores(facts)],
-    )
-    Game.objects.filter(match=match).update(rated=True)
-    ratings_fit_request(pool=league.pool)
-    # The baseline correction (services.baselines), should every game's deal be valued already.
-    transaction.on_commit(lambda: queueing.set_correction_enqueue(match.id), robust=True)
-    return rated_set
-
-
-def _current_version_ids(bots: list[Bot]) -> dict[int, int]:
-    """Bot id -> its current version's id, in one query (a version not seen yet is made)."""
-    wanted = {bot.id: bot.protocol_version for bot in bots}
-    found = {
-        bot_id: version_id
-        for version_id, bot_id, version in BotVersion.objects.filter(bot_id__in=wanted).values_list(
-            "id", "bot_id", "version"
-        )
-        if wanted[bot_id] == version
-    }
-    for bot in bots:
-        if bot.id not in found:
-            found[bot.id] = bot_version_current(bot=bot).id
-    return {bot.id: found[bot.id] for bot in bots}
-
-
-def rated_set_store(
-    *,
-    match: Match,
-    pool: str,
-    games: int,
-    version_ids: list[int],
-    pair_twelfths: list[tuple[int, int, int]],
-) -> RatedSet:
-    """Write one rated set: its row, its players, each pair's score (``(player, opponent,
-    twelfths)``, player < opponent) and the pool's running totals, which a fit reads.
-
-    Call inside the transaction that records the set, so the totals never disagree with the
-    ``SetScore`` rows. Rows are locked in one order (pairs, then versions, each ascending), so
-    sets of shared bots recorded at once wait for each other instead of deadlocking.
-    """
-    rated_set = RatedSet.objects.create(match=match, pool=pool, games=games)
-    # A new set has no players yet: one INSERT (``set()`` would read the empty list first).
-    RatedSet.players.through.objects.bulk_create(
-        RatedSet.players.through(ratedset_id=rated_set.pk, botversion_id=version_id)
-        for version_id in sorted(version_ids)
-    )
-    pairs = sorted(pair_twelfths)
-    SetScore.objects.bulk_create(
-        SetScore(rated_set=rated_set, pool=pool, player_id=a, opponent_id=b, twelfths=t)
-        for a, b, t in pairs
-    )
-    # Make each row first (a row another transaction is making is waited for, then skipped),
-    # then add to it: an UPDATE adds to the committed figure under the row's lock.
-    PairTotal.objects.bulk_create(
-        [PairTotal(pool=pool, player_id=a, opponent_id=b) for a, b, _ in pairs],
-        ignore_conflicts=True,
-    )
-    for a, b, t in pairs:
-        PairTotal.objects.filter(pool=pool, player_id=a, opponent_id=b).update(
-            sets=F("sets") + 1, twelfths=F("twelfths") + t
-        )
-    VersionTotal.objects.bulk_create(
-        [VersionTotal(pool=pool, version_id=v) for v in sorted(version_ids)],
-        ignore_conflicts=True,
-    )
-    for version_id in sorted(version_ids):
-        VersionTotal.objects.filter(pool=pool, version_id=version_id).update(
-            sets=F("sets") + 1, games=F("games") + games
-        )
-    return rated_set
-
-
-# -- fits ----------------------------------------------------------------------------------------
 
 
 def _dirty_key(pool: str) -> str:

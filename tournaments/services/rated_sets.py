@@ -1,0 +1,117 @@
+"""Rated sets: what a finished match of a rated league gave each pair of bot versions.
+
+When a match (one set, dealt afresh game by game) of a rated league finishes,
+``rated_set_record`` stores what it gave each pair of bot versions, in the transaction that
+finishes the match; ``services.baselines`` corrects it for the luck of its deals later. The
+ladder's matches go the same way: a rated league's finished match *is* a rated set of its pool.
+Each set recorded asks for a fit of its pool (``services.rating_fits``).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F
+
+from games.engine import Ruleset
+from games.ratings.sets import GameFacts, game_participants, set_pair_scores
+from tournaments import queueing
+from tournaments.models import Bot, Game, Match, PairTotal, RatedSet, Seat, SetScore, VersionTotal
+from tournaments.services.bot_versions import match_version_ids
+from tournaments.services.rating_fits import ratings_fit_request
+
+
+def rated_set_record(*, match: Match) -> RatedSet | None:
+    """Record a finished match as a rated set of its league's pool, when it counts.
+
+    The public way in for every kind of rated play (rated leagues, the ladder): call it inside
+    the transaction that marks the match finished (``services.matches.match_finish`` does). It
+    counts when the league is rated, every game of the set finished (none aborted), no bot was
+    a no-show and every bot is still in rated play. Its games become ``rated``, each pair of bot
+    versions gets its score (``games.ratings.sets.set_pair_scores``), and the pool is refitted after
+    the transaction commits. Returns None, writing nothing, when it does not count or was
+    already recorded.
+    """
+    league = match.league
+    if not league.rated or RatedSet.objects.filter(match=match).exists():
+        return None
+    games = list(match.games.order_by("number"))
+    if not games or any(game.status != Game.Status.FINISHED for game in games):
+        return None
+    if Seat.objects.filter(game__match=match, no_show=True).exists():
+        return None
+    bot_ids = sorted({bot_id for game in games for bot_id in game.seating})
+    bots = list(Bot.objects.filter(id__in=bot_ids).order_by("id"))
+    if any(bot.rated_paused_at is not None for bot in bots):
+        return None
+    versions = match_version_ids(match=match, bots=bots)
+    team_of = Ruleset.from_dict(league.ruleset).team_of
+    facts = []
+    for game in games:
+        participants = game_participants(game.seating, team_of)
+        facts.append(
+            GameFacts(
+                participants=tuple((versions[bot_id], team) for bot_id, team in participants),
+                winner=game.winner,
+                totals=tuple(game.totals),
+                forfeit_team=None if game.forfeit is None else team_of(game.forfeit),
+            )
+        )
+    rated_set = rated_set_store(
+        match=match,
+        pool=league.pool,
+        games=len(games),
+        version_ids=list(versions.values()),
+        pair_twelfths=[(a, b, round(12 * s)) for a, b, s in set_pair_scores(facts)],
+    )
+    Game.objects.filter(match=match).update(rated=True)
+    ratings_fit_request(pool=league.pool)
+    # The baseline correction (services.baselines), should every game's deal be valued already.
+    transaction.on_commit(lambda: queueing.set_correction_enqueue(match.id), robust=True)
+    return rated_set
+
+
+def rated_set_store(
+    *,
+    match: Match,
+    pool: str,
+    games: int,
+    version_ids: list[int],
+    pair_twelfths: list[tuple[int, int, int]],
+) -> RatedSet:
+    """Write one rated set: its row, its players, each pair's score (``(player, opponent,
+    twelfths)``, player < opponent) and the pool's running totals, which a fit reads.
+
+    Call inside the transaction that records the set, so the totals never disagree with the
+    ``SetScore`` rows. Rows are locked in one order (pairs, then versions, each ascending), so
+    sets of shared bots recorded at once wait for each other instead of deadlocking.
+    """
+    rated_set = RatedSet.objects.create(match=match, pool=pool, games=games)
+    # A new set has no players yet: one INSERT (``set()`` would read the empty list first).
+    RatedSet.players.through.objects.bulk_create(
+        RatedSet.players.through(ratedset_id=rated_set.pk, botversion_id=version_id)
+        for version_id in sorted(version_ids)
+    )
+    pairs = sorted(pair_twelfths)
+    SetScore.objects.bulk_create(
+        SetScore(rated_set=rated_set, pool=pool, player_id=a, opponent_id=b, twelfths=t)
+        for a, b, t in pairs
+    )
+    # Make each row first (a row another transaction is making is waited for, then skipped),
+    # then add to it: an UPDATE adds to the committed figure under the row's lock.
+    PairTotal.objects.bulk_create(
+        [PairTotal(pool=pool, player_id=a, opponent_id=b) for a, b, _ in pairs],
+        ignore_conflicts=True,
+    )
+    for a, b, t in pairs:
+        PairTotal.objects.filter(pool=pool, player_id=a, opponent_id=b).update(
+            sets=F("sets") + 1, twelfths=F("twelfths") + t
+        )
+    VersionTotal.objects.bulk_create(
+        [VersionTotal(pool=pool, version_id=v) for v in sorted(version_ids)],
+        ignore_conflicts=True,
+    )
+    for version_id in sorted(version_ids):
+        VersionTotal.objects.filter(pool=pool, version_id=version_id).update(
+            sets=F("sets") + 1, games=F("games") + games
+        )
+    return rated_set
