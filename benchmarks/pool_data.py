@@ -87,8 +87,9 @@ def league_play(*, bot_ids: list[int], name: str, rng: random.Random) -> int:
     """One rated league played to its end through the services; returns its games."""
     from django.contrib.auth import get_user_model
 
+    from tournaments.services.game_results import game_finish
     from tournaments.services.leagues import league_create, league_finish_if_done, league_start
-    from tournaments.services.matches import game_finish, match_begin, match_finish
+    from tournaments.services.matches import match_begin, match_finish
 
     owner = get_user_model().objects.get(username=LEAGUE_OWNER)
     league = league_create(creator=owner, name=name, bot_ids=bot_ids, rated=True)

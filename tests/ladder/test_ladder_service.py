@@ -29,7 +29,7 @@ from tournaments.services.ladder import (
     parse_pool,
 )
 from tournaments.services.leagues import league_finish_if_done
-from tournaments.services.matches import matches_sweep
+from tournaments.services.match_leases import matches_sweep
 from tournaments.services.ratings import ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)

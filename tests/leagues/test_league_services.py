@@ -34,7 +34,8 @@ from tournaments.services.leagues import (
     league_resume,
     league_start,
 )
-from tournaments.services.matches import LEASE_S, match_play
+from tournaments.services.match_leases import LEASE_S
+from tournaments.services.matches import match_play
 from tournaments.services.ratings import HISTORY_MIN_CHANGE, ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)

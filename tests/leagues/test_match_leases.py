@@ -10,13 +10,8 @@ from tournaments import queueing, tasks
 from tournaments.models import League, Match
 from tournaments.services import leagues as league_services
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.matches import (
-    LEASE_S,
-    match_begin,
-    match_heartbeat,
-    match_play,
-    matches_recover,
-)
+from tournaments.services.match_leases import LEASE_S, match_heartbeat, matches_recover
+from tournaments.services.matches import match_begin, match_play
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

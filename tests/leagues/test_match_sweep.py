@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from tournaments.models import Match
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.matches import matches_sweep
+from tournaments.services.match_leases import matches_sweep
 
 
 def running_league(user, make_bot):

@@ -15,8 +15,9 @@ from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Game, Match, RatedSet, Rating, SetScore
 from tournaments.services import ratings as rating_services
+from tournaments.services.game_results import game_finish
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.matches import game_finish, match_finish
+from tournaments.services.matches import match_finish
 from tournaments.services.ratings import ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)

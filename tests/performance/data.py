@@ -21,8 +21,8 @@ from django.utils import timezone
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
+from tournaments.services.game_results import head_to_head_add
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.matches import head_to_head_add
 from tournaments.services.ratings import rated_set_record, ratings_fit
 
 LOG_POOL = 64

@@ -28,7 +28,8 @@ from tournaments.services.leagues import (
     league_enrol,
     league_start,
 )
-from tournaments.services.matches import match_begin, match_play, match_release
+from tournaments.services.match_leases import match_release
+from tournaments.services.matches import match_begin, match_play
 from tournaments.services.ratings import ERROR_ONE_OWNER, bots_rated_eligible
 
 pytestmark = pytest.mark.django_db(transaction=True)

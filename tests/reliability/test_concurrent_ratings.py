@@ -24,8 +24,9 @@ from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match, RatedSet, Rating, SetScore
 from tournaments.page_selectors import bot_head_to_head
 from tournaments.services import ratings as rating_services
+from tournaments.services.game_results import game_finish
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.matches import game_finish, match_finish
+from tournaments.services.matches import match_finish
 from tournaments.services.ratings import ratings_recompute
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -50,7 +50,7 @@ from tournaments.models import League, Match
 from tournaments.queueing import BROKER_ERRORS
 from tournaments.selectors import league_progress
 from tournaments.services.leagues import league_create, league_start, leagues_schedule_sweep
-from tournaments.services.matches import HEARTBEAT_S, matches_sweep
+from tournaments.services.match_leases import HEARTBEAT_S, matches_sweep
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 KILLS = 6

@@ -29,11 +29,12 @@ from tests.reliability.helpers import (
     wait_for,
 )
 from tournaments.bot_calls.faults import Fault, FaultKind
+from tournaments.bot_calls.game_loop import stopping
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match
 from tournaments.selectors import league_progress
 from tournaments.services.leagues import league_create, league_start
-from tournaments.services.matches import MAX_ATTEMPTS, GamePlan, MatchPlan, service_fault, stopping
+from tournaments.services.matches import MAX_ATTEMPTS, GamePlan, MatchPlan, service_fault
 
 THINK_S = 0.02
 

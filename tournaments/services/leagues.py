@@ -16,8 +16,8 @@ most one message per waiting match.
 Starting or resuming a league needs the match queue (Redis). When it is unreachable the service
 raises ``QueueUnavailable`` and changes nothing (the API answers 503), rather than start a league
 whose matches cannot be sent. Should the queue fail between that check and the commit, the league
-stays started and the beat sweep (``services.matches.matches_sweep``) sends its matches once the
-queue is back.
+stays started and the beat sweep (``services.match_leases.matches_sweep``) sends its matches once
+the queue is back.
 """
 
 from __future__ import annotations
