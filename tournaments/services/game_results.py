@@ -145,7 +145,8 @@ def head_to_head_add(*, winner: int | None, seats: list[Seat]) -> None:
 
 @transaction.atomic
 def game_abort(*, game_id: int, reason: str) -> bool:
-    """Close a game that ran past the match's time limit: no result, not rated."""
+    """Close a game that ran past the match's time limit, or that the runner could not finish:
+    no result, not rated."""
     game = Game.objects.select_for_update().get(pk=game_id)
     if game.status != Game.Status.PENDING:
         return False

@@ -56,6 +56,7 @@ def _release(cut_off: QuerySet[Match]) -> dict[int, str]:
 
 
 def lease_alive(match: Match, now: datetime.datetime) -> bool:
+    """Whether the match's holder renewed its lease within ``LEASE_S`` of ``now``."""
     if match.heartbeat_at is None:
         return False
     return (now - match.heartbeat_at).total_seconds() < LEASE_S
