@@ -31,11 +31,8 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -70,62 +67,38 @@ def start_bots(env: dict, count: int, delay_ms: int, processes: list[subprocess.
 
 
 def run(args: argparse.Namespace) -> None:
-    from scripts.private_redis import PrivateRedis
+    from scripts.processes import private_service
 
-    data_dir = Path(tempfile.mkdtemp(prefix="escoba-ladder-bench-"))
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DEBUG": "0",
-        "ESCOBA_DATA_DIR": str(data_dir),
-        "ESCOBA_ALLOW_PRIVATE_BOT_URLS": "1",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
+    settings = {
         "ESCOBA_LADDER_POOLS": "classic/2p",
         "ESCOBA_LADDER_SETS_IN_FLIGHT": str(args.sets_in_flight),
         "ESCOBA_LADDER_MAX_SETS_PER_BOT": str(args.max_sets_per_bot),
         "ESCOBA_LADDER_TICK_S": "5",
         "ESCOBA_SWEEP_INTERVAL_S": "60",
     }
-    children: list[subprocess.Popen] = []
-    with PrivateRedis() as redis_server:
-        env["REDIS_URL"] = redis_server.url
-        os.environ.update(env)
-        try:
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0", "--skip-checks"],
-                cwd=ROOT, env=env, check=True,
-            )  # fmt: skip
-            bots = start_bots(env, args.bots, args.delay_ms, children)
-            worker = subprocess.Popen(
-                [*worker_command(0, args.concurrency), "--queues", "games,maintenance"],
-                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-            )  # fmt: skip
-            children.append(worker)
-            # The baseline values of rated deals: their own process, as compose runs them.
-            baselines = subprocess.Popen(
-                celery_worker_command(
-                    pool="prefork", concurrency=1, queues="baselines",
-                    hostname="baselines@localhost", loglevel="WARNING",
-                ),
-                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-            )  # fmt: skip
-            children.append(baselines)
-            beat = subprocess.Popen(
-                celery_beat_command(loglevel="WARNING", schedule=data_dir / "beat-schedule"),
-                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-            )  # fmt: skip
-            children.append(beat)
-            measure(args, bots, worker, baselines)
-        finally:
-            for child in reversed(children):
-                child.terminate()
-            for child in children:
-                try:
-                    child.wait(10)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-            shutil.rmtree(data_dir, ignore_errors=True)
+    with private_service(prefix="escoba-ladder-bench-", **settings) as (env, children):
+        data_dir = Path(env["ESCOBA_DATA_DIR"])
+        bots = start_bots(env, args.bots, args.delay_ms, children)
+        worker = subprocess.Popen(
+            [*worker_command(0, args.concurrency), "--queues", "games,maintenance"],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        children.append(worker)
+        # The baseline values of rated deals: their own process, as compose runs them.
+        baselines = subprocess.Popen(
+            celery_worker_command(
+                pool="prefork", concurrency=1, queues="baselines",
+                hostname="baselines@localhost", loglevel="WARNING",
+            ),
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        children.append(baselines)
+        beat = subprocess.Popen(
+            celery_beat_command(loglevel="WARNING", schedule=data_dir / "beat-schedule"),
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        children.append(beat)
+        measure(args, bots, worker, baselines)
 
 
 def measure(
@@ -287,8 +260,6 @@ def lag_report(ladder, window_start, window_end, baseline_cpu, RatedSet, RatingF
 
 
 def main() -> None:
-    # A plain SIGTERM (``timeout``, a CI limit) would skip the clean-up of the children.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="Length of the window.")
     parser.add_argument("--bots", type=int, default=20)

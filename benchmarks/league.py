@@ -29,10 +29,8 @@ import argparse
 import asyncio
 import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -153,49 +151,50 @@ def worker_command(number: int, concurrency: int) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> None:
-    from scripts.private_redis import PrivateRedis
+    from scripts.processes import private_service
 
-    data_dir = Path(tempfile.mkdtemp(prefix="escoba-bench-"))
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DEBUG": "0",
-        "ESCOBA_DATA_DIR": str(data_dir),
-        "ESCOBA_ALLOW_PRIVATE_BOT_URLS": "1",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-    }
-    children: list[subprocess.Popen] = []
-    with PrivateRedis() as redis_server:
-        env["REDIS_URL"] = redis_server.url
-        os.environ.update(env)
-        try:
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0", "--skip-checks"],
-                cwd=ROOT, env=env, check=True,
-            )  # fmt: skip
-            bots, urls = start_bots(env, args.delay_ms)
-            children += bots
-            workers = [
-                subprocess.Popen(
-                    worker_command(number, args.concurrency),
-                    cwd=ROOT,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                )
-                for number in range(args.workers)
-            ]
-            children += workers
-            measure(args, urls, workers, bots)
-        finally:
-            for child in reversed(children):
-                child.terminate()
-            for child in children:
-                try:
-                    child.wait(10)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-            shutil.rmtree(data_dir, ignore_errors=True)
+    with private_service(prefix="escoba-bench-") as (env, children):
+        bots, urls = start_bots(env, args.delay_ms)
+        children += bots
+        workers = [
+            subprocess.Popen(
+                worker_command(number, args.concurrency),
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
+            for number in range(args.workers)
+        ]
+        children += workers
+        measure(args, urls, workers, bots)
+
+
+def slots_kept_busy(league, slots: int) -> float | None:
+    """The share of the workers' match slots (threads) that held a match from the first match's
+    begin to the last one's, while matches still waited in the queue: 1.0 when every slot that
+    freed took the next match at once, less when matches waited behind finished ones (waves).
+    None when every match began at once (nothing waited)."""
+    spans = [
+        (m.started_at.timestamp(), m.finished_at.timestamp())
+        for m in league.matches.only("started_at", "finished_at")
+    ]
+    first, last = min(s for s, _ in spans), max(s for s, _ in spans)
+    if last - first < 0.5:
+        return None
+    held = sum(min(end, last) - start for start, end in spans if start < last)
+    return held / (slots * (last - first))
+
+
+def matches_by_worker(league, started_at: float) -> str:
+    """Each worker's matches and when its last one ended (seconds from the start)."""
+    from django.db.models import Count, Max
+
+    rows = league.matches.values("worker").annotate(n=Count("id"), end=Max("finished_at"))
+    return ", ".join(
+        f"{row['worker'].split('@')[0]}: {row['n']} (last ended at "
+        f"{row['end'].timestamp() - started_at:.1f} s)"
+        for row in rows.order_by("worker")
+    )
 
 
 def machine_cpu() -> float:
@@ -309,6 +308,9 @@ def measure(
         f"(first {min(begun):.2f} s), "
         f"first game stored at {ended[0]:.2f} s, half at {ended[len(ended) // 2]:.2f} s, "
         f"the last at {ended[-1]:.2f} s; league finished at {wall:.2f} s")  # fmt: skip
+    busy = slots_kept_busy(league, len(workers) * args.concurrency)
+    say(f"  matches by worker: {matches_by_worker(league, started_at)}; slots kept busy while "
+        f"matches waited: {'-' if busy is None else f'{busy:.0%}'}")  # fmt: skip
     say(f"  per move: {per_move:.1f} ms of game time, of which the bot round trip "
         f"{round_trip:.1f} ms (caller's timing)")  # fmt: skip
     say(f"  worker CPU: {worker_cpu:.2f} s ({worker_cpu / moves * 1000:.2f} ms per move)")

@@ -8,8 +8,10 @@ Run from the repository root:
 
 Each worker node is what one machine of a compose deployment runs (``docker compose up
 --scale worker=N``): its own ``celery worker`` process with its own hostname
-(``--hostname nodeK@localhost``) consuming the shared ``games`` queue, on the one Redis and
-the one database of the deployment. After each league the script checks that no game was
+(``--hostname nodeK@localhost``) consuming the match queues as compose's ``worker`` does, on the
+one Redis and the one database of the deployment. This process writes each league's schedule
+and sends its matches (what the maintenance worker's ``leagues.schedule`` does), so the nodes
+only play. After each league the script checks that no game was
 played twice: every match begun exactly once (``Match.attempts``, under its lease), every game
 stored once with one log, and it says how many matches each node played.
 
@@ -19,7 +21,8 @@ pairing) are played first by one ``celery worker --pool threads`` process, then 
 with ``--concurrency`` threads. PostgreSQL is the private cluster of ``scripts/postgres.sh``
 (a fresh database per run of this script); with ``--sqlite`` every result write queues on
 the one database file. Reported per run: wall time, games/s, moves/s, and the CPU seconds the
-workers and the bots used, which says what the machine ran out of.
+workers and the bots used, which says what the machine ran out of, and the share of the
+nodes' match slots kept busy while matches waited in the queue (``benchmarks.league``).
 """
 
 from __future__ import annotations
@@ -27,15 +30,19 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.league import cpu_seconds, say, start_bots
-from scripts.processes import celery_worker_command, stop_processes, wait_for_workers
+from benchmarks.league import cpu_seconds, matches_by_worker, say, slots_kept_busy, start_bots
+from scripts.processes import (
+    celery_worker_command,
+    private_service,
+    stop_processes,
+    wait_for_workers,
+)
 
-GAMES_QUEUE = "games"  # tournaments.queueing.GAMES_QUEUE, the queue compose's `worker` consumes
+# tournaments.queueing.MATCH_QUEUES: what compose's `worker` consumes.
+MATCH_QUEUES = "games,leagues,challenges"
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,8 +73,10 @@ def start_workers(count: int, concurrency: int, env: dict, log_dir: Path) -> lis
     workers, names = [], []
     for number in range(count):
         name = f"node{number + 1}@localhost"
-        command = celery_worker_command(pool="threads", concurrency=concurrency, queues=GAMES_QUEUE,
-                                        loglevel="WARNING", hostname=name, alone=True)  # fmt: skip
+        command = celery_worker_command(
+            pool="threads", concurrency=concurrency, queues=MATCH_QUEUES, loglevel="WARNING",
+            hostname=name, alone=True,
+        )  # fmt: skip
         with open(log_dir / f"worker-{count}-{number}.log", "ab") as log:
             workers.append(
                 subprocess.Popen(
@@ -107,8 +116,9 @@ def played_once(league) -> None:
 
 
 def play_league(args, owner, bot_ids: list[int], workers: int, env: dict, bot_processes) -> dict:
-    from django.db.models import Count, Sum
+    from django.db.models import Sum
 
+    from tournaments import queueing
     from tournaments.models import League
     from tournaments.services.league_creation import league_create
     from tournaments.services.league_schedules import league_start
@@ -124,8 +134,9 @@ def play_league(args, owner, bot_ids: list[int], workers: int, env: dict, bot_pr
         )
         cpu_before = cpu_seconds(processes), cpu_seconds(bot_processes)
         load_before = os.getloadavg()[0]
-        started = time.perf_counter()
-        league_start(league_id=league.id)
+        started, started_at = time.perf_counter(), time.time()
+        league_start(league_id=league.id, enqueue=False)
+        queueing.matches_enqueue(league.matches.order_by("number").values_list("id", flat=True))
         while League.objects.get(pk=league.id).status != League.Status.FINISHED:
             if time.perf_counter() - started > args.timeout:
                 raise SystemExit("the league did not finish in time")
@@ -138,9 +149,8 @@ def play_league(args, owner, bot_ids: list[int], workers: int, env: dict, bot_pr
     played_once(league)
     return {
         "workers": workers,
-        "nodes": dict(
-            league.matches.values_list("worker").annotate(n=Count("id")).order_by("worker")
-        ),
+        "nodes": matches_by_worker(league, started_at),
+        "busy": slots_kept_busy(league, workers * args.concurrency),
         "games": games.count(),
         "aborted": league.games.filter(status="aborted").count(),
         "moves": games.aggregate(m=Sum("moves"))["m"],
@@ -160,35 +170,17 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900)
     args = parser.parse_args()
 
-    from scripts.private_redis import PrivateRedis
-
-    data_dir = Path(tempfile.mkdtemp(prefix="escoba-scaling-"))
     database_url = base_url = None
     if not args.sqlite:
         database_url, base_url = postgres_database()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DEBUG": "0",
-        "ESCOBA_DATA_DIR": str(data_dir),
-        "ESCOBA_ALLOW_PRIVATE_BOT_URLS": "1",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-        # Slow bots on a loaded machine: a match must not be cut off by its time limit.
-        "ESCOBA_MATCH_TIME_LIMIT_S": "1800",
-    }
+    # Slow bots on a loaded machine: a match must not be cut off by its time limit.
+    settings = {"ESCOBA_MATCH_TIME_LIMIT_S": "1800"}
     if database_url:
-        env["DATABASE_URL"] = database_url
-    bot_processes: list[subprocess.Popen] = []
+        settings["DATABASE_URL"] = database_url
     try:
-        with PrivateRedis() as redis_server:
-            env["REDIS_URL"] = redis_server.url
-            os.environ.update(env)
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0", "--skip-checks"],
-                cwd=ROOT, env=env, check=True,
-            )  # fmt: skip
+        with private_service(prefix="escoba-scaling-", keep_data=True, **settings) as (env, kids):
             bot_processes, urls = start_bots(env, args.delay_ms)
+            kids += bot_processes
             import django
 
             django.setup()
@@ -204,7 +196,6 @@ def main() -> None:
                 play_league(args, owner, bot_ids, workers, env, bot_processes) for workers in (1, 2)
             ]
     finally:
-        stop_processes(bot_processes)
         if database_url:
             from django.db import connections
 
@@ -217,9 +208,11 @@ def main() -> None:
             f"{run['wall']:.1f} s: {run['games'] / run['wall']:.2f} games/s, "
             f"{run['moves'] / run['wall']:.0f} moves/s; CPU: workers {run['worker_cpu']:.1f} s, "
             f"bots {run['bots_cpu']:.1f} s; load average {run['load']}; "
-            f"matches by node {run['nodes']}; each game played once"
+            f"matches by node {run['nodes']}; slots kept busy while matches waited "
+            f"{'-' if run['busy'] is None else format(run['busy'], '.0%')}; each game played once"
         )
-    say(f"2 nodes / 1 node: {runs[0]['wall'] / runs[1]['wall']:.2f}x; logs in {data_dir}")
+    say(f"2 nodes / 1 node: {runs[0]['wall'] / runs[1]['wall']:.2f}x; logs in "
+        f"{env['ESCOBA_DATA_DIR']}")  # fmt: skip
 
 
 if __name__ == "__main__":

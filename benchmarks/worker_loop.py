@@ -5,7 +5,7 @@
 
 N two-player classic games (pairings of the 8 SDK example bots of `benchmarks.league`, each its
 own `python -m bots_sdk serve` process, requests signed) are handed to the match service's games
-loop (`tournaments.services.matches._games_loop.submit`: the shared `Caller`, the runner, the
+loop (`tournaments.services.matches.game_submit`: the shared `Caller`, the runner, the
 live feeds publishing every play to a private Redis), all at once, from a plain thread, as match
 tasks hand them over. Reported: this process's CPU per move (`os.times`, user + system), which
 is what a league worker spends per move whatever else runs on the machine, and the Redis
@@ -46,7 +46,7 @@ def play_round(urls: list[str], games: int, first_seed: int) -> tuple[int, float
     """Moves and wall seconds for `games` games submitted at once to the worker's loop."""
     from games.engine import Ruleset
     from tournaments.bot_calls.runner import BotEndpoint
-    from tournaments.services.matches import GamePlan, MatchPlan, _games_loop
+    from tournaments.services.matches import GamePlan, MatchPlan, game_submit, games_loop
 
     ruleset = Ruleset.from_preset("classic")
     endpoints = [BotEndpoint(url, SECRET, name=f"bot{i}") for i, url in enumerate(urls)]
@@ -56,7 +56,7 @@ def play_round(urls: list[str], games: int, first_seed: int) -> tuple[int, float
     )
     started = time.perf_counter()
     futures = [
-        _games_loop.submit(
+        game_submit(
             plan,
             GamePlan(
                 game_id=first_seed + n,
@@ -70,7 +70,7 @@ def play_round(urls: list[str], games: int, first_seed: int) -> tuple[int, float
     records = [future.result() for future in futures]
     elapsed = time.perf_counter() - started
     for n in range(games):
-        _games_loop.feeds.end(first_seed + n, "finished")
+        games_loop.feeds.end(first_seed + n, "finished")
     faults = sum(len(record.faults) for record in records)
     assert faults == 0, f"{faults} faults"
     return sum(len(record.plays) for record in records), elapsed
@@ -110,9 +110,9 @@ def run(args: argparse.Namespace) -> None:
 
 
 def profile(urls: list[str], games: int, top: int) -> None:
-    from tournaments.services.matches import _games_loop
+    from tournaments.services.matches import games_loop
 
-    loop, _ = _games_loop._ensure()
+    loop, _, _ = games_loop.started()
     profiler = cProfile.Profile(time.process_time)
     # cProfile profiles the thread that enables it: the loop's.
     loop.call_soon_threadsafe(profiler.enable)

@@ -7,14 +7,20 @@ Every command is a full argv starting with this interpreter (`sys.executable`), 
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 CELERY_APP = "config.celery_app"
 ASGI_APP = "config.asgi:application"
 
@@ -118,3 +124,56 @@ def stop_processes(processes: Iterable[subprocess.Popen], timeout: float = 15.0)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def migrate_command() -> list[str]:
+    """`manage.py migrate`, quietly and without the system checks (a fresh database)."""
+    return [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0", "--skip-checks"]
+
+
+@contextmanager
+def private_service(
+    *, prefix: str, keep_data: bool = False, **settings: str
+) -> Iterator[tuple[dict[str, str], list[subprocess.Popen]]]:
+    """What a benchmark runs the service on: a private Redis, a fresh data directory (its
+    SQLite database, unless `DATABASE_URL` is among `settings`), migrated; yields the
+    environment for the service's processes (also set in this process's, for Django) and a list
+    to which the caller adds each process it starts. On exit, SIGTERM included, those processes
+    are stopped, the Redis too, and the data directory removed unless `keep_data`.
+
+    The environment: local settings without debug, private bot addresses allowed (the bots are
+    on loopback), warnings only, plus `settings`.
+    """
+    from scripts.private_redis import PrivateRedis
+
+    data_dir = Path(tempfile.mkdtemp(prefix=prefix))
+    children: list[subprocess.Popen] = []
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        with PrivateRedis() as redis_server:
+            env = {
+                **os.environ,
+                "DJANGO_SETTINGS_MODULE": "config.settings.local",
+                "DEBUG": "0",
+                "ESCOBA_DATA_DIR": str(data_dir),
+                "ESCOBA_ALLOW_PRIVATE_BOT_URLS": "1",
+                "LOG_LEVEL": "WARNING",
+                "PYTHONPATH": str(ROOT),
+                "REDIS_URL": redis_server.url,
+                **settings,
+            }
+            os.environ.update(env)
+            try:
+                subprocess.run(migrate_command(), cwd=ROOT, env=env, check=True)
+                yield env, children
+            finally:
+                stop_processes(reversed(children), timeout=10)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if not keep_data:
+            shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C, so the `finally` blocks stop the children."""
+    raise SystemExit(128 + signum)

@@ -6,7 +6,7 @@ Where each figure lives, so that it stays right with any number of web and worke
 - **Counters** (games and moves stored, faults by kind, bot call latencies, read cache hits and
   misses) are in one Redis hash, ``escoba:metrics``, added to by whichever process did the work:
   the worker that stored a game adds its figures when its transaction commits (``game_counted``,
-  called by ``services.matches.game_finish``: a game stored once is counted once, a game played
+  called by ``services.game_results.game_finish``: a game stored once is counted once, a game played
   again after a service fault is not counted until it is stored), a web process adds its read
   cache hits and misses every second at most (``read_counted``). Any web process answers a
   scrape with the totals of every machine. A Redis that loses its data starts them from 0, which

@@ -233,7 +233,7 @@ def matches_enqueue_on_commit(match_ids: Iterable[int]) -> None:
     worker never looks for a match that is not there yet or was rolled back.
 
     The transaction has committed by then: a queue lost in between is logged, not raised, and
-    the beat sweep (``services.matches.matches_sweep``) sends the matches once it is back.
+    the beat sweep (``services.match_leases.matches_sweep``) sends the matches once it is back.
     """
     _send_on_commit(list(match_ids), unless_queued=False)
 

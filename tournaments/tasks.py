@@ -11,7 +11,7 @@ this module); a match goes to its league's queue (``queueing.MATCH_QUEUES``: gam
 ladder, leagues, challenges), every other task to the queue ``CELERY_TASK_ROUTES`` names.
 
 Run games workers with ``--pool threads --concurrency 32`` (or more): a match spends its time
-waiting for bots, and every match of a worker shares one event loop (``services.matches``). A
+waiting for bots, and every match of a worker shares one event loop (``bot_calls.game_loop``). A
 worker that begins a warm shutdown releases the matches it is playing (``worker_shutting_down``):
 their unfinished games are played again later, never forfeited (the threads pool; a prefork
 child finishes its match, or is killed and recovered).
@@ -34,6 +34,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from tournaments import queueing
+from tournaments.bot_calls.game_loop import stopping
 from tournaments.bot_check_progress import check_progress_clear, check_progress_running
 from tournaments.models import Bot, BotCheck
 from tournaments.services import notifications
@@ -49,13 +50,8 @@ from tournaments.services.email_verification import (
 )
 from tournaments.services.ladder import ladder_fill, ladder_tick
 from tournaments.services.league_schedules import league_schedule_next, leagues_schedule_sweep
-from tournaments.services.matches import (
-    LEASE_S,
-    match_play,
-    matches_recover,
-    matches_sweep,
-    stopping,
-)
+from tournaments.services.match_leases import LEASE_S, matches_recover, matches_sweep
+from tournaments.services.matches import match_play
 from tournaments.services.play import play_advance, play_clocks_enforce
 from tournaments.services.rating_fits import ratings_fit_coalesced, ratings_sweep
 

@@ -29,7 +29,7 @@ from tournaments.services.ladder import (
     parse_pool,
 )
 from tournaments.services.league_states import league_finish_if_done
-from tournaments.services.matches import matches_sweep
+from tournaments.services.match_leases import matches_sweep
 from tournaments.services.rating_fits import ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -36,7 +36,8 @@ from tournaments.services.league_states import (
     league_pause,
     league_resume,
 )
-from tournaments.services.matches import LEASE_S, match_play
+from tournaments.services.match_leases import LEASE_S
+from tournaments.services.matches import match_play
 from tournaments.services.rating_fits import HISTORY_MIN_CHANGE, ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,13 +11,8 @@ from tournaments.models import League, Match
 from tournaments.services import league_states
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
-from tournaments.services.matches import (
-    LEASE_S,
-    match_begin,
-    match_heartbeat,
-    match_play,
-    matches_recover,
-)
+from tournaments.services.match_leases import LEASE_S, match_heartbeat, matches_recover
+from tournaments.services.matches import match_begin, match_play
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 from tournaments.models import Match
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
-from tournaments.services.matches import matches_sweep
+from tournaments.services.match_leases import matches_sweep
 
 
 def running_league(user, make_bot):

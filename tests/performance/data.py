@@ -21,9 +21,9 @@ from django.utils import timezone
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
+from tournaments.services.game_results import head_to_head_add
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
-from tournaments.services.matches import head_to_head_add
 from tournaments.services.rated_sets import rated_set_record
 from tournaments.services.rating_fits import ratings_fit
 

@@ -114,7 +114,7 @@ def test_a_finished_game_changes_the_etag_of_its_league(played, django_capture_o
     game.save(update_fields=["status"])
     from benchmarks.pool_data import play_record
     from games.engine import Ruleset
-    from tournaments.services.matches import game_finish
+    from tournaments.services.game_results import game_finish
 
     record = play_record(Ruleset.from_dict(played.ruleset), game.seed, random.Random(5))
     game.log.delete()

@@ -24,9 +24,10 @@ from tournaments.bot_calls.runner import GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match, RatedSet, Rating, SetScore
 from tournaments.selectors.pages import bot_head_to_head
 from tournaments.services import rating_fits
+from tournaments.services.game_results import game_finish
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
-from tournaments.services.matches import game_finish, match_finish
+from tournaments.services.matches import match_finish
 from tournaments.services.rating_fits import ratings_recompute
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

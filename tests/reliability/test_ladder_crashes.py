@@ -26,7 +26,7 @@ from tests.reliability.helpers import (
 from tournaments.models import Bot, Game, Match, RatedSet, SetScore, VersionTest
 from tournaments.selectors.ladder import league_set_scores
 from tournaments.services.ladder import ladder_league
-from tournaments.services.matches import matches_sweep
+from tournaments.services.match_leases import matches_sweep
 from tournaments.services.version_tests import version_test_create, version_tests_settle
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]

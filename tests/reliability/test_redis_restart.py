@@ -51,7 +51,7 @@ from tournaments.queueing import BROKER_ERRORS
 from tournaments.selectors.leagues import league_progress
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start, leagues_schedule_sweep
-from tournaments.services.matches import HEARTBEAT_S, matches_sweep
+from tournaments.services.match_leases import HEARTBEAT_S, matches_sweep
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 KILLS = 6

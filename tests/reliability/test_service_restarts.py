@@ -29,12 +29,13 @@ from tests.reliability.helpers import (
     vanish_all,
     wait_for,
 )
+from tournaments.bot_calls.game_loop import stopping
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall
 from tournaments.models import Bot, Game, Match
 from tournaments.selectors.leagues import league_progress
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
-from tournaments.services.matches import MAX_ATTEMPTS, GamePlan, MatchPlan, service_fault, stopping
+from tournaments.services.matches import MAX_ATTEMPTS, GamePlan, MatchPlan, service_fault
 
 THINK_S = 0.02
 

@@ -12,6 +12,7 @@ import socket
 import pytest
 
 from tests.bots.hostile_urls import HOSTILE_URLS
+from tournaments.bot_calls.game_loop import GameLoop
 from tournaments.live import LiveFeeds
 from tournaments.models import Game, Seat
 from tournaments.services import matches
@@ -37,8 +38,8 @@ def own_game_loop():
     below (the process's usual loop may already hold a caller that allows private addresses).
     Like the usual one, it closes its connections when the process exits."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(matches, "_games_loop", matches._GameLoop())
-        patch.setattr(matches, "LiveFeeds", FeedsKeptOffTheNetwork)
+        own = GameLoop(make_caller=matches.bot_caller, make_feeds=FeedsKeptOffTheNetwork)
+        patch.setattr(matches, "games_loop", own)
         yield
 
 

@@ -51,7 +51,7 @@ from tournaments.live import live_game_key, live_topic_key
 from tournaments.models import Bot, Game, GameLog, League, Match, PersonGame, Seat
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.selectors import play as play_selectors
-from tournaments.services.matches import SEAT_FIGURES, _seat_stats, game_log_url
+from tournaments.services.game_results import SEAT_FIGURES, game_log_url, seat_stats
 
 logger = logging.getLogger(__name__)
 
@@ -339,7 +339,7 @@ def _finish(person_game: PersonGame, referee: Referee, calls: list[PlayCall]) ->
     GameLog.objects.create(
         game=game, document=record.log, diagnostics=record.diagnostics, faults=record.faults
     )
-    stats = _seat_stats(record)
+    stats = seat_stats(record)
     for seat in game.seats.all():
         values = {name: stats.get(seat.seat, {}).get(name, getattr(seat, name))
                   for name in SEAT_FIGURES}  # fmt: skip

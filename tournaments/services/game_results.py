@@ -1,0 +1,158 @@
+"""A finished game's result, stored once: the game, its log, its seats' figures, its no-shows and
+its bots' head-to-head totals, in one transaction that first locks the game row and returns if
+the game is already finished (a second delivery of the same match). A game that ran past its
+match's time limit, or that the runner could not finish, is aborted instead: no result, not rated.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from tournaments import queueing
+from tournaments.bot_calls.runner import GameRecord
+from tournaments.latency import nearest_rank_percentile
+from tournaments.metrics import game_counted
+from tournaments.models import Game, GameLog, HeadToHead, Seat
+from tournaments.read_cache import game_scopes, reads_changed
+from tournaments.services.no_shows import game_no_shows_record
+
+
+def game_log_url(game_id: int | str) -> str:
+    """Where anyone can read a game's log: the end notice tells the bots."""
+    return f"{settings.ESCOBA_PUBLIC_URL.rstrip('/')}/api/games/{game_id}/log/"
+
+
+SEAT_FIGURES = (
+    "moves",
+    "faults",
+    "fault_kinds",
+    "latency_mean_ms",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "latency_max_ms",
+)
+
+
+def seat_stats(record: GameRecord) -> dict[int, dict[str, Any]]:
+    """Moves, faults by kind and latency figures per seat, from the runner's calls: what a bot's
+    profile shows, stored once so that no page reads a log to draw it."""
+    latencies: dict[int, list[float]] = defaultdict(list)
+    moves: Counter[int] = Counter()
+    for call in record.plays:
+        moves[call.seat] += 1
+        latencies[call.seat].append(call.latency_ms)
+    kinds: dict[int, Counter[str]] = defaultdict(Counter)
+    for call in record.calls:
+        if call.fault is not None:
+            kinds[call.seat][str(call.fault.kind)] += 1
+    stats = {}
+    for seat in set(moves) | set(kinds):
+        seat_latencies = sorted(latencies.get(seat, []))
+        figures: dict[str, float | None] = dict.fromkeys(
+            ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_max_ms")
+        )
+        if seat_latencies:
+            figures = {
+                "latency_mean_ms": sum(seat_latencies) / len(seat_latencies),
+                "latency_p50_ms": nearest_rank_percentile(seat_latencies, 50),
+                "latency_p95_ms": nearest_rank_percentile(seat_latencies, 95),
+                "latency_max_ms": seat_latencies[-1],
+            }
+        stats[seat] = {
+            "moves": moves[seat],
+            "faults": kinds[seat].total(),
+            "fault_kinds": dict(kinds[seat].most_common()),
+            **figures,
+        }
+    return stats
+
+
+@transaction.atomic
+def game_finish(*, game_id: int, record: GameRecord) -> bool:
+    """Store a finished game, its seats' figures and its no-shows in one transaction.
+
+    Returns False, changing nothing, when the game was already stored (a second delivery of the
+    same task); this check under the row lock is what makes "stored once" hold.
+    """
+    game = Game.objects.select_for_update(of=("self",)).select_related("league").get(pk=game_id)
+    if game.status != Game.Status.PENDING:
+        return False
+    result = record.log["result"]
+    game.status = Game.Status.FINISHED
+    game.winner = result["winner"]
+    game.totals = result["totals"]
+    game.reason = result["reason"]
+    game.forfeit = result["forfeit_seat"]
+    faults = record.faults
+    game.moves = len(record.plays)
+    game.faults = len(faults)
+    game.finished_at = timezone.now()
+    game.save()
+    GameLog.objects.create(
+        game=game, document=record.log, diagnostics=record.diagnostics, faults=faults
+    )
+    stats = seat_stats(record)
+    seats = list(game.seats.all())
+    for seat in seats:
+        for name, value in stats.get(seat.seat, {}).items():
+            setattr(seat, name, value)
+    game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
+    if game.league.rated:  # the deal's baseline value, for the luck correction (baselines)
+        queueing.baselines_enqueue_on_commit([game.id])
+    # One plain UPDATE per seat: bulk_update's CASE per field per row cost more CPU than the
+    # rest of storing the game (docs/benchmarks.md, "The pool").
+    for seat in seats:
+        values = {name: getattr(seat, name) for name in (*SEAT_FIGURES, "no_show")}
+        Seat.objects.filter(pk=seat.pk).update(finished_at=game.finished_at, **values)
+    head_to_head_add(winner=game.winner, seats=seats)
+    reads_changed(*game_scopes(game.id, game.league_id, game.seating))
+    game_counted(pool=game.league.pool, moves=game.moves, calls=record.calls)
+    return True
+
+
+def head_to_head_add(*, winner: int | None, seats: list[Seat]) -> None:
+    """Count one finished game in its bots' head-to-head totals (``HeadToHead``): a game for
+    each bot against each bot on another team, a win if the bot's team won, a draw if nobody did.
+
+    Call inside the transaction that stores the game. Rows are made first (one made by another
+    transaction is waited for, then skipped), then added to under their locks, in one order, so
+    games of the same bots stored at once wait for each other instead of deadlocking.
+    """
+    teams: defaultdict[int, set[int]] = defaultdict(set)
+    for seat in seats:
+        teams[seat.bot_id].add(seat.team)
+    pairs = sorted(
+        {(a.bot_id, b.bot_id) for a in seats for b in seats if a.team != b.team}
+        - {(bot, bot) for bot in teams}
+    )
+    HeadToHead.objects.bulk_create(
+        [HeadToHead(bot_id=bot, opponent_id=opponent) for bot, opponent in pairs],
+        ignore_conflicts=True,
+    )
+    for bot, opponent in pairs:
+        HeadToHead.objects.filter(bot_id=bot, opponent_id=opponent).update(
+            games=F("games") + 1,
+            wins=F("wins") + int(winner in teams[bot]),
+            draws=F("draws") + int(winner is None),
+        )
+
+
+@transaction.atomic
+def game_abort(*, game_id: int, reason: str) -> bool:
+    """Close a game that ran past the match's time limit, or that the runner could not finish:
+    no result, not rated."""
+    game = Game.objects.select_for_update().get(pk=game_id)
+    if game.status != Game.Status.PENDING:
+        return False
+    game.status = Game.Status.ABORTED
+    game.reason = reason
+    game.finished_at = timezone.now()
+    game.save(update_fields=["status", "reason", "finished_at"])
+    reads_changed(*game_scopes(game.id, game.league_id, game.seating))
+    return True
