@@ -21,7 +21,7 @@ from typing import Any
 from .bot import Bot
 from .check import DEFAULT_TIMEOUT_MS, run_check
 from .league import HttpPlayer, LeagueError, LocalPlayer, Player, is_url, run_league
-from .local import TIMEOUT_MS, duel
+from .local import duel
 from .progress import Progress
 from .replay import (
     EXIT_CANNOT_RUN,
@@ -90,8 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument(
         "--timeout-ms",
         type=int,
-        default=TIMEOUT_MS,
-        help=f"time each move may take, as the requests say (default {TIMEOUT_MS})",
+        default=DEFAULT_TIMEOUT_MS,
+        help=f"time each move may take, as the requests say (default {DEFAULT_TIMEOUT_MS})",
     )
 
     league = commands.add_parser(
@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
         "--ruleset", default="classic", help='a preset name, or JSON {"name": ..., "options": ...}'
     )
     league.add_argument("--seed", type=int, default=0)
-    league.add_argument("--timeout-ms", type=int, default=TIMEOUT_MS)
+    league.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
     league.add_argument(
         "--secret",
         default=os.environ.get(SECRET_ENV),

@@ -15,17 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.check import DEFAULT_TIMEOUT_MS
 from games.engine import Game, Result, Ruleset
-from games.faults import DEFAULT_MAX_FAULTS, Fault, FaultKind
+from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS, Fault, FaultKind
 from games.referee import Answer, Referee
 from games.wire import move_reply_debug
 
 from .bot import Bot, BotError, Choose, as_bot
 from .state import BotState
-
-# The arena's default time for a move, as its protocol check and the service use it.
-TIMEOUT_MS = DEFAULT_TIMEOUT_MS
 
 
 def ask(bot: Bot, body: dict[str, Any]) -> Answer:
@@ -52,7 +48,7 @@ def referee_game(
     seed: int,
     ruleset: Ruleset | None = None,
     game_id: str | None = None,
-    timeout_ms: int = TIMEOUT_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
     max_faults: int = DEFAULT_MAX_FAULTS,
 ) -> Referee:
     """Play one game to its end, `bots[i]` in seat i, and hand back its referee (the game, its
@@ -74,7 +70,7 @@ def play_game(
     seed: int,
     ruleset: Ruleset | None = None,
     game_id: str | None = None,
-    timeout_ms: int = TIMEOUT_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> Result:
     """Play one game, `bots[i]` in seat i, refereed as the arena referees it; its result."""
     referee = referee_game(bots, seed=seed, ruleset=ruleset, game_id=game_id, timeout_ms=timeout_ms)
@@ -107,7 +103,7 @@ def duel(
     games: int,
     seed: int = 0,
     ruleset: Ruleset | None = None,
-    timeout_ms: int = TIMEOUT_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> DuelResult:
     """`first` against `second` over `games` two-player games, counted for `first`.
 

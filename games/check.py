@@ -20,10 +20,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .engine import EscobaError, Game, Move, Result, Ruleset
+from .faults import DEFAULT_TIMEOUT_MS
 from .wire import ProtocolError, end_notice, move_request, parse_info_reply, parse_move_reply
 from .wire import start_notice as start_notice_body
 
-DEFAULT_TIMEOUT_MS = 1000
 MAX_REPLY_BYTES = 64 * 1024
 RULESET = Ruleset.from_preset("classic")
 SEAT_NAMES = ("you", "check")

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.forms import BoundField
 
-from games.faults import DEFAULT_MAX_FAULTS
+from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS
 
 PASSWORDS_DIFFER = "The two passwords differ."
 
@@ -120,7 +120,7 @@ class LeagueForm(FocusFirstErrorMixin, forms.Form):
         max_value=60,
         help_text="A multiple of 2 (of 3 for 3-player games); empty: one duplicate set.",
     )
-    move_timeout_ms = forms.IntegerField(label="Move timeout (ms)", initial=1000)
+    move_timeout_ms = forms.IntegerField(label="Move timeout (ms)", initial=DEFAULT_TIMEOUT_MS)
     max_faults = forms.IntegerField(
         initial=DEFAULT_MAX_FAULTS, help_text="A seat forfeits on its fault number max_faults + 1."
     )

@@ -3,8 +3,8 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS
 from tournaments import observers
-from tournaments.bot_calls.faults import DEFAULT_MAX_FAULTS
 from tournaments.models import Game, League, Match, Rating, RatingPoint, Seat
 from tournaments.services.leagues import league_create_errors
 
@@ -50,7 +50,8 @@ class LeagueCreateSerializer(serializers.Serializer):
         ),
     )
     move_timeout_ms = serializers.IntegerField(
-        default=1000, help_text="Users' leagues: at most ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS."
+        default=DEFAULT_TIMEOUT_MS,
+        help_text="Users' leagues: at most ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS.",
     )
     max_faults = serializers.IntegerField(
         default=DEFAULT_MAX_FAULTS, help_text="A seat forfeits on its fault number max_faults + 1."

@@ -113,9 +113,6 @@ ERROR_WEBHOOK_URL = "This webhook URL is not allowed: {reason}"
 ERROR_WEBHOOK_UNRESOLVED = "This webhook URL's host does not resolve to an address: {reason}"
 ERROR_MISSING_DATA = "Notification {event!r} needs data {missing}."
 
-DEFAULT_WEBHOOK_TIMEOUT_MS = 5000
-DEFAULT_SUSPEND_AFTER = 5
-DEFAULT_RETRY_BASE_MS = 30_000
 # Delivery attempts of one notification to one webhook: the first and this many retries.
 WEBHOOK_RETRIES = 5
 EMAIL_RETRIES = 5
@@ -127,13 +124,9 @@ class DeliveryError(Exception):
     """A delivery that may work later (the owner's endpoint or our mail server failed)."""
 
 
-def _setting(name: str, default: int) -> int:
-    return int(getattr(settings, name, default))
-
-
 def retry_delay_s(retries: int) -> float:
     """Seconds before retry number `retries + 1`: doubling from `ESCOBA_NOTIFY_RETRY_BASE_MS`."""
-    base_s = _setting("ESCOBA_NOTIFY_RETRY_BASE_MS", DEFAULT_RETRY_BASE_MS) / 1000
+    base_s = settings.ESCOBA_NOTIFY_RETRY_BASE_MS / 1000
     return min(base_s * 2**retries, MAX_RETRY_DELAY_S)
 
 
@@ -351,7 +344,7 @@ def notification_webhook_deliver(*, notification_id: int) -> None:
     Notification.objects.filter(pk=notification.pk).update(
         webhook_attempts=notification.webhook_attempts + 1
     )
-    timeout_ms = _setting("ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS", DEFAULT_WEBHOOK_TIMEOUT_MS)
+    timeout_ms = settings.ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS
     error = run_sync(_post, preferences.webhook_url, headers, body, timeout_ms)
     if error is not None:
         _set_status(notification, webhook_error=error[:300])
@@ -398,7 +391,7 @@ def notification_webhook_failed(*, notification_id: int) -> None:
     _set_status(notification, webhook_status=Delivery.FAILED)
     preferences = NotificationSettings.objects.select_for_update().get(user=notification.user)
     preferences.webhook_failures += 1
-    limit = max(1, _setting("ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER", DEFAULT_SUSPEND_AFTER))
+    limit = max(1, settings.ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER)
     suspend = preferences.webhook_suspended_at is None and preferences.webhook_failures >= limit
     if suspend:
         preferences.webhook_suspended_at = timezone.now()
