@@ -20,9 +20,7 @@ child finishes its match, or is killed and recovered).
 from __future__ import annotations
 
 import datetime
-import uuid
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 from celery import Task, shared_task
 from celery.exceptions import Reject
@@ -36,6 +34,7 @@ from django.utils import timezone
 from tournaments import queueing
 from tournaments.bot_check_progress import check_progress_clear, check_progress_running
 from tournaments.models import Bot, BotCheck
+from tournaments.redis_locks import held as _lock
 from tournaments.services import notifications
 from tournaments.services.baselines import (
     baselines_sweep,
@@ -171,19 +170,6 @@ def schedule_league(league_id: int) -> bool:
     if more:
         queueing.league_schedule_enqueue(league_id)
     return more
-
-
-@contextmanager
-def _lock(key: str, seconds: float) -> Iterator[bool]:
-    """Hold ``key`` in the cache (Redis: shared by every worker) for at most ``seconds``; yields
-    False, holding nothing, when another holder has it. Released on exit if still ours."""
-    token = uuid.uuid4().hex
-    held = cache.add(key, token, timeout=seconds)
-    try:
-        yield held
-    finally:
-        if held and cache.get(key) == token:
-            cache.delete(key)
 
 
 def _check_interval_s() -> float:
