@@ -14,6 +14,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.forms import BoundField
 
 from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS
+from tournaments import sprt
 
 PASSWORDS_DIFFER = "The two passwords differ."
 
@@ -184,11 +185,17 @@ class VersionTestForm(FocusFirstErrorMixin, forms.Form):
     baseline = forms.TypedChoiceField(
         coerce=int, help_text="Your old version, or any bot that accepts challenges."
     )
-    elo0 = forms.FloatField(label="H0: Elo at most", initial=0.0)
-    elo1 = forms.FloatField(label="H1: Elo at least", initial=50.0)
-    alpha = forms.FloatField(initial=0.05, help_text="Chance of accepting H1 when H0 holds.")
-    beta = forms.FloatField(initial=0.05, help_text="Chance of accepting H0 when H1 holds.")
-    max_sets = forms.IntegerField(label="At most this many sets", min_value=1, initial=1000)
+    elo0 = forms.FloatField(label="H0: Elo at most", initial=sprt.DEFAULTS["elo0"])
+    elo1 = forms.FloatField(label="H1: Elo at least", initial=sprt.DEFAULTS["elo1"])
+    alpha = forms.FloatField(
+        initial=sprt.DEFAULTS["alpha"], help_text="Chance of accepting H1 when H0 holds."
+    )
+    beta = forms.FloatField(
+        initial=sprt.DEFAULTS["beta"], help_text="Chance of accepting H0 when H1 holds."
+    )
+    max_sets = forms.IntegerField(
+        label="At most this many sets", min_value=1, initial=sprt.DEFAULTS["max_sets"]
+    )
 
     def __init__(self, *args, candidates: list, baselines: list, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -106,11 +106,7 @@ def version_test_new(request: HttpRequest) -> HttpResponse:
                 user=request.user,
                 candidate_id=data["candidate"],
                 baseline_id=data["baseline"],
-                elo0=data["elo0"],
-                elo1=data["elo1"],
-                alpha=data["alpha"],
-                beta=data["beta"],
-                max_sets=data["max_sets"],
+                **{name: data[name] for name in sprt.DEFAULTS},
             )
         except ValidationError as error:
             _form_errors_from(form, error)
