@@ -18,6 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from games.engine import DEFAULT_PRESET
+
 from .bot import Bot
 from .check import DEFAULT_TIMEOUT_MS, run_check
 from .league import HttpPlayer, LeagueError, LocalPlayer, Player, is_url, run_league
@@ -103,7 +105,9 @@ def _parser() -> argparse.ArgumentParser:
     league.add_argument("--sets", type=int, default=2, help="duplicate sets per pairing")
     league.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     league.add_argument(
-        "--ruleset", default="classic", help='a preset name, or JSON {"name": ..., "options": ...}'
+        "--ruleset",
+        default=DEFAULT_PRESET,
+        help='a preset name, or JSON {"name": ..., "options": ...}',
     )
     league.add_argument("--seed", type=int, default=0)
     league.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.check import Call
-from games.engine import EscobaError, Game, Result, Ruleset
+from games.engine import DEFAULT_PRESET, EscobaError, Game, Result, Ruleset
 from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS
 from games.ratings.fit import Fit, PairTable, fit_table
 from games.ratings.ranking import ranking_key, rated
@@ -287,7 +287,7 @@ def run_league(
     *,
     table_size: int = 2,
     sets: int = 1,
-    ruleset: str | Mapping[str, Any] = "classic",
+    ruleset: str | Mapping[str, Any] = DEFAULT_PRESET,
     seed: int = 0,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     max_faults: int = DEFAULT_MAX_FAULTS,
@@ -368,7 +368,7 @@ def _ruleset(ruleset: str | Mapping[str, Any], table_size: int) -> Ruleset:
     makes a league's ruleset."""
     name, options = ruleset, {}
     if isinstance(ruleset, Mapping):
-        name, options = ruleset.get("name", "classic"), dict(ruleset.get("options") or {})
+        name, options = ruleset.get("name", DEFAULT_PRESET), dict(ruleset.get("options") or {})
     try:
         return Ruleset.from_preset(name, {**options, **table_options(table_size)})
     except EscobaError as exc:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import Game, Result, Ruleset
+from games.engine import DEFAULT_PRESET, Game, Result, Ruleset
 from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS, Fault, FaultKind
 from games.referee import Answer, Referee
 from games.wire import move_reply_debug
@@ -53,7 +53,7 @@ def referee_game(
 ) -> Referee:
     """Play one game to its end, `bots[i]` in seat i, and hand back its referee (the game, its
     result and log, and each seat's faults)."""
-    ruleset = ruleset or Ruleset.from_preset("classic", {"players": len(bots)})
+    ruleset = ruleset or Ruleset.from_preset(DEFAULT_PRESET, {"players": len(bots)})
     players = [as_bot(target) for target in bots]
     referee = Referee(Game.new(ruleset, seed=seed), seat_names=[player.name for player in players],
                       game_id=game_id or f"local-{seed}", timeout_ms=timeout_ms,

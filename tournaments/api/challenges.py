@@ -22,14 +22,12 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from tournaments.api.errors import ERRORS, ErrorSerializer, error_body
-from tournaments.api.filters import ChallengeFilter, ListFilterBackend
+from tournaments.api.filters import MAX_ID, ChallengeFilter, ListFilterBackend
 from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.api.leagues import ID_PATTERN
 from tournaments.ladder_selectors import league_game_ids, league_set_scores
 from tournaments.models import Challenge
 from tournaments.services.challenges import QuotaExceeded, challenge_create
-
-MAX_ID = 2**63 - 1
 
 
 class QuotaErrorSerializer(ErrorSerializer):

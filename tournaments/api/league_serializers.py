@@ -3,6 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.engine import DEFAULT_PRESET
 from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS
 from tournaments import observers
 from tournaments.models import Game, League, Match, Rating, RatingPoint, Seat
@@ -23,7 +24,7 @@ def _named(league: League, in_play: bool) -> bool:
 
 
 class RulesetInputSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=40, default="classic")
+    name = serializers.CharField(max_length=40, default=DEFAULT_PRESET)
     options = serializers.DictField(required=False, default=dict)
 
     def to_internal_value(self, data):

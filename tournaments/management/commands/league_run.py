@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from games.engine import DEFAULT_PRESET
 from games.faults import DEFAULT_TIMEOUT_MS
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, League, Match
@@ -45,7 +46,7 @@ class Command(BaseCommand):
             help='A taken name gets the first free number: "name (2)", "name (3)"...',
         )
         parser.add_argument("--bots", help="Comma-separated bot names (default: every fit bot).")
-        parser.add_argument("--ruleset", default="classic", help="Preset name.")
+        parser.add_argument("--ruleset", default=DEFAULT_PRESET, help="Preset name.")
         parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
         parser.add_argument("--games-per-pairing", type=int)
         parser.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
