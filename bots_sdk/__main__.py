@@ -18,12 +18,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from games.engine import DEFAULT_PRESET
 from games.protocol_check import DEFAULT_TIMEOUT_MS
 
 from .bot import Bot
 from .http_transport import run_check
 from .league import HttpPlayer, LeagueError, LocalPlayer, Player, is_url, run_league
-from .local import TIMEOUT_MS, duel
+from .local import duel
 from .progress import Progress
 from .replay import (
     EXIT_CANNOT_RUN,
@@ -92,8 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument(
         "--timeout-ms",
         type=int,
-        default=TIMEOUT_MS,
-        help=f"time each move may take, as the requests say (default {TIMEOUT_MS})",
+        default=DEFAULT_TIMEOUT_MS,
+        help=f"time each move may take, as the requests say (default {DEFAULT_TIMEOUT_MS})",
     )
 
     league = commands.add_parser(
@@ -105,10 +106,12 @@ def _parser() -> argparse.ArgumentParser:
     league.add_argument("--sets", type=int, default=2, help="duplicate sets per pairing")
     league.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     league.add_argument(
-        "--ruleset", default="classic", help='a preset name, or JSON {"name": ..., "options": ...}'
+        "--ruleset",
+        default=DEFAULT_PRESET,
+        help='a preset name, or JSON {"name": ..., "options": ...}',
     )
     league.add_argument("--seed", type=int, default=0)
-    league.add_argument("--timeout-ms", type=int, default=TIMEOUT_MS)
+    league.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
     league.add_argument(
         "--secret",
         default=os.environ.get(SECRET_ENV),

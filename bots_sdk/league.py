@@ -24,10 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.engine import EscobaError, Game, Result, Ruleset
-from games.faults import DEFAULT_MAX_FAULTS
+from games.engine import DEFAULT_PRESET, EscobaError, Game, Result, Ruleset
+from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS
 from games.protocol_check import Call
-from games.ratings.fit import DEFAULT_PROVISIONAL_HALF_WIDTH, Fit, PairTable, fit_table
+from games.ratings.fit import Fit, PairTable, fit_table
+from games.ratings.ranking import ranking_key, rated
 from games.ratings.sets import (
     GameFacts,
     crosstable_cells,
@@ -50,7 +51,7 @@ from games.wire import (
 
 from .bot import Bot, BotError, Choose, as_bot
 from .http_transport import HttpTransport
-from .local import TIMEOUT_MS, ask
+from .local import ask
 
 ERROR_PLAYERS = "--players must be 2, 3 or 4 (4 = two partnerships)"
 ERROR_TOO_FEW = "a {players}-player league needs at least {minimum} bots, got {count}"
@@ -151,7 +152,7 @@ def play_game(
     ruleset: Ruleset,
     seed: int,
     game_id: str,
-    timeout_ms: int = TIMEOUT_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
     max_faults: int = DEFAULT_MAX_FAULTS,
 ) -> PlayedGame:
     """One game, `players[seating[i]]` in seat i, refereed with the arena's fault policy."""
@@ -286,9 +287,9 @@ def run_league(
     *,
     table_size: int = 2,
     sets: int = 1,
-    ruleset: str | Mapping[str, Any] = "classic",
+    ruleset: str | Mapping[str, Any] = DEFAULT_PRESET,
     seed: int = 0,
-    timeout_ms: int = TIMEOUT_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
     max_faults: int = DEFAULT_MAX_FAULTS,
     progress: Callable[[int, int], None] | None = None,
 ) -> LeagueReport:
@@ -353,11 +354,11 @@ def run_league(
         all_games.extend(set_games)
     fit = fit_table(PairTable.from_results(results, players=range(len(players))))
     for row in rows:
-        rating, half = fit.rating_of(row.player), fit.half_width(row.player)
-        row.rating, row.low, row.high = rating, rating - half, rating + half
-        row.provisional = half > DEFAULT_PROVISIONAL_HALF_WIDTH
+        figures = rated(fit, row.player)
+        row.rating, row.low, row.high = figures.rating, figures.low, figures.high
+        row.provisional = figures.provisional
     report.fit = fit
-    report.standings = sorted(rows, key=lambda r: (r.provisional, -r.rating, r.name.lower()))
+    report.standings = sorted(rows, key=lambda r: ranking_key(r.provisional, r.rating, r.name))
     report.crosstable = crosstable_cells(all_games)
     return report
 
@@ -367,7 +368,7 @@ def _ruleset(ruleset: str | Mapping[str, Any], table_size: int) -> Ruleset:
     makes a league's ruleset."""
     name, options = ruleset, {}
     if isinstance(ruleset, Mapping):
-        name, options = ruleset.get("name", "classic"), dict(ruleset.get("options") or {})
+        name, options = ruleset.get("name", DEFAULT_PRESET), dict(ruleset.get("options") or {})
     try:
         return Ruleset.from_preset(name, {**options, **table_options(table_size)})
     except EscobaError as exc:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import Game, Result, Ruleset
+from games.engine import DEFAULT_PRESET, Game, Result, Ruleset
 from games.faults import DEFAULT_MAX_FAULTS, Fault, FaultKind
 from games.protocol_check import DEFAULT_TIMEOUT_MS
 from games.referee import Answer, Referee
@@ -23,9 +23,6 @@ from games.wire import move_reply_debug
 
 from .bot import Bot, BotError, Choose, as_bot
 from .state import BotState
-
-# The arena's default time for a move, as its protocol check and the service use it.
-TIMEOUT_MS = DEFAULT_TIMEOUT_MS
 
 
 def ask(bot: Bot, body: dict[str, Any]) -> Answer:
@@ -52,12 +49,12 @@ def referee_game(
     seed: int,
     ruleset: Ruleset | None = None,
     game_id: str | None = None,
-    timeout_ms: int = TIMEOUT_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
     max_faults: int = DEFAULT_MAX_FAULTS,
 ) -> Referee:
     """Play one game to its end, `bots[i]` in seat i, and hand back its referee (the game, its
     result and log, and each seat's faults)."""
-    ruleset = ruleset or Ruleset.from_preset("classic", {"players": len(bots)})
+    ruleset = ruleset or Ruleset.from_preset(DEFAULT_PRESET, {"players": len(bots)})
     players = [as_bot(target) for target in bots]
     referee = Referee(Game.new(ruleset, seed=seed), seat_names=[player.name for player in players],
                       game_id=game_id or f"local-{seed}", timeout_ms=timeout_ms,
@@ -74,7 +71,7 @@ def play_game(
     seed: int,
     ruleset: Ruleset | None = None,
     game_id: str | None = None,
-    timeout_ms: int = TIMEOUT_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> Result:
     """Play one game, `bots[i]` in seat i, refereed as the arena referees it; its result."""
     referee = referee_game(bots, seed=seed, ruleset=ruleset, game_id=game_id, timeout_ms=timeout_ms)
@@ -107,7 +104,7 @@ def duel(
     games: int,
     seed: int = 0,
     ruleset: Ruleset | None = None,
-    timeout_ms: int = TIMEOUT_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> DuelResult:
     """`first` against `second` over `games` two-player games, counted for `first`.
 

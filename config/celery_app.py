@@ -17,7 +17,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 # Collect the youngest generation after this many new container objects instead of CPython's
-# 700. A games worker makes tens of them a move (request bodies kept for diagnostics, aiohttp's
+# 700. A games worker makes tens of them a move (request bodies kept for diagnostics, the caller's
 # objects, the event loop's), so with the default it collected about 50 times a second.
 WORKER_GC_THRESHOLD = (10_000, 20, 10)
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn, TextIO
 
 from . import engine
-from .engine import EscobaError, Game, InvalidLogError, Ruleset, validate_log
+from .engine import DEFAULT_PRESET, EscobaError, Game, InvalidLogError, Ruleset, validate_log
 
 
 class _Parser(argparse.ArgumentParser):
@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m games", description="Escoba rules engine tools.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     play = commands.add_parser("selfplay", help="print the logs of random legal games")
-    play.add_argument("--ruleset", default="classic", help="preset name, e.g. classic")
+    play.add_argument("--ruleset", default=DEFAULT_PRESET, help="preset name, e.g. classic")
     play.add_argument(
         "--set",
         action="append",

@@ -18,6 +18,9 @@ from enum import StrEnum
 from .engine import Move
 
 DEFAULT_MAX_FAULTS = 5
+# How long a bot has to answer one call (a move, a check's request) unless a league says
+# otherwise: the default of leagues, rated play, the protocol check and the SDK's league and duel.
+DEFAULT_TIMEOUT_MS = 1000
 
 
 class FaultKind(StrEnum):

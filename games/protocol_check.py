@@ -19,13 +19,13 @@ from collections.abc import Awaitable, Callable, Generator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .engine import EscobaError, Game, Move, Result, Ruleset
+from .engine import DEFAULT_PRESET, EscobaError, Game, Move, Result, Ruleset
+from .faults import DEFAULT_TIMEOUT_MS
 from .wire import ProtocolError, end_notice, move_request, parse_info_reply, parse_move_reply
 from .wire import start_notice as start_notice_body
 
-DEFAULT_TIMEOUT_MS = 1000
 MAX_REPLY_BYTES = 64 * 1024
-RULESET = Ruleset.from_preset("classic")
+RULESET = Ruleset.from_preset(DEFAULT_PRESET)
 SEAT_NAMES = ("you", "check")
 PASS, FAIL, WARN = "pass", "fail", "warn"
 # What a forged request carries instead of the real signature.

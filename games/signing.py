@@ -68,14 +68,20 @@ class Signer:
         return "v1," + base64.b64encode(mac.digest()).decode()
 
     def headers(
-        self, body: bytes, timestamp: int | None = None, signature: str | None = None
+        self,
+        body: bytes,
+        timestamp: int | None = None,
+        signature: str | None = None,
+        msg_id: str | None = None,
     ) -> dict[str, str]:
-        """The three signature headers for one request with this body, under a new id.
+        """The three signature headers for one request with this body, under a new id unless
+        `msg_id` is given (every retry of one notification keeps its id, for receivers to drop
+        duplicates).
 
         `signature` replaces the real one: the check sends a forged request this way, to see
         that the bot refuses it.
         """
-        msg_id = f"{self._id_prefix}{next(self._counter)}"
+        msg_id = msg_id or f"{self._id_prefix}{next(self._counter)}"
         stamp = str(int(time.time()) if timestamp is None else timestamp)
         return {
             "webhook-id": msg_id,

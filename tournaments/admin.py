@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from tournaments import admin_bots  # noqa: F401  (registers Bot and BotCheck)
+from tournaments.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.metrics import arena_figures, figures_rates
 from tournaments.models import (
@@ -35,14 +36,6 @@ from tournaments.services.league_states import (
     league_pause,
     league_resume,
 )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 class LeagueEntryInline(admin.TabularInline):
@@ -93,15 +86,11 @@ def replay_link(game: Game) -> str:
     return format_html('<a href="{}">replay</a>', reverse("game_replay", args=[game.pk]))
 
 
-class GameInline(admin.TabularInline):
+class GameInline(ReadOnlyInline):
     model = Game
     fields = [
         "number", "status", "seating", "winner", "totals", "reason", "moves", "faults", replay_link,
     ]  # fmt: skip
-    readonly_fields = fields
-    extra = 0
-    max_num = 0
-    can_delete = False
     show_change_link = True
 
 
@@ -116,15 +105,11 @@ class MatchAdmin(ReadOnlyAdmin):
     inlines = [GameInline]
 
 
-class SeatInline(admin.TabularInline):
+class SeatInline(ReadOnlyInline):
     model = Seat
     fields = [
         "seat", "team", "bot", "moves", "faults", "no_show", "latency_mean_ms", "latency_max_ms",
     ]  # fmt: skip
-    readonly_fields = fields
-    extra = 0
-    max_num = 0
-    can_delete = False
 
 
 @admin.register(Game)
@@ -154,13 +139,9 @@ class RatingAdmin(ReadOnlyAdmin):
     list_select_related = ["bot", "version"]
 
 
-class SetScoreInline(admin.TabularInline):
+class SetScoreInline(ReadOnlyInline):
     model = SetScore
     fields = ["player", "opponent", "twelfths"]
-    readonly_fields = fields
-    extra = 0
-    max_num = 0
-    can_delete = False
 
 
 @admin.register(RatedSet)

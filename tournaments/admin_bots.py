@@ -8,17 +8,14 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from tournaments.admin_readonly import ReadOnlyInline
 from tournaments.models import Bot, BotCheck, BotVersion
 from tournaments.services.bots import bot_check, bot_pause, bot_resume
 
 
-class BotCheckInline(admin.TabularInline):
+class BotCheckInline(ReadOnlyInline):
     model = BotCheck
     fields = ["created_at", "trigger", "passed", "latency_ms"]
-    readonly_fields = fields
-    extra = 0
-    max_num = 0
-    can_delete = False
     show_change_link = True
     ordering = ["-created_at", "-id"]
 
@@ -26,15 +23,11 @@ class BotCheckInline(admin.TabularInline):
         return super().get_queryset(request).defer("report")
 
 
-class BotVersionInline(admin.TabularInline):
+class BotVersionInline(ReadOnlyInline):
     """The versions the bot announced; each has ratings of its own."""
 
     model = BotVersion
     fields = ["version", "first_seen_at", "last_seen_at"]
-    readonly_fields = fields
-    extra = 0
-    max_num = 0
-    can_delete = False
 
 
 @admin.register(Bot)

@@ -32,6 +32,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+# A version test's hypotheses, error rates and length when the user leaves them out (the API's
+# defaults and the page form's first values; docs/ladder.md).
+DEFAULTS: dict[str, float] = {
+    "elo0": 0.0,
+    "elo1": 50.0,
+    "alpha": 0.05,
+    "beta": 0.05,
+    "max_sets": 1000,
+}
 Z_95 = 1.959964
 # Zero counts are replaced by this much before a distribution is fitted (fishtest does the
 # same), so that an outcome not yet seen does not get probability zero under either hypothesis.

@@ -20,9 +20,7 @@ child finishes its match, or is killed and recovered).
 from __future__ import annotations
 
 import datetime
-import uuid
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 from celery import Task, shared_task
 from celery.exceptions import Reject
@@ -37,6 +35,7 @@ from tournaments import queueing
 from tournaments.bot_calls.game_loop import stopping
 from tournaments.bot_check_progress import check_progress_clear, check_progress_running
 from tournaments.models import Bot, BotCheck
+from tournaments.redis_locks import held as _lock
 from tournaments.services import notifications
 from tournaments.services.baselines import (
     baselines_sweep,
@@ -59,13 +58,26 @@ INFRASTRUCTURE_ERRORS = (OperationalError, *queueing.BROKER_ERRORS)
 # When the scheduled checks are off (interval 0) but check_due is run by hand: bots unchecked
 # for an hour are due.
 MANUAL_CHECK_INTERVAL_S = 3600
-# One check calls the bot a dozen times at ESCOBA_BOT_CHECK_TIMEOUT_MS each, and stops itself
-# at its own deadline well inside these.
-CHECK_SOFT_TIME_LIMIT_S = 120
-CHECK_TIME_LIMIT_S = 150
-# Sending the due checks is a query and a few messages.
-CHECK_DUE_SOFT_TIME_LIMIT_S = 60
-CHECK_DUE_TIME_LIMIT_S = 90
+# Options shared by tasks of one kind; each task adds its name, retries and what else differs.
+# A task of seconds at most: a query and a few messages, one ladder fill, one deal's value.
+SHORT_TASK = {
+    "autoretry_for": INFRASTRUCTURE_ERRORS,
+    "retry_backoff": True,
+    "soft_time_limit": 60,
+    "time_limit": 90,
+}
+# A protocol check: it calls the bot a dozen times at ESCOBA_BOT_CHECK_TIMEOUT_MS each, and stops
+# itself at its own deadline well inside these limits.
+CHECK_TASK = {**SHORT_TASK, "soft_time_limit": 120, "time_limit": 150}
+# A batch of a league's schedule, or a pool's rating fit: minutes at most, retried with backoff.
+LONG_TASK = {
+    "autoretry_for": INFRASTRUCTURE_ERRORS,
+    "max_retries": 5,
+    "retry_backoff": 2,
+    "retry_backoff_max": 60,
+    "soft_time_limit": 240,
+    "time_limit": 270,
+}
 
 
 class MatchTask(Task):
@@ -150,16 +162,7 @@ def sweep_matches() -> list[int]:
     return matches_sweep()
 
 
-@shared_task(
-    name=queueing.SCHEDULE_LEAGUE,
-    acks_late=True,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=5,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    soft_time_limit=240,
-    time_limit=270,
-)
+@shared_task(name=queueing.SCHEDULE_LEAGUE, acks_late=True, **LONG_TASK)
 def schedule_league(league_id: int) -> bool:
     """Write the next batch of a started league's schedule; send this task again while more
     remain, so the maintenance queue's other tasks run between batches. Idempotent."""
@@ -169,38 +172,18 @@ def schedule_league(league_id: int) -> bool:
     return more
 
 
-@contextmanager
-def _lock(key: str, seconds: float) -> Iterator[bool]:
-    """Hold ``key`` in the cache (Redis: shared by every worker) for at most ``seconds``; yields
-    False, holding nothing, when another holder has it. Released on exit if still ours."""
-    token = uuid.uuid4().hex
-    held = cache.add(key, token, timeout=seconds)
-    try:
-        yield held
-    finally:
-        if held and cache.get(key) == token:
-            cache.delete(key)
-
-
 def _check_interval_s() -> float:
     return settings.ESCOBA_BOT_CHECK_INTERVAL_S or MANUAL_CHECK_INTERVAL_S
 
 
-@shared_task(
-    name=queueing.CHECK_DUE_BOTS,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=3,
-    retry_backoff=True,
-    soft_time_limit=CHECK_DUE_SOFT_TIME_LIMIT_S,
-    time_limit=CHECK_DUE_TIME_LIMIT_S,
-)
+@shared_task(name=queueing.CHECK_DUE_BOTS, max_retries=3, **SHORT_TASK)
 def check_due_bots() -> list[int]:
     """Beat: send one ``bots.check_one`` per bot not checked for a while (health follows).
 
     Two runs never overlap (a lock); a bot whose check is already waiting in the queue is not
     sent again until that check ran or its lock expired.
     """
-    with _lock("bots.check_due", CHECK_DUE_TIME_LIMIT_S) as held:
+    with _lock("bots.check_due", SHORT_TASK["time_limit"]) as held:
         if not held:
             return []
         due = list(bots_due_for_check(every_s=_check_interval_s()).values_list("id", flat=True))
@@ -216,20 +199,12 @@ def _waiting_key(bot_id: int) -> str:
     return f"bots.check_one:{bot_id}"
 
 
-@shared_task(
-    name=queueing.CHECK_BOT,
-    acks_late=True,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=3,
-    retry_backoff=True,
-    soft_time_limit=CHECK_SOFT_TIME_LIMIT_S,
-    time_limit=CHECK_TIME_LIMIT_S,
-)
+@shared_task(name=queueing.CHECK_BOT, acks_late=True, max_retries=3, **CHECK_TASK)
 def check_bot(bot_id: int) -> bool | None:
     """Run the scheduled protocol check of one bot: whether it passed, or None when the bot is
     no longer due (checked since it was sent, paused, deleted) and nothing was done."""
     try:
-        with _lock(f"{_waiting_key(bot_id)}:running", CHECK_TIME_LIMIT_S) as held:
+        with _lock(f"{_waiting_key(bot_id)}:running", CHECK_TASK["time_limit"]) as held:
             bot = bots_due_for_check(every_s=_check_interval_s()).filter(pk=bot_id).first()
             if not held or bot is None:
                 return None
@@ -238,14 +213,7 @@ def check_bot(bot_id: int) -> bool | None:
         cache.delete(_waiting_key(bot_id))
 
 
-@shared_task(
-    name=queueing.CHECK_BOT_FOR_OWNER,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=3,
-    retry_backoff=True,
-    soft_time_limit=CHECK_SOFT_TIME_LIMIT_S,
-    time_limit=CHECK_TIME_LIMIT_S,
-)
+@shared_task(name=queueing.CHECK_BOT_FOR_OWNER, max_retries=3, **CHECK_TASK)
 def check_bot_for_owner(bot_id: int) -> bool | None:
     """The check an owner asked for from the web page: whether it passed, None when the bot is
     gone. The page follows it (tournaments/bot_check_progress.py)."""
@@ -320,15 +288,7 @@ def call_notification_webhook(self, notification_id: int) -> None:
 # -- ratings: on the maintenance queue (CELERY_TASK_ROUTES) --------------------------------
 
 
-@shared_task(
-    name=queueing.FIT_RATINGS,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=5,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    soft_time_limit=240,
-    time_limit=270,
-)
+@shared_task(name=queueing.FIT_RATINGS, **LONG_TASK)
 def fit_ratings(pool: str) -> int:
     """Refit a pool after results (coalesced: a fit already running for it takes this one over,
     see ``services.rating_fits.ratings_fit_coalesced``). Returns the number of fits run here."""
@@ -344,15 +304,8 @@ def sweep_ratings() -> list[str]:
 # -- the baseline correction (tournaments.services.baselines) ------------------------------------
 
 
-@shared_task(
-    name=queueing.VALUE_GAME,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=3,
-    retry_backoff=True,
-    acks_late=True,  # idempotent: a value of the same deal is kept
-    soft_time_limit=60,
-    time_limit=90,
-)
+# acks_late: idempotent, a value of the same deal is kept.
+@shared_task(name=queueing.VALUE_GAME, acks_late=True, max_retries=3, **SHORT_TASK)
 def value_game(game_id: int) -> int | None:
     """Value a finished rated game's deal, then correct its set if that was the last value."""
     baseline = deal_baseline_compute(game_id=game_id)
@@ -377,40 +330,19 @@ def sweep_baselines() -> dict[str, int]:
 # -- the ladder (tournaments.services.ladder) ---------------------------------------------------
 
 
-@shared_task(
-    name=queueing.TICK_LADDER,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=2,
-    retry_backoff=True,
-    soft_time_limit=60,
-    time_limit=90,
-)
+@shared_task(name=queueing.TICK_LADDER, max_retries=2, **SHORT_TASK)
 def tick_ladder() -> dict[str, list[int]]:
     """Beat, every ``ESCOBA_LADDER_TICK_S``: check newcomers, settle tests, fill every pool."""
     return ladder_tick()
 
 
-@shared_task(
-    name=queueing.FILL_LADDER,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=2,
-    retry_backoff=True,
-    soft_time_limit=60,
-    time_limit=90,
-)
+@shared_task(name=queueing.FILL_LADDER, max_retries=2, **SHORT_TASK)
 def fill_ladder(pool: str) -> list[int]:
     """Sent when a ladder set ends, so the pool's workers need not wait for the next tick."""
     return ladder_fill(pool=pool)
 
 
-@shared_task(
-    name=queueing.CHECK_NEWCOMER,
-    autoretry_for=INFRASTRUCTURE_ERRORS,
-    max_retries=2,
-    retry_backoff=True,
-    soft_time_limit=CHECK_SOFT_TIME_LIMIT_S,
-    time_limit=CHECK_TIME_LIMIT_S,
-)
+@shared_task(name=queueing.CHECK_NEWCOMER, max_retries=2, **CHECK_TASK)
 def check_newcomer(bot_id: int) -> bool | None:
     """The protocol check of a bot whose health is still unknown (the ladder's newcomers,
     ``services.ladder.bots_to_check``) or that is paused for no-shows (``bots_to_recheck``);

@@ -13,7 +13,8 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.forms import BoundField
 
-from games.faults import DEFAULT_MAX_FAULTS
+from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS
+from tournaments import sprt
 
 PASSWORDS_DIFFER = "The two passwords differ."
 
@@ -120,7 +121,7 @@ class LeagueForm(FocusFirstErrorMixin, forms.Form):
         max_value=60,
         help_text="A multiple of 2 (of 3 for 3-player games); empty: one duplicate set.",
     )
-    move_timeout_ms = forms.IntegerField(label="Move timeout (ms)", initial=1000)
+    move_timeout_ms = forms.IntegerField(label="Move timeout (ms)", initial=DEFAULT_TIMEOUT_MS)
     max_faults = forms.IntegerField(
         initial=DEFAULT_MAX_FAULTS, help_text="A seat forfeits on its fault number max_faults + 1."
     )
@@ -184,11 +185,17 @@ class VersionTestForm(FocusFirstErrorMixin, forms.Form):
     baseline = forms.TypedChoiceField(
         coerce=int, help_text="Your old version, or any bot that accepts challenges."
     )
-    elo0 = forms.FloatField(label="H0: Elo at most", initial=0.0)
-    elo1 = forms.FloatField(label="H1: Elo at least", initial=50.0)
-    alpha = forms.FloatField(initial=0.05, help_text="Chance of accepting H1 when H0 holds.")
-    beta = forms.FloatField(initial=0.05, help_text="Chance of accepting H0 when H1 holds.")
-    max_sets = forms.IntegerField(label="At most this many sets", min_value=1, initial=1000)
+    elo0 = forms.FloatField(label="H0: Elo at most", initial=sprt.DEFAULTS["elo0"])
+    elo1 = forms.FloatField(label="H1: Elo at least", initial=sprt.DEFAULTS["elo1"])
+    alpha = forms.FloatField(
+        initial=sprt.DEFAULTS["alpha"], help_text="Chance of accepting H1 when H0 holds."
+    )
+    beta = forms.FloatField(
+        initial=sprt.DEFAULTS["beta"], help_text="Chance of accepting H0 when H1 holds."
+    )
+    max_sets = forms.IntegerField(
+        label="At most this many sets", min_value=1, initial=sprt.DEFAULTS["max_sets"]
+    )
 
     def __init__(self, *args, candidates: list, baselines: list, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -6,8 +6,12 @@ on the first one (``web.forms.FocusFirstErrorMixin``), like the site's other for
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -23,6 +27,7 @@ from web.forms import ChallengeForm, VersionTestForm
 from web.views import _form_errors_from, _found
 
 OUTCOME_LABELS = ("0", "¼", "½", "¾", "1")
+T = TypeVar("T")
 
 
 def _ladder_context(request: HttpRequest) -> dict:
@@ -56,6 +61,18 @@ def ladder_live(request: HttpRequest) -> HttpResponse:
     return render(request, "web/partials/ladder_live.html", _ladder_context(request))
 
 
+def _started(form: Form, start: Callable[[], T]) -> T | None:
+    """What `start` (a service call) made, or None with its refusal on the form: field errors
+    on their fields, a quota's message above them."""
+    try:
+        return start()
+    except ValidationError as error:
+        _form_errors_from(form, error)
+    except QuotaExceeded as error:
+        form.add_error(None, str(error))
+    return None
+
+
 @never_cache
 @login_required
 def bot_challenge(request: HttpRequest, bot_id: int) -> HttpResponse:
@@ -64,18 +81,14 @@ def bot_challenge(request: HttpRequest, bot_id: int) -> HttpResponse:
     mine = [b for b in page_selectors.bots_of_owner(owner=request.user) if b.pk != opponent.pk]
     form = ChallengeForm(request.POST or None, bots=mine)
     if request.method == "POST" and form.is_valid():
-        try:
-            challenge = challenge_create(
-                user=request.user,
-                bot_id=form.cleaned_data["bot"],
-                opponent_id=opponent.pk,
-                sets=form.cleaned_data["sets"],
-            )
-        except ValidationError as error:
-            _form_errors_from(form, error)
-        except QuotaExceeded as error:
-            form.add_error(None, str(error))
-        else:
+        data = form.cleaned_data
+        challenge = _started(
+            form,
+            lambda: challenge_create(
+                user=request.user, bot_id=data["bot"], opponent_id=opponent.pk, sets=data["sets"]
+            ),
+        )
+        if challenge is not None:
             return redirect("challenge_detail", challenge_id=challenge.pk)
     context = {"nav": "ladder", "opponent": opponent, "form": form, "has_bots": bool(mine)}
     return render(request, "web/challenge_new.html", context)
@@ -103,22 +116,16 @@ def version_test_new(request: HttpRequest) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
-            test = version_test_create(
+        test = _started(
+            form,
+            lambda: version_test_create(
                 user=request.user,
                 candidate_id=data["candidate"],
                 baseline_id=data["baseline"],
-                elo0=data["elo0"],
-                elo1=data["elo1"],
-                alpha=data["alpha"],
-                beta=data["beta"],
-                max_sets=data["max_sets"],
-            )
-        except ValidationError as error:
-            _form_errors_from(form, error)
-        except QuotaExceeded as error:
-            form.add_error(None, str(error))
-        else:
+                **{name: data[name] for name in sprt.DEFAULTS},
+            ),
+        )
+        if test is not None:
             return redirect("version_test_detail", test_id=test.pk)
     context = {"nav": "ladder", "form": form, "has_bots": bool(candidates)}
     return render(request, "web/version_test_new.html", context)

@@ -20,6 +20,7 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_POST
 
 from games.engine import PRESETS
+from games.ratings.ranking import DEFAULT_POOL
 from tournaments import observers
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
@@ -47,7 +48,6 @@ from web.forms import (
 )
 from web.templatetags.cards import french_labels
 
-DEFAULT_POOL = "classic/2p"
 # A row id in a URL: at most 18 digits, so an absurd id is a 404 rather than an integer overflow
 # (a 500) in the database driver.
 ROW_ID = "[0-9]{1,18}"

@@ -13,6 +13,8 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from config.env import env, env_bool, env_int, env_list
+from games.faults import DEFAULT_TIMEOUT_MS
+from games.ratings.ranking import DEFAULT_POOL, DEFAULT_PROVISIONAL_HALF_WIDTH
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 # Runtime files (SQLite database, admin credentials, logs, collected static files) live here.
@@ -31,7 +33,7 @@ ESCOBA_PUBLIC_URL = env("ESCOBA_PUBLIC_URL", "http://127.0.0.1:8000")
 
 # Bots: how registration and health checks treat them (tournaments/services/bots.py).
 ESCOBA_BOT_VERIFY_TIMEOUT_MS = env_int("ESCOBA_BOT_VERIFY_TIMEOUT_MS", 3000)
-ESCOBA_BOT_CHECK_TIMEOUT_MS = env_int("ESCOBA_BOT_CHECK_TIMEOUT_MS", 1000)
+ESCOBA_BOT_CHECK_TIMEOUT_MS = env_int("ESCOBA_BOT_CHECK_TIMEOUT_MS", DEFAULT_TIMEOUT_MS)
 ESCOBA_BOT_UNHEALTHY_AFTER = env_int("ESCOBA_BOT_UNHEALTHY_AFTER", 3)
 ESCOBA_MAX_BOTS_PER_OWNER = env_int("ESCOBA_MAX_BOTS_PER_OWNER", 20)
 # Seconds between scheduled protocol checks of every active bot; 0 turns them off.
@@ -51,8 +53,10 @@ ESCOBA_RECHECK_FIRST_S = env_int("ESCOBA_RECHECK_FIRST_S", 60)
 ESCOBA_RECHECK_MAX_S = env_int("ESCOBA_RECHECK_MAX_S", 3600)
 # The move timeout of rated play (the ladder's leagues); a user's league may enter another user's
 # bot only with a move timeout at least this long.
-ESCOBA_RATED_MOVE_TIMEOUT_MS = env_int("ESCOBA_RATED_MOVE_TIMEOUT_MS", 1000)
-ESCOBA_PROVISIONAL_HALF_WIDTH = env_int("ESCOBA_PROVISIONAL_HALF_WIDTH", 100)
+ESCOBA_RATED_MOVE_TIMEOUT_MS = env_int("ESCOBA_RATED_MOVE_TIMEOUT_MS", DEFAULT_TIMEOUT_MS)
+ESCOBA_PROVISIONAL_HALF_WIDTH = env_int(
+    "ESCOBA_PROVISIONAL_HALF_WIDTH", int(DEFAULT_PROVISIONAL_HALF_WIDTH)
+)
 ESCOBA_MATCH_TIME_LIMIT_S = env_int("ESCOBA_MATCH_TIME_LIMIT_S", 300)
 # The Celery limits of a match's task sit this far above that limit, which aborts slow games
 # cleanly first (tournaments/queueing.py, play_match_limits).
@@ -62,7 +66,7 @@ ESCOBA_MATCH_TASK_HARD_MARGIN_S = 60
 # duplicate sets in flight in each pool below (an empty list turns the ladder off), a bot in at
 # most ESCOBA_LADDER_MAX_SETS_PER_BOT of them. Beat ticks every ESCOBA_LADDER_TICK_S seconds; a
 # set that ends also refills its pool at once unless ESCOBA_LADDER_REFILL_ON_RESULT is off.
-ESCOBA_LADDER_POOLS = env_list("ESCOBA_LADDER_POOLS", default=["classic/2p"])
+ESCOBA_LADDER_POOLS = env_list("ESCOBA_LADDER_POOLS", default=[DEFAULT_POOL])
 ESCOBA_LADDER_SETS_IN_FLIGHT = env_int("ESCOBA_LADDER_SETS_IN_FLIGHT", 16)
 ESCOBA_LADDER_MAX_SETS_PER_BOT = env_int("ESCOBA_LADDER_MAX_SETS_PER_BOT", 2)
 ESCOBA_LADDER_TICK_S = env_int("ESCOBA_LADDER_TICK_S", 5)
@@ -99,7 +103,7 @@ ESCOBA_SCHEDULE_BATCH_MATCHES = env_int("ESCOBA_SCHEDULE_BATCH_MATCHES", 200)
 # them), and the bots' move timeout in those games.
 ESCOBA_PLAY_MAX_GAMES = env_int("ESCOBA_PLAY_MAX_GAMES", 3)
 ESCOBA_PLAY_CLOCK_S = env_int("ESCOBA_PLAY_CLOCK_S", 120)
-ESCOBA_PLAY_BOT_TIMEOUT_MS = env_int("ESCOBA_PLAY_BOT_TIMEOUT_MS", 1000)
+ESCOBA_PLAY_BOT_TIMEOUT_MS = env_int("ESCOBA_PLAY_BOT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS)
 # Seconds between sweeps that re-send the matches of running leagues gone quiet (a Redis that
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)

@@ -23,13 +23,14 @@ from .errors import (  # noqa: E402
 )
 from .logs import replay_log, validate_log  # noqa: E402
 from .moves import Move  # noqa: E402
-from .rulesets import PRESETS, Ruleset  # noqa: E402
+from .rulesets import DEFAULT_PRESET, PRESETS, Ruleset  # noqa: E402
 from .state import Game  # noqa: E402
 from .views import GameView, LuckyDeal, Play, Result, SeatPublic  # noqa: E402
 
 __all__ = [
     "ALL_CARDS",
     "BUILD",
+    "DEFAULT_PRESET",
     "PRESETS",
     "Card",
     "Determinizer",

@@ -12,6 +12,8 @@ from .errors import InvalidCardError
 
 SUITS = "oceb"
 SUIT_NAMES = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
+# The face cards' names (their capture values): what players call them, the pages too.
+FACE_NAMES = {8: "sota", 9: "caballo", 10: "rey"}
 FRENCH_SUITS = {"o": "\u2666", "c": "\u2665", "e": "\u2660", "b": "\u2663"}
 FRENCH_RANKS = {1: "A", 8: "J", 9: "Q", 10: "K"}
 

@@ -58,6 +58,8 @@ _BASE: dict[str, Any] = {
     "max_rounds": 100,
 }
 
+# The preset of a game, league or check that names none.
+DEFAULT_PRESET = "classic"
 # name -> (version, options that differ from _BASE). ``teams`` of "casual" depends on players.
 PRESETS: Mapping[str, tuple[int, Mapping[str, Any]]] = MappingProxyType(
     {

@@ -1,11 +1,12 @@
 """How results become a ranking: what a duplicate set counts for and the Bradley-Terry fit.
 
 The arena's published ratings (``tournaments.services.rating_fits``) and the SDK's local league
-(``python -m bots_sdk league``) both use these two modules, so a local league prints what the
+(``python -m bots_sdk league``) both use these modules, so a local league prints what the
 server would:
 
 - ``games.ratings.sets``: a finished game's standings, a duplicate set's pair scores, no-shows;
-- ``games.ratings.fit``: the Bradley-Terry fit on the Elo scale with intervals (numpy).
+- ``games.ratings.fit``: the Bradley-Terry fit on the Elo scale with intervals (numpy);
+- ``games.ratings.ranking``: a fit's published figures, who is provisional, the order.
 
 Pure: no Django, no I/O.
 """

@@ -43,6 +43,9 @@ from fractions import Fraction
 
 import numpy as np
 
+# Who is provisional is the ranking's rule; named here too for the modules that import it here.
+from .ranking import DEFAULT_PROVISIONAL_HALF_WIDTH as DEFAULT_PROVISIONAL_HALF_WIDTH
+
 MEAN = 1500.0
 SCALE = math.log(10) / 400  # c: natural-log odds per Elo point
 PRIOR_SD = 2 / SCALE
@@ -50,9 +53,6 @@ Z_95 = 1.959963984540054
 TOLERANCE = 1e-8
 MAX_ITERATIONS = 100
 SMALL_STEP = 1e-2  # Elo points: below this a Newton step is taken without a line search
-# A rating whose 95 % half-interval is wider than this is provisional (the arena's default,
-# ESCOBA_PROVISIONAL_HALF_WIDTH overrides it there).
-DEFAULT_PROVISIONAL_HALF_WIDTH = 100.0
 
 
 @dataclass(frozen=True)

@@ -8,25 +8,26 @@ takes ``?bot=<id>`` for the challenges a bot played, on either side.
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.db.models import Model
 from drf_spectacular.utils import (
     extend_schema,
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import permissions, serializers, status, viewsets
+from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from tournaments.api.errors import ERRORS, ErrorSerializer, error_body
-from tournaments.api.filters import ChallengeFilter, ListFilterBackend
+from tournaments.api.filters import MAX_ID, ChallengeFilter, ListFilterBackend
 from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import Challenge
 from tournaments.selectors.ladder import league_game_ids, league_set_scores
 from tournaments.services.challenges import QuotaExceeded, challenge_create
-
-MAX_ID = 2**63 - 1
 
 
 class QuotaErrorSerializer(ErrorSerializer):
@@ -45,6 +46,31 @@ def quota_response(error: QuotaExceeded) -> Response:
         status=status.HTTP_429_TOO_MANY_REQUESTS,
         headers={"Retry-After": str(error.retry_after)} if known else None,
     )
+
+
+class DuelViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Unrated duels users ask for (challenges, version tests): anyone reads them, newest
+    first; a signed-in user starts one (`create_serializer_class` checks the body, `start`
+    calls the service), within a daily quota (a 429 past it)."""
+
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+    lookup_value_regex = ID_PATTERN
+    filter_backends = [ListFilterBackend]
+    create_serializer_class: type[serializers.Serializer]
+
+    def start(self, user: Any, data: dict[str, Any]) -> Model:
+        """Start one with the checked body `data`; the service's row."""
+        raise NotImplementedError
+
+    def create(self, request: Request) -> Response:
+        serializer = self.create_serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            made = self.start(request.user, serializer.validated_data)
+        except QuotaExceeded as error:
+            return quota_response(error)
+        made = self.get_queryset().get(pk=made.pk)
+        return Response(self.get_serializer(made).data, status=status.HTTP_201_CREATED)
 
 
 class ChallengeCreateSerializer(serializers.Serializer):
@@ -106,42 +132,22 @@ class ChallengeSerializer(serializers.ModelSerializer):
         summary="A challenge: status, sets done, score and game ids",
         responses={200: ChallengeSerializer, **ERRORS},
     ),
-)
-class ChallengeViewSet(viewsets.GenericViewSet):
-    queryset = Challenge.objects.select_related("creator", "bot", "opponent", "league")
-    serializer_class = ChallengeSerializer
-    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
-    lookup_value_regex = ID_PATTERN
-    filter_backends = [ListFilterBackend]
-    filterset_class = ChallengeFilter
-
-    def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
-
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(self.get_serializer(self.get_object()).data)
-
-    @extend_schema(
+    create=extend_schema(
         summary="Challenge a bot with one of yours: 1 to 10 unrated sets, started at once",
         request=ChallengeCreateSerializer,
         responses={201: ChallengeSerializer, 429: QuotaErrorSerializer, **ERRORS},
-    )
-    def create(self, request: Request) -> Response:
-        serializer = ChallengeCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        try:
-            challenge = challenge_create(
-                user=request.user,
-                bot_id=data["bot"],
-                opponent_id=data["opponent"],
-                sets=data["sets"],
-            )
-        except QuotaExceeded as error:
-            return quota_response(error)
-        challenge = self.get_queryset().get(pk=challenge.pk)
-        return Response(self.get_serializer(challenge).data, status=status.HTTP_201_CREATED)
+    ),
+)
+class ChallengeViewSet(DuelViewSet):
+    queryset = Challenge.objects.select_related("creator", "bot", "opponent", "league")
+    serializer_class = ChallengeSerializer
+    create_serializer_class = ChallengeCreateSerializer
+    filterset_class = ChallengeFilter
+
+    def start(self, user: Any, data: dict[str, Any]) -> Challenge:
+        return challenge_create(
+            user=user, bot_id=data["bot"], opponent_id=data["opponent"], sets=data["sets"]
+        )
 
 
 router = SimpleRouter()

@@ -17,6 +17,7 @@ from django_filters import rest_framework as filters
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from games.ratings.ranking import DEFAULT_POOL
 from tournaments.models import (
     Bot,
     Challenge,
@@ -37,7 +38,6 @@ ERROR_BOT_REQUIRED = "Which bot? Give its id."
 ERROR_UNKNOWN_BOT = "No bot with this id."
 ERROR_STATUS = "One of {choices}."
 
-DEFAULT_POOL = "classic/2p"
 POOL_PATTERN = re.compile(r"[a-z0-9_]{1,40}/[234]p")
 MAX_ID = 2**63 - 1
 

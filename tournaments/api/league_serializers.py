@@ -3,7 +3,8 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.faults import DEFAULT_MAX_FAULTS
+from games.engine import DEFAULT_PRESET
+from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS
 from tournaments import observers
 from tournaments.models import Game, League, Match, Rating, RatingPoint, Seat
 from tournaments.services.league_creation import league_create_errors
@@ -23,7 +24,7 @@ def _named(league: League, in_play: bool) -> bool:
 
 
 class RulesetInputSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=40, default="classic")
+    name = serializers.CharField(max_length=40, default=DEFAULT_PRESET)
     options = serializers.DictField(required=False, default=dict)
 
     def to_internal_value(self, data):
@@ -50,7 +51,8 @@ class LeagueCreateSerializer(serializers.Serializer):
         ),
     )
     move_timeout_ms = serializers.IntegerField(
-        default=1000, help_text="Users' leagues: at most ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS."
+        default=DEFAULT_TIMEOUT_MS,
+        help_text="Users' leagues: at most ESCOBA_LEAGUE_MAX_MOVE_TIMEOUT_MS.",
     )
     max_faults = serializers.IntegerField(
         default=DEFAULT_MAX_FAULTS, help_text="A seat forfeits on its fault number max_faults + 1."

@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from games.engine import DEFAULT_PRESET
 from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS, QUEUE_ERRORS
 from tournaments.api.filters import LeagueFilter, ListFilterBackend, MatchFilter
@@ -99,7 +100,7 @@ class LeagueViewSet(viewsets.GenericViewSet):
         serializer = LeagueCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        ruleset = data.get("ruleset") or {"name": "classic", "options": {}}
+        ruleset = data.get("ruleset") or {"name": DEFAULT_PRESET, "options": {}}
         league = league_create(
             creator=request.user,
             name=data["name"],

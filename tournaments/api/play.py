@@ -24,10 +24,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.errors import ERRORS, error_body
+from tournaments.api.filters import MAX_ID
 from tournaments.models import PersonGame
 from tournaments.services import play
 
-MAX_ID = 2**63 - 1
 NO_SUCH_GAME = "You have no game with this id."
 
 

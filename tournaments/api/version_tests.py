@@ -10,36 +10,44 @@ update (``llr_series``, for charts). Past the daily quota: 429 as for challenges
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import (
     extend_schema,
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import permissions, serializers, status, viewsets
-from rest_framework.request import Request
-from rest_framework.response import Response
+from rest_framework import serializers
 from rest_framework.routers import SimpleRouter
 
 from tournaments import sprt
-from tournaments.api.challenges import MAX_ID, QuotaErrorSerializer, quota_response
+from tournaments.api.challenges import MAX_ID, DuelViewSet, QuotaErrorSerializer
 from tournaments.api.errors import ERRORS
-from tournaments.api.filters import ListFilterBackend, VersionTestFilter
+from tournaments.api.filters import VersionTestFilter
 from tournaments.api.league_serializers import BotRefSerializer
-from tournaments.api.leagues import ID_PATTERN
 from tournaments.models import VersionTest
 from tournaments.selectors.ladder import league_game_ids
-from tournaments.services.challenges import QuotaExceeded
 from tournaments.services.version_tests import version_test_create
 
 
 class VersionTestCreateSerializer(serializers.Serializer):
     candidate = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Your bot.")
     baseline = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    elo0 = serializers.FloatField(default=0.0, help_text="H0: the candidate is this much better.")
-    elo1 = serializers.FloatField(default=50.0, help_text="H1: the candidate is this much better.")
-    alpha = serializers.FloatField(default=0.05, help_text="Chance of accepting H1 when H0 holds.")
-    beta = serializers.FloatField(default=0.05, help_text="Chance of accepting H0 when H1 holds.")
-    max_sets = serializers.IntegerField(min_value=1, max_value=MAX_ID, default=1000)
+    elo0 = serializers.FloatField(
+        default=sprt.DEFAULTS["elo0"], help_text="H0: the candidate is this much better."
+    )
+    elo1 = serializers.FloatField(
+        default=sprt.DEFAULTS["elo1"], help_text="H1: the candidate is this much better."
+    )
+    alpha = serializers.FloatField(
+        default=sprt.DEFAULTS["alpha"], help_text="Chance of accepting H1 when H0 holds."
+    )
+    beta = serializers.FloatField(
+        default=sprt.DEFAULTS["beta"], help_text="Chance of accepting H0 when H1 holds."
+    )
+    max_sets = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, default=sprt.DEFAULTS["max_sets"]
+    )
 
 
 class VersionTestSerializer(serializers.ModelSerializer):
@@ -90,46 +98,25 @@ class VersionTestSerializer(serializers.ModelSerializer):
         summary="A version test: status, LLR and bounds, Elo with its interval, LLR series",
         responses={200: VersionTestSerializer, **ERRORS},
     ),
-)
-class VersionTestViewSet(viewsets.GenericViewSet):
-    queryset = VersionTest.objects.select_related("creator", "candidate", "baseline", "league")
-    serializer_class = VersionTestSerializer
-    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
-    lookup_value_regex = ID_PATTERN
-    filter_backends = [ListFilterBackend]
-    filterset_class = VersionTestFilter
-
-    def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
-
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(self.get_serializer(self.get_object()).data)
-
-    @extend_schema(
+    create=extend_schema(
         summary="Test your candidate against a baseline until the SPRT decides (unrated)",
         request=VersionTestCreateSerializer,
         responses={201: VersionTestSerializer, 429: QuotaErrorSerializer, **ERRORS},
-    )
-    def create(self, request: Request) -> Response:
-        serializer = VersionTestCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        try:
-            test = version_test_create(
-                user=request.user,
-                candidate_id=data["candidate"],
-                baseline_id=data["baseline"],
-                elo0=data["elo0"],
-                elo1=data["elo1"],
-                alpha=data["alpha"],
-                beta=data["beta"],
-                max_sets=data["max_sets"],
-            )
-        except QuotaExceeded as error:
-            return quota_response(error)
-        test = self.get_queryset().get(pk=test.pk)
-        return Response(self.get_serializer(test).data, status=status.HTTP_201_CREATED)
+    ),
+)
+class VersionTestViewSet(DuelViewSet):
+    queryset = VersionTest.objects.select_related("creator", "candidate", "baseline", "league")
+    serializer_class = VersionTestSerializer
+    create_serializer_class = VersionTestCreateSerializer
+    filterset_class = VersionTestFilter
+
+    def start(self, user: Any, data: dict[str, Any]) -> VersionTest:
+        return version_test_create(
+            user=user,
+            candidate_id=data["candidate"],
+            baseline_id=data["baseline"],
+            **{name: data[name] for name in sprt.DEFAULTS},
+        )
 
 
 router = SimpleRouter()

@@ -17,10 +17,10 @@ call must never raise, never hang and never hurt other games. Each call:
 Each bot gets its own `BotClient` with its own connections, so keep-alive connections are reused
 across that bot's calls and never shared between bots. `Caller` keeps one client per bot.
 
-Every call the service makes to a bot goes through here: moves and notices (the runner),
-registration (`check_bot_info`) and the protocol check (`run_protocol_check`, the pure
-`games.protocol_check` with a `BotClient` as its transport). `PinnedResolver` gives the same address
-policy to aiohttp, for the owners' notification webhooks (`services.notifications`).
+Every call the service makes outside goes through here: moves and notices (the runner),
+registration (`check_bot_info`), the protocol check (`run_protocol_check`, the pure
+`games.protocol_check` with a `BotClient` as its transport) and the owners' notification webhooks
+(`services.notifications`, a `BotClient` of the webhook's URL and secret).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import asyncio
 import concurrent.futures
 import functools
 import logging
-import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -37,7 +36,6 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import orjson
-from aiohttp.abc import AbstractResolver, ResolveResult
 from asgiref.sync import async_to_sync
 
 from games import protocol_check as check
@@ -53,7 +51,7 @@ from games.wire import (
     parse_info_reply,
 )
 
-from .addresses import AddressError, BotURL, Resolve, parse_bot_url, resolve_checked
+from .addresses import AddressError, BotURL, Resolve, parse_bot_url
 from .connections import ConnectionPool, ReplyFault
 from .deadlines import CallDeadline
 
@@ -68,12 +66,13 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Reply:
-    """One HTTP exchange: the body (decoded JSON from `exchange`, bytes from `fetch`), or the
-    fault that stopped it."""
+    """One HTTP exchange: the body (decoded JSON from `exchange`, bytes from `fetch`) and the
+    status, or the fault that stopped it."""
 
     data: Any = None
     fault: Fault | None = None
     latency_ms: float = 0.0
+    status: int = 0
 
 
 @dataclass(frozen=True)
@@ -105,43 +104,6 @@ class InfoResult:
         return "ok" if self.fault is None else self.fault.message
 
 
-class PinnedResolver(AbstractResolver):
-    """For aiohttp: resolves only the target's own host, and only to addresses that pass the
-    address policy.
-
-    The connector asks once per new connection and connects to exactly what we return, so the
-    address checked is the address used: a DNS answer cannot change in between.
-    """
-
-    def __init__(self, target: BotURL, *, allow_private: bool, resolve: Resolve | None) -> None:
-        self._target = target
-        self._allow_private = allow_private
-        self._resolve = resolve
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        if host.rstrip(".") != self._target.host:
-            raise AddressError(f"{host} is not this bot's host")
-        addresses = await resolve_checked(
-            self._target, allow_private=self._allow_private, resolve=self._resolve
-        )
-        return [
-            ResolveResult(
-                hostname=host,
-                host=str(ip),
-                port=port,
-                family=socket.AF_INET6 if ip.version == 6 else socket.AF_INET,
-                proto=0,
-                flags=socket.AI_NUMERICHOST,
-            )
-            for ip in addresses
-        ]
-
-    async def close(self) -> None:
-        return None
-
-
 class BotClient:
     """The HTTP client of one bot. Use it in one event loop and `aclose()` it at the end.
 
@@ -157,9 +119,11 @@ class BotClient:
         allow_private: bool = False,
         max_bytes: int = DEFAULT_MAX_BYTES,
         resolve: Resolve | None = None,
+        user_agent: str = USER_AGENT,
     ) -> None:
         self.url = url
         self.max_bytes = max_bytes
+        self._user_agent = user_agent
         self._allow_private = allow_private
         self._resolve = resolve
         self._signer = Signer(secret) if secret else None
@@ -191,16 +155,22 @@ class BotClient:
             self._pool = None
 
     def _request(
-        self, method: str, name: str | None, body: bytes, signature: str | None = None
+        self,
+        method: str,
+        name: str | None,
+        body: bytes,
+        signature: str | None = None,
+        msg_id: str | None = None,
     ) -> bytes:
         """The whole request as bytes: its head (made once per method and name), the signature
         headers and the body."""
         head = self._heads.get((method, name))
         if head is None:
-            head = self._heads[(method, name)] = _request_head(method, self._url(name))
+            url = self._url(name)
+            head = self._heads[(method, name)] = _request_head(method, url, self._user_agent)
         lines = []
         if self._signer is not None:
-            signed = self._signer.headers(body, signature=signature)
+            signed = self._signer.headers(body, signature=signature, msg_id=msg_id)
             lines = [f"{header}: {value}\r\n" for header, value in signed.items()]
         if body:
             lines.append(f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n")
@@ -249,16 +219,31 @@ class BotClient:
         data, fault = _json(reply.data)
         return Reply(data=data, fault=fault, latency_ms=reply.latency_ms)
 
-    async def fetch(self, method: str, name: str | None, body: bytes, timeout_ms: int) -> Reply:
-        """One request under one total deadline: the reply's body as bytes (`Reply.data`), or
-        the fault that stopped it. The latency is the bot's: decoding is not in it."""
+    async def fetch(
+        self,
+        method: str,
+        name: str | None,
+        body: bytes,
+        timeout_ms: int,
+        *,
+        strict: bool = True,
+        msg_id: str | None = None,
+    ) -> Reply:
+        """One request under one total deadline: the reply's body as bytes (`Reply.data`) and
+        its status, or the fault that stopped it. The latency is the bot's: decoding is not in
+        it.
+
+        `strict` (moves and notices): anything but a 200 is a fault. Otherwise any status comes
+        back, a redirect unfollowed, the body cut off past the cap (an owner's webhook, whose
+        answer is its status). `msg_id` signs under that `webhook-id` instead of a new one.
+        """
         if self.url_fault is not None:
             return Reply(fault=self.url_fault)
-        request = self._request(method, name, body)
+        request = self._request(method, name, body, None, msg_id)
         started = time.perf_counter()
         try:
             async with CallDeadline(timeout_ms / 1000):
-                reply = await self._connections().send(request, strict=True)
+                reply = await self._connections().send(request, strict=strict)
         except TimeoutError:
             fault = Fault(FaultKind.TIMEOUT, f"no complete answer within {timeout_ms} ms")
         except ReplyFault as error:
@@ -271,7 +256,7 @@ class BotClient:
             logger.warning("unexpected error calling %s", self._url(name), exc_info=True)
             fault = Fault(FaultKind.CONNECT, _describe(error))
         else:
-            return Reply(data=reply.body, latency_ms=_since(started))
+            return Reply(data=reply.body, latency_ms=_since(started), status=reply.status)
         return Reply(fault=fault, latency_ms=_since(started))
 
     async def answer(self, call: check.Call, timeout_ms: int) -> check.Answer:
@@ -299,13 +284,13 @@ class BotClient:
         return check.Answer(reply.status, reply.body, _since(started))
 
 
-def _request_head(method: str, url: str) -> bytes:
+def _request_head(method: str, url: str, user_agent: str) -> bytes:
     """A request's line and fixed headers for `url` (checked by the address policy, so its
     host and path are plain ASCII)."""
     parts = urlsplit(url)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return (
-        f"{method} {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nUser-Agent: {USER_AGENT}\r\n"
+        f"{method} {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nUser-Agent: {user_agent}\r\n"
         "Accept: */*\r\nAccept-Encoding: gzip, deflate\r\n"
     ).encode("ascii")
 

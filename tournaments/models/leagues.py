@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from games.faults import DEFAULT_MAX_FAULTS, DEFAULT_TIMEOUT_MS
 from tournaments import packed
 
 from .bots import Bot
@@ -46,9 +47,10 @@ class League(models.Model):
     pool = models.CharField(max_length=50, help_text="Rating pool, e.g. classic/2p.")
     players = models.PositiveSmallIntegerField(help_text="Seats per table; 4 = two partnerships.")
     games_per_pairing = models.PositiveSmallIntegerField(default=2)
-    move_timeout_ms = models.PositiveIntegerField(default=1000)
+    move_timeout_ms = models.PositiveIntegerField(default=DEFAULT_TIMEOUT_MS)
     max_faults = models.PositiveSmallIntegerField(
-        default=5, help_text="A seat forfeits a game on its fault number max_faults + 1."
+        default=DEFAULT_MAX_FAULTS,
+        help_text="A seat forfeits a game on its fault number max_faults + 1.",
     )
     rated = models.BooleanField(default=True)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LEAGUE)

@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from tournaments.models import Bot, Challenge, League
+from tournaments.models import Bot, Challenge, League, VersionTest
 from tournaments.services.league_creation import league_create, league_name_free
 from tournaments.services.league_schedules import league_start
 from tournaments.services.notifications import EVENT_CHALLENGE_RECEIVED, notification_send
@@ -78,29 +78,54 @@ def opponent_check(*, field: str, opponent: Bot, bot: Bot, user: Any) -> None:
         raise ValidationError({field: [ERROR_NOT_ACCEPTING.format(name=opponent.name)]})
 
 
+def duel_bots(*, user: Any, bot: tuple[str, int], opponent: tuple[str, int]) -> tuple[Bot, Bot]:
+    """The user's bot and the bot it is to meet, each given as (form field, id): a field error
+    for a bot that does not exist, that is not the user's, or that may not be met."""
+    mine = bot_for(*bot, owner=user)
+    other = bot_for(*opponent)
+    opponent_check(field=opponent[0], opponent=other, bot=mine, user=user)
+    return mine, other
+
+
+# The duels users ask for, by league kind: the league's name, the model whose rows count for
+# the daily quota, the setting of that quota and what the quota's message calls them.
+DUELS: dict[str, tuple[str, type[Challenge | VersionTest], str, str]] = {
+    League.Kind.CHALLENGE: ("Challenge", Challenge, "ESCOBA_CHALLENGES_PER_DAY", "challenges"),
+    League.Kind.TEST: ("Test", VersionTest, "ESCOBA_TESTS_PER_DAY", "version tests"),
+}
+
+
+def duel_league_create(
+    *, user: Any, bots: tuple[Bot, Bot], kind: str, games_per_pairing: int | None = None
+) -> League:
+    """The unrated league of classic duels a user asked for (`kind`: a challenge, a version
+    test), named "Title: bot v opponent" (numbered if taken). Takes the user's lock and checks
+    the kind's daily quota first (`QuotaExceeded`)."""
+    title, model, setting, what = DUELS[kind]
+    user_lock(user)  # the count below is read and written by one request of the user at a time
+    made = model.objects.filter(creator=user)
+    quota_check(made=made, limit=getattr(settings, setting), what=what)
+    bot, opponent = bots
+    return league_create(
+        creator=user,
+        name=league_name_free(f"{title}: {bot.name} v {opponent.name}"),  # names are unique
+        ruleset_name=RULESET,
+        players=PLAYERS,
+        games_per_pairing=games_per_pairing,
+        rated=False,
+        bot_ids=[bot.id, opponent.id],
+        kind=kind,
+    )
+
+
 @transaction.atomic
 def challenge_create(*, user: Any, bot_id: int, opponent_id: int, sets: int) -> Challenge:
     """Start ``sets`` unrated duplicate sets of the user's ``bot_id`` against ``opponent_id``."""
     if not 1 <= sets <= MAX_SETS:
         raise ValidationError({"sets": [ERROR_SETS.format(high=MAX_SETS)]})
-    bot = bot_for("bot", bot_id, owner=user)
-    opponent = bot_for("opponent", opponent_id)
-    opponent_check(field="opponent", opponent=opponent, bot=bot, user=user)
-    user_lock(user)
-    quota_check(
-        made=Challenge.objects.filter(creator=user),
-        limit=settings.ESCOBA_CHALLENGES_PER_DAY,
-        what="challenges",
-    )
-    league = league_create(
-        creator=user,
-        name=league_name_free(f"Challenge: {bot.name} v {opponent.name}"),  # names are unique
-        ruleset_name=RULESET,
-        players=PLAYERS,
-        games_per_pairing=2 * sets,
-        rated=False,
-        bot_ids=[bot.id, opponent.id],
-        kind=League.Kind.CHALLENGE,
+    bot, opponent = duel_bots(user=user, bot=("bot", bot_id), opponent=("opponent", opponent_id))
+    league = duel_league_create(
+        user=user, bots=(bot, opponent), kind=League.Kind.CHALLENGE, games_per_pairing=2 * sets
     )
     challenge = Challenge.objects.create(
         creator=user, bot=bot, opponent=opponent, sets=sets, league=league

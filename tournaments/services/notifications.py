@@ -3,12 +3,14 @@
 `notification_send` is the one entry point. It stores the notification (the owner's list,
 `GET /api/notifications/`) and, once the transaction commits, hands its delivery to Celery tasks
 on the `maintenance` queue: one sends the email (Django's mail; the console backend locally),
-one calls the owner's webhook. The webhook is hostile territory like a bot's URL: the same
-address policy, resolved once and connected to the checked address, one total deadline, no
-redirects. Each call is signed per Standard Webhooks with the owner's `webhook_secret`, and every
-retry of one notification reuses its `webhook-id` so the receiver can drop duplicates. A
-webhook that fails every retry of `ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER` notifications in a row
-is suspended (the owner is emailed) instead of being called for ever.
+one calls the owner's webhook. The webhook is hostile territory like a bot's URL, so it is
+called through the bots' own client (`tournaments.bot_calls.caller.BotClient`): the same
+address policy, resolved once and connected to the checked address, one total deadline, a
+capped reply, no redirects. Each call is signed per Standard Webhooks with the owner's
+`webhook_secret` (`games.signing.Signer`, through the client), and every retry of one
+notification reuses its `webhook-id` so the receiver can drop duplicates. A webhook that fails
+every retry of `ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER` notifications in a row is suspended (the
+owner is emailed) instead of being called for ever.
 
 Events and the `data` each needs (challenges and version tests send theirs):
 
@@ -26,14 +28,11 @@ Events and the `data` each needs (challenges and version tests send theirs):
 
 from __future__ import annotations
 
-import asyncio
 import smtplib
-import time
 from datetime import UTC
 from string import Formatter
 from typing import Any
 
-import aiohttp
 import orjson
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -42,10 +41,11 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
-from games.signing import Signer, new_secret
+from games.faults import FaultKind
+from games.signing import new_secret
 from tournaments import queueing
 from tournaments.bot_calls.addresses import AddressError, parse_bot_url, resolve_checked
-from tournaments.bot_calls.caller import PinnedResolver, run_sync
+from tournaments.bot_calls.caller import BotClient, run_sync
 from tournaments.bot_messages import connect_message
 from tournaments.models import Bot, Notification, NotificationSettings
 from tournaments.services.email_verification import email_verification_request, email_verified
@@ -113,9 +113,6 @@ ERROR_WEBHOOK_URL = "This webhook URL is not allowed: {reason}"
 ERROR_WEBHOOK_UNRESOLVED = "This webhook URL's host does not resolve to an address: {reason}"
 ERROR_MISSING_DATA = "Notification {event!r} needs data {missing}."
 
-DEFAULT_WEBHOOK_TIMEOUT_MS = 5000
-DEFAULT_SUSPEND_AFTER = 5
-DEFAULT_RETRY_BASE_MS = 30_000
 # Delivery attempts of one notification to one webhook: the first and this many retries.
 WEBHOOK_RETRIES = 5
 EMAIL_RETRIES = 5
@@ -127,13 +124,9 @@ class DeliveryError(Exception):
     """A delivery that may work later (the owner's endpoint or our mail server failed)."""
 
 
-def _setting(name: str, default: int) -> int:
-    return int(getattr(settings, name, default))
-
-
 def retry_delay_s(retries: int) -> float:
     """Seconds before retry number `retries + 1`: doubling from `ESCOBA_NOTIFY_RETRY_BASE_MS`."""
-    base_s = _setting("ESCOBA_NOTIFY_RETRY_BASE_MS", DEFAULT_RETRY_BASE_MS) / 1000
+    base_s = settings.ESCOBA_NOTIFY_RETRY_BASE_MS / 1000
     return min(base_s * 2**retries, MAX_RETRY_DELAY_S)
 
 
@@ -339,20 +332,16 @@ def notification_webhook_deliver(*, notification_id: int) -> None:
     if not preferences.webhook_url or preferences.webhook_suspended_at is not None:
         _set_status(notification, webhook_status=Delivery.SKIPPED)
         return
-    body = webhook_body(notification)
-    msg_id, stamp = webhook_id(notification), str(int(time.time()))
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
-        "webhook-id": msg_id,
-        "webhook-timestamp": stamp,
-        "webhook-signature": Signer(preferences.webhook_secret).signature(msg_id, stamp, body),
-    }
     Notification.objects.filter(pk=notification.pk).update(
         webhook_attempts=notification.webhook_attempts + 1
     )
-    timeout_ms = _setting("ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS", DEFAULT_WEBHOOK_TIMEOUT_MS)
-    error = run_sync(_post, preferences.webhook_url, headers, body, timeout_ms)
+    error = run_sync(
+        _post,
+        preferences.webhook_url,
+        preferences.webhook_secret,
+        webhook_id(notification),
+        webhook_body(notification),
+    )
     if error is not None:
         _set_status(notification, webhook_error=error[:300])
         raise DeliveryError(error)
@@ -360,34 +349,28 @@ def notification_webhook_deliver(*, notification_id: int) -> None:
     NotificationSettings.objects.filter(user=notification.user).update(webhook_failures=0)
 
 
-async def _post(url: str, headers: dict[str, str], body: bytes, timeout_ms: int) -> str | None:
-    """One POST under one total deadline, to an address the policy allows; the error or None."""
-    allow_private = settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS
-    try:
-        target = parse_bot_url(url, allow_private=allow_private)
-    except AddressError as error:
-        return ERROR_WEBHOOK_URL.format(reason=error)
-    connector = aiohttp.TCPConnector(
-        resolver=PinnedResolver(target, allow_private=allow_private, resolve=None),
-        use_dns_cache=False,
+async def _post(url: str, secret: str, msg_id: str, body: bytes) -> str | None:
+    """One signed POST through the bots' client, under one total deadline, to an address the
+    policy allows (checked again now: a name may resolve elsewhere than when it was set); the
+    error in the owner's words, or None for a 2xx."""
+    timeout_ms = settings.ESCOBA_NOTIFY_WEBHOOK_TIMEOUT_MS
+    client = BotClient(
+        url, secret, allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS, user_agent=USER_AGENT
     )
     try:
-        async with (
-            aiohttp.ClientSession(
-                connector=connector, trust_env=False, cookie_jar=aiohttp.DummyCookieJar()
-            ) as session,
-            asyncio.timeout(timeout_ms / 1000),
-            session.post(target.url, data=body, headers=headers, allow_redirects=False) as reply,
-        ):
-            if not 200 <= reply.status < 300:
-                return f"the webhook answered HTTP {reply.status}"
-    except TimeoutError:
+        reply = await client.fetch("POST", None, body, timeout_ms, strict=False, msg_id=msg_id)
+    finally:
+        await client.aclose()
+    fault = reply.fault
+    if fault is None:
+        return None if 200 <= reply.status < 300 else f"the webhook answered HTTP {reply.status}"
+    if fault.kind == FaultKind.TIMEOUT:
         return f"the webhook did not answer within {timeout_ms} ms"
-    except AddressError as error:
-        return ERROR_WEBHOOK_URL.format(reason=error)
-    except (aiohttp.ClientError, OSError) as error:
-        return connect_message(str(error), url)
-    return None
+    if fault.kind == FaultKind.ADDRESS:
+        return ERROR_WEBHOOK_URL.format(reason=fault.detail)
+    if fault.kind == FaultKind.CONNECT:
+        return connect_message(fault.detail, url)
+    return f"the webhook's reply was refused: {fault.detail}"
 
 
 @transaction.atomic
@@ -398,7 +381,7 @@ def notification_webhook_failed(*, notification_id: int) -> None:
     _set_status(notification, webhook_status=Delivery.FAILED)
     preferences = NotificationSettings.objects.select_for_update().get(user=notification.user)
     preferences.webhook_failures += 1
-    limit = max(1, _setting("ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER", DEFAULT_SUSPEND_AFTER))
+    limit = max(1, settings.ESCOBA_NOTIFY_WEBHOOK_SUSPEND_AFTER)
     suspend = preferences.webhook_suspended_at is None and preferences.webhook_failures >= limit
     if suspend:
         preferences.webhook_suspended_at = timezone.now()

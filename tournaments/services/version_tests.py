@@ -22,12 +22,13 @@ from django.utils import timezone
 from tournaments import sprt
 from tournaments.models import League, Match, VersionTest
 from tournaments.selectors.ladder import league_set_scores
-from tournaments.services.challenges import PLAYERS, RULESET, bot_for, opponent_check, quota_check
-from tournaments.services.league_creation import league_create, league_name_free
+from tournaments.services.challenges import (
+    duel_bots,
+    duel_league_create,
+)
 from tournaments.services.league_schedules import league_add_sets
 from tournaments.services.league_states import league_lock, league_open
 from tournaments.services.notifications import EVENT_VERSION_TEST_FINISHED, notification_send
-from tournaments.services.quotas import user_lock
 
 ERROR_ELO_ORDER = "elo1 must be at least {gap:g} Elo above elo0."
 ERROR_ELO_RANGE = "Elo bounds must be between {low} and {high}."
@@ -75,24 +76,10 @@ def version_test_create(
     accepts challenges). Raises ``ValidationError`` per field, ``QuotaExceeded`` past the
     daily quota (``ESCOBA_TESTS_PER_DAY``)."""
     _check_parameters(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_sets=max_sets)
-    candidate = bot_for("candidate", candidate_id, owner=user)
-    baseline = bot_for("baseline", baseline_id)
-    opponent_check(field="baseline", opponent=baseline, bot=candidate, user=user)
-    user_lock(user)  # the count below is read and written by one request of the user at a time
-    quota_check(
-        made=VersionTest.objects.filter(creator=user),
-        limit=settings.ESCOBA_TESTS_PER_DAY,
-        what="version tests",
+    candidate, baseline = duel_bots(
+        user=user, bot=("candidate", candidate_id), opponent=("baseline", baseline_id)
     )
-    league = league_create(
-        creator=user,
-        name=league_name_free(f"Test: {candidate.name} v {baseline.name}"),  # names are unique
-        ruleset_name=RULESET,
-        players=PLAYERS,
-        rated=False,
-        bot_ids=[candidate.id, baseline.id],
-        kind=League.Kind.TEST,
-    )
+    league = duel_league_create(user=user, bots=(candidate, baseline), kind=League.Kind.TEST)
     league_open(league=league)
     test = VersionTest.objects.create(
         creator=user,

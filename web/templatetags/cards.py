@@ -10,11 +10,9 @@ from django import template
 from django.utils.html import format_html
 
 from games.engine import ALL_CARDS, Card, french_label
+from games.engine.cards import FACE_NAMES, SUIT_NAMES
 
 register = template.Library()
-
-SUIT_NAMES = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
-FACE_NAMES = {8: "sota", 9: "caballo", 10: "rey"}
 
 
 def card_name(card: Card) -> str:
@@ -56,6 +54,13 @@ def _card_markup(text: str, extra_class: str) -> str:
         french,
         FACE_NAMES.get(value.value, SUIT_NAMES[value.suit]),
     )
+
+
+@register.simple_tag
+def card_words() -> dict[str, dict]:
+    """The engine's names of the suits (in its order) and of the face cards, for the viewer's
+    script (`{% card_words as words %}{{ words|json_data:"card-words" }}`)."""
+    return {"suits": SUIT_NAMES, "faces": FACE_NAMES}
 
 
 def french_labels() -> dict[str, str]:

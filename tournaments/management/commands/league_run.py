@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from games.engine import DEFAULT_PRESET
+from games.faults import DEFAULT_TIMEOUT_MS
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, League, Match
 from tournaments.selectors.leagues import bots_schedulable, league_progress, league_standings
@@ -40,10 +42,10 @@ class Command(BaseCommand):
             help='A taken name gets the first free number: "name (2)", "name (3)"...',
         )
         parser.add_argument("--bots", help="Comma-separated bot names (default: every fit bot).")
-        parser.add_argument("--ruleset", default="classic", help="Preset name.")
+        parser.add_argument("--ruleset", default=DEFAULT_PRESET, help="Preset name.")
         parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
         parser.add_argument("--games-per-pairing", type=int)
-        parser.add_argument("--timeout-ms", type=int, default=1000)
+        parser.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
         parser.add_argument("--max-faults", type=int)
         parser.add_argument("--unrated", action="store_true")
         parser.add_argument(

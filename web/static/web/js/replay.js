@@ -20,10 +20,12 @@
 import { patchChildren } from "./patch.js";
 import { markScrollableRegions } from "./site.js";
 
-const SUIT_NAMES = { o: "oros", c: "copas", e: "espadas", b: "bastos" };
-const FACE_NAMES = { 8: "sota", 9: "caballo", 10: "rey" };
-// The suits in the order of a score's best_cards.
-const SUIT_ORDER = ["o", "c", "e", "b"];
+// The engine's names of the suits (in its order, that of a score's best_cards) and of the face
+// cards, written into the page by the server ({% card_words %}).
+const cardWords = typeof document === "undefined" ? null : document.getElementById("card-words");
+const { suits: SUIT_NAMES, faces: FACE_NAMES } =
+  cardWords ? JSON.parse(cardWords.textContent) : { suits: {}, faces: {} };
+const SUIT_ORDER = Object.keys(SUIT_NAMES);
 // The categories a bonus ruleset can double, and what doubles them (rules A and C): the labels
 // of the bonus rows; the log's score.bonus says how many points a bonus added.
 const BONUSES = { cards: "30+ cards, the others under 10", oros: "all 10 oros", sevens: "all four sevens" };
