@@ -2,7 +2,7 @@
 
 Run from the repository root (with ``ESCOBA_PG_DIR`` naming your own PostgreSQL cluster):
 
-    .venv/bin/python -m benchmarks.api_load --games 100000 --fill-only   # fill once (slow)
+    .venv/bin/python -m benchmarks.api_load --games 100000 --fill-only   # fill once
     .venv/bin/python -m benchmarks.api_load --games 0                    # cache off, then on
     .venv/bin/python -m benchmarks.api_load --games 0 --read-cache on --only 'rankings|league'
     .venv/bin/python -m benchmarks.api_load --no-fill --read-cache on          # the pool as it is
@@ -13,8 +13,8 @@ runs as ``escoba_api_load`` so the filling is paid once; ``--refill`` starts ove
 Redis (the cache, and the throttle counters), and the web server with production settings on
 127.0.0.1: gunicorn serving ``config.wsgi`` (sync workers), or with ``--server uvicorn``
 ``config.asgi`` as docker-compose.yml serves it. The rows come from
-``benchmarks.pool_data``: rated leagues of 10 bots played through the real services (the engine
-plays in-process instead of HTTP bots; see that module).
+``benchmarks.pool_data``: rated leagues of 10 bots, each game played by the engine from its seed
+and written in bulk as the services would store it (see that module).
 
 The load generator is this script: asyncio and aiohttp, ``--connections`` keep-alive connections
 each sending its next request as soon as the last answer arrived (a closed loop), for

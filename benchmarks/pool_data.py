@@ -1,33 +1,45 @@
-"""Fill a rating pool with finished games through the real services, for the read benchmarks.
+"""Fill a rating pool with finished, rated leagues, for the read benchmarks.
 
-    .venv/bin/python -m benchmarks.pool_data --games 100000     # DATABASE_URL decides where
+    .venv/bin/python -m benchmarks.pool_data --games 1000000      # DATABASE_URL decides where
+    .venv/bin/python -m benchmarks.pool_data --games 2000 --services   # through the services
 
-Every row is written by the services a real league goes through: ``league_create`` and
-``league_start`` schedule the league, ``match_begin`` claims each match, ``game_finish`` stores
-each game (result, log, seats and their figures, no-shows), ``match_finish`` records the rated
-set, ``league_finish_if_done`` closes the league, and ``ratings_fit`` publishes the pool's
-ratings. What is skipped is HTTP: each game is played by the engine in this process from its
-scheduled seed, a seeded random legal move per play, and each play's latency is drawn at random
-(0.2-3 ms), so a game's log is a real ``escoba-log/1`` document of that seed but no bot was
-called. The pool is fitted every ``--fit-every`` leagues (fits are coalesced in production too)
-and once at the end.
+By default the leagues are written in bulk (``benchmarks.pool_rows``): ``--processes`` worker
+processes (one per core) each play a chunk of leagues with the engine from their scheduled
+seeds and write its rows in one transaction, by ``COPY`` on PostgreSQL, the same rows the
+services leave (tests/performance/test_pool_data.py fills a pool both ways and compares them).
+This process plans the leagues (bots drawn at random, seeds, schedules as ``league_start``
+writes them, every id reserved up front), fits the pool through ``ratings_fit`` every
+``--fit-every`` leagues (fits are coalesced in production too) and once at the end, and runs
+``VACUUM ANALYZE`` on PostgreSQL.
 
-Leagues have ``--bots-per-league`` bots (default 10: 45 pairings, 90 games) drawn from
+``--services`` plays each league through the real services instead, one game at a time:
+``league_create``, ``league_start``, ``match_begin``, ``game_finish``, ``match_finish``,
+``league_finish_if_done`` (about 80 games/s; with the broker and Redis of the settings).
+
+Either way no bot is called: each game's plays are a seeded random legal move each, with a
+latency drawn at random (0.2-3 ms), so a game's log is a real ``escoba-log/1`` document of its
+seed. Leagues have ``--bots-per-league`` bots (default 10: 45 pairings, 90 games) drawn from
 ``--bots`` bots (default 40), all in ``classic/2p``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import multiprocessing
+import os
 import random
 import time
 from dataclasses import dataclass
+from typing import Any
 
-from games.engine import Game as EngineGame
-from games.engine import Ruleset
+from benchmarks.pool_rows import ChunkTask, LeagueTask, Tables, chunk_write, league_sizes, play_game
+from games.engine import Move, Ruleset
+from games.scheduling import build_schedule, table_options
 
 LEAGUE_OWNER = "pool-data-owner"
 BOTS_OWNER = "pool-data-bots"
+POOL = "classic/2p"
 
 
 @dataclass
@@ -37,22 +49,14 @@ class PoolFilled:
     seconds: float
 
 
-def play_record(ruleset: Ruleset, seed: int, rng: random.Random):
-    """A game of ``seed`` played by the engine in-process, as the runner would record it."""
+def play_record(ruleset: Ruleset, seed: int):
+    """A game of ``seed`` played by the engine in-process (``pool_rows.play_game``), as the
+    runner would record it."""
     from tournaments.bot_calls.runner import GameRecord, PlayCall
 
-    game = EngineGame.new(ruleset, seed=seed)
-    calls = []
-    round_number, play = 0, 0
-    while not game.is_over:
-        if game.round != round_number:
-            round_number, play = game.round, 0
-        play += 1
-        seat = game.current_seat
-        move = rng.choice(game.legal_moves())
-        game.apply(move)
-        calls.append(PlayCall(seat, round_number, play, move, round(rng.uniform(0.2, 3.0), 2)))
-    return GameRecord(log=game.log(), calls=calls)
+    log, plays = play_game(ruleset, seed)
+    calls = [PlayCall(p.seat, p.round, p.play, Move.from_str(p.move), p.latency_ms) for p in plays]
+    return GameRecord(log=log, calls=calls)
 
 
 def _bots(count: int) -> list[int]:
@@ -83,10 +87,12 @@ def _bots(count: int) -> list[int]:
     return have[:count]
 
 
-def league_play(*, bot_ids: list[int], name: str, rng: random.Random) -> int:
-    """One rated league played to its end through the services; returns its games."""
+def league_play(*, bot_ids: list[int], name: str, seed: int | None = None) -> int:
+    """One rated league played to its end through the services; returns its games. ``seed``
+    replaces the league's random seed before it starts (to compare with a bulk fill)."""
     from django.contrib.auth import get_user_model
 
+    from tournaments.models import League
     from tournaments.services.league_creation import league_create
     from tournaments.services.league_schedules import league_start
     from tournaments.services.league_states import league_finish_if_done
@@ -94,17 +100,221 @@ def league_play(*, bot_ids: list[int], name: str, rng: random.Random) -> int:
 
     owner = get_user_model().objects.get(username=LEAGUE_OWNER)
     league = league_create(creator=owner, name=name, bot_ids=bot_ids, rated=True)
+    if seed is not None:
+        League.objects.filter(pk=league.pk).update(seed=seed)
     league_start(league_id=league.id, enqueue=False)
     games = 0
     for match_id in league.matches.order_by("number").values_list("id", flat=True):
         plan = match_begin(match_id=match_id, worker="pool-data", claim=f"pool-data-{match_id}")
         assert plan is not None
         for game in plan.games:
-            record = play_record(plan.ruleset, game.seed, rng)
-            games += game_finish(game_id=game.game_id, record=record)
+            games += game_finish(game_id=game.game_id, record=play_record(plan.ruleset, game.seed))
         match_finish(match_id=match_id)
     league_finish_if_done(league_id=league.id)
     return games
+
+
+def _finished_games() -> int:
+    from tournaments.models import Game
+
+    return Game.objects.filter(league__pool=POOL, status=Game.Status.FINISHED).count()
+
+
+def _services_fill(
+    *, games: int, bot_ids: list[int], bots_per_league: int, fit_every: int, seed: int
+) -> tuple[int, int]:
+    """Leagues through the services until the pool has ``games``: (leagues, games played)."""
+    from tournaments.services.rating_fits import ratings_fit
+
+    have = _finished_games()
+    rng = random.Random(seed + have)
+    leagues = played = 0
+    started = time.perf_counter()
+    while have < games:
+        entered = rng.sample(bot_ids, bots_per_league)
+        played += league_play(bot_ids=entered, name=f"pool {seed}-{have}-{leagues}")
+        leagues += 1
+        # Counted again, not added up: other processes may be filling the same pool.
+        have = _finished_games()
+        if fit_every and leagues % fit_every == 0:
+            ratings_fit(pool=POOL)
+        if leagues % 10 == 0:
+            _progress(have, played, started)
+    return leagues, played
+
+
+def _progress(have: int, played: int, started: float, goal: int | None = None) -> None:
+    seconds = time.perf_counter() - started
+    rate = played / seconds if seconds else 0.0
+    left = f", {(goal - have) / rate:.0f} s to go" if goal and rate else ""
+    print(
+        f"{have} games in the pool, {played} written in {seconds:.0f} s ({rate:.0f}/s{left}; "
+        f"load {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
+
+
+def _reserve_ids(sizes: dict[str, int], tables: Tables) -> dict[str, int]:
+    """The first of ``sizes[table]`` consecutive ids of each table, taken from its sequence
+    (PostgreSQL: nothing else is given them) or after its highest id (SQLite)."""
+    from django.db import connection
+
+    first = {}
+    with connection.cursor() as cursor:
+        for table, count in sizes.items():
+            name = tables.names[table]
+            if connection.vendor == "postgresql":
+                cursor.execute(
+                    "SELECT nextval(pg_get_serial_sequence(%s, 'id'))", [name]
+                )  # fmt: skip
+                start = cursor.fetchone()[0]
+                cursor.execute(
+                    "SELECT setval(pg_get_serial_sequence(%s, 'id'), %s)",
+                    [name, start + count - 1],
+                )
+                first[table] = start
+            else:
+                cursor.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {name}")
+                first[table] = cursor.fetchone()[0]
+    return first
+
+
+def leagues_plan(
+    *, leagues: int, bot_ids: list[int], bots_per_league: int, rng: random.Random, label: str
+) -> list[LeagueTask]:
+    """``leagues`` leagues of ``bots_per_league`` bots drawn from ``bot_ids``, each with its
+    seed and schedule as ``league_start`` writes them, and its ids reserved; named ``label``
+    and their number (league names are unique)."""
+    from tournaments.models import Bot
+    from tournaments.services.bot_versions import bot_version_current
+
+    versions = {
+        bot.id: bot_version_current(bot=bot).id for bot in Bot.objects.filter(id__in=bot_ids)
+    }
+    planned = []
+    for number in range(leagues):
+        entered = rng.sample(bot_ids, min(bots_per_league, len(bot_ids)))
+        seed = rng.getrandbits(63)
+        # Rated sets never share a deal (games.scheduling.deals_shared).
+        schedule = build_schedule(entered, players=2, games_per_pairing=2, seed=seed, shared=False)
+        planned.append((f"{label}-{number}", seed, entered, schedule))
+    tables = Tables()
+    totals: dict[str, int] = {}
+    for *_, schedule in planned:
+        for table, count in league_sizes(schedule).items():
+            totals[table] = totals.get(table, 0) + count
+    ids = _reserve_ids(totals, tables)
+    tasks = []
+    for name, seed, entered, schedule in planned:
+        sizes = league_sizes(schedule)
+        tasks.append(LeagueTask(dict(ids), name, seed, entered, versions, schedule))
+        ids = {table: first + sizes[table] for table, first in ids.items()}
+    return tasks
+
+
+def chunk_task(leagues: list[LeagueTask], distinct_logs: int = 0) -> ChunkTask:
+    """The chunk of ``leagues`` with what all leagues of the pool share."""
+    from django.contrib.auth import get_user_model
+
+    from games.faults import DEFAULT_MAX_FAULTS
+    from tournaments.services.rated_entry import rated_move_timeout_ms
+
+    return ChunkTask(
+        leagues=leagues,
+        ruleset=Ruleset.from_preset("classic", table_options(2)).to_dict(),
+        pool=POOL,
+        creator_id=get_user_model()
+        .objects.get_or_create(username=LEAGUE_OWNER, defaults={"is_staff": True})[0]
+        .pk,
+        move_timeout_ms=rated_move_timeout_ms(),
+        max_faults=DEFAULT_MAX_FAULTS,
+        distinct_logs=distinct_logs,
+    )
+
+
+_worker: dict[str, Any] = {}
+
+
+def _worker_start(params: dict[str, Any]) -> None:
+    """A worker process's own PostgreSQL connection (the parent's is never shared)."""
+    import psycopg
+
+    connection = psycopg.connect(**params)
+    # Durability of each commit is not what is measured: as in the --services fill.
+    connection.execute("SET synchronous_commit TO off")
+    connection.commit()
+    _worker["connection"] = connection
+    _worker["tables"] = Tables()
+
+
+def _worker_chunk(chunk: ChunkTask) -> tuple[int, int]:
+    connection = _worker["connection"]
+    with connection.cursor() as cursor:
+        games = chunk_write(cursor, "postgresql", _worker["tables"], chunk)
+    connection.commit()
+    return len(chunk.leagues), games
+
+
+def _chunk_here(chunk: ChunkTask) -> tuple[int, int]:
+    from django.db import connection, transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        return len(chunk.leagues), chunk_write(cursor, connection.vendor, Tables(), chunk)
+
+
+def leagues_write(
+    tasks: list[LeagueTask],
+    *,
+    processes: int,
+    chunk_leagues: int,
+    fit_every: int,
+    distinct_logs: int = 0,
+    goal: int = 0,
+) -> int:
+    """Write the planned leagues (in ``processes`` worker processes on PostgreSQL, else here),
+    fitting the pool every ``fit_every`` leagues and once at the end; returns the games written."""
+    from django.db import connection, connections
+
+    from tournaments.services.rating_fits import ratings_fit
+
+    chunks = [
+        chunk_task(tasks[i : i + chunk_leagues], distinct_logs)
+        for i in range(0, len(tasks), chunk_leagues)
+    ]
+    started = time.perf_counter()
+    have = _finished_games()
+    leagues = written = 0
+    if processes and connection.vendor == "postgresql":
+        settings = connection.settings_dict
+        params = {
+            "dbname": settings["NAME"], "user": settings["USER"],
+            "password": settings["PASSWORD"], "host": settings["HOST"],
+            "port": settings["PORT"] or None,
+        }  # fmt: skip
+        connections.close_all()
+        context = multiprocessing.get_context("fork")
+        with context.Pool(processes, initializer=_worker_start, initargs=(params,)) as pool:
+            results = pool.imap_unordered(_worker_chunk, chunks)
+            for chunk_leagues_done, games in results:
+                leagues, written = _after_chunk(
+                    leagues, written, chunk_leagues_done, games, fit_every, ratings_fit
+                )
+                _progress(have + written, written, started, goal)
+    else:
+        for chunk in chunks:
+            chunk_leagues_done, games = _chunk_here(chunk)
+            leagues, written = _after_chunk(
+                leagues, written, chunk_leagues_done, games, fit_every, ratings_fit
+            )
+    if tasks:
+        ratings_fit(pool=POOL)
+    return written
+
+
+def _after_chunk(leagues, written, chunk_leagues_done, games, fit_every, fit) -> tuple[int, int]:
+    if fit_every and (leagues + chunk_leagues_done) // fit_every > leagues // fit_every:
+        fit(pool=POOL)
+    return leagues + chunk_leagues_done, written + games
 
 
 def pool_fill(
@@ -114,44 +324,55 @@ def pool_fill(
     bots_per_league: int = 10,
     fit_every: int = 100,
     seed: int = 1,
-    seconds: float | None = None,
+    processes: int = 2,
+    chunk_leagues: int = 10,
+    distinct_logs: int = 0,
+    services: bool = False,
 ) -> PoolFilled:
-    """Play rated leagues until the pool ``classic/2p`` has at least ``games`` finished games,
-    or until ``seconds`` have passed (several processes may fill one database at once, each
-    with its own ``seed``; give them a ``fit_every`` of 0 and fit once at the end)."""
+    """Add rated leagues until the pool ``classic/2p`` has at least ``games`` finished games
+    (see the module docstring); the database is then vacuumed and analysed (PostgreSQL, when
+    called outside a transaction)."""
     from django.db import connection
 
-    from tournaments.models import Game
-    from tournaments.services.rating_fits import ratings_fit
-
     started = time.perf_counter()
-    if connection.vendor == "postgresql":
-        # Durability of each commit is not what is measured here: waiting for the disk after
-        # every game would make the filling hours long. Everything else is as in production.
-        with connection.cursor() as cursor:
-            cursor.execute("SET synchronous_commit TO off")
-    pool = "classic/2p"
-    finished = Game.objects.filter(league__pool=pool, status=Game.Status.FINISHED)
-    have = finished.count()
     bot_ids = _bots(bots)
-    rng = random.Random(seed + have)
-    leagues = played = 0
-    while have < games and (seconds is None or time.perf_counter() - started < seconds):
-        entered = rng.sample(bot_ids, bots_per_league)
-        # Names are unique: the seed keeps those of processes filling at once apart.
-        played += league_play(bot_ids=entered, name=f"pool {seed}-{have}-{leagues}", rng=rng)
-        leagues += 1
-        # Counted again, not added up: other processes may be filling the same pool, and all of
-        # them stop once the pool has ``games``.
-        have = finished.count()
-        if fit_every and leagues % fit_every == 0:
-            ratings_fit(pool=pool)
-        if leagues % 10 == 0:
-            rate = played / (time.perf_counter() - started)
-            print(f"{have} games in the pool, {played} by this process ({rate:.0f}/s)", flush=True)
-    if leagues and fit_every:
-        ratings_fit(pool=pool)
-    return PoolFilled(leagues=leagues, games=have, seconds=time.perf_counter() - started)
+    have = _finished_games()
+    if services:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:  # as the bulk workers: commits not waited for
+                cursor.execute("SET synchronous_commit TO off")
+        leagues, _ = _services_fill(
+            games=games, bot_ids=bot_ids, bots_per_league=bots_per_league,
+            fit_every=fit_every, seed=seed,
+        )  # fmt: skip
+    else:
+        per_league = bots_per_league * (bots_per_league - 1)  # a 2-game set per pairing
+        leagues = max(0, math.ceil((games - have) / per_league))
+        tasks = leagues_plan(
+            leagues=leagues, bot_ids=bot_ids, bots_per_league=bots_per_league,
+            rng=random.Random(seed + have), label=f"pool {seed}-{have}",
+        )  # fmt: skip
+        print(f"{leagues} leagues planned in {time.perf_counter() - started:.1f} s", flush=True)
+        leagues_write(
+            tasks, processes=processes, chunk_leagues=chunk_leagues, fit_every=fit_every,
+            distinct_logs=distinct_logs, goal=games,
+        )  # fmt: skip
+    pool_reads_changed(bot_ids)
+    if connection.vendor == "postgresql" and leagues and not connection.in_atomic_block:
+        vacuumed = time.perf_counter()
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE")
+        print(f"VACUUM ANALYZE in {time.perf_counter() - vacuumed:.0f} s", flush=True)
+    return PoolFilled(
+        leagues=leagues, games=_finished_games(), seconds=time.perf_counter() - started
+    )
+
+
+def pool_reads_changed(bot_ids: list[int]) -> None:
+    """Invalidate the cached reads a filled pool changes (as each stored game does)."""
+    from tournaments.read_cache import reads_changed
+
+    reads_changed("leagues", "games", "ratings", *(f"bot:{b}" for b in bot_ids))
 
 
 def main() -> None:
@@ -160,10 +381,20 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=40)
     parser.add_argument("--bots-per-league", type=int, default=10)
     parser.add_argument(
-        "--fit-every", type=int, default=100, help="Fit the pool every N leagues (0: never)."
+        "--fit-every", type=int, default=100, help="Fit the pool every N leagues (0: at the end)."
     )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--minutes", type=float, help="Stop after a league once this has passed.")
+    parser.add_argument(
+        "--processes", type=int, default=os.cpu_count() or 1, help="Worker processes (0: none)."
+    )
+    parser.add_argument("--chunk-leagues", type=int, default=10, help="Leagues per transaction.")
+    parser.add_argument(
+        "--distinct-logs",
+        type=int,
+        default=0,
+        help="Games take their logs from this many games played once (0: each its own seed).",
+    )
+    parser.add_argument("--services", action="store_true", help="Through the services, slowly.")
     args = parser.parse_args()
     import django
 
@@ -174,7 +405,10 @@ def main() -> None:
         bots_per_league=args.bots_per_league,
         fit_every=args.fit_every,
         seed=args.seed,
-        seconds=args.minutes * 60 if args.minutes else None,
+        processes=args.processes,
+        chunk_leagues=args.chunk_leagues,
+        distinct_logs=args.distinct_logs,
+        services=args.services,
     )
     print(f"{filled.games} games in the pool; {filled.leagues} leagues in {filled.seconds:.0f} s")
 

@@ -1,7 +1,5 @@
 """Cached reads: served without SQL, revalidated with ETags, dropped when a result is recorded."""
 
-import random
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
@@ -29,7 +27,7 @@ def read_cache_on(settings):
 def played(django_capture_on_commit_callbacks) -> League:
     """A finished rated league of 4 bots, played through the services, its pool fitted."""
     with django_capture_on_commit_callbacks(execute=True):
-        league_play(bot_ids=_bots(4), name="cached", rng=random.Random(3))
+        league_play(bot_ids=_bots(4), name="cached")
     return League.objects.get(name="cached")
 
 
@@ -51,7 +49,7 @@ def test_cached_rankings_cost_no_sql_and_a_recorded_result_invalidates_them(
 
     # Another league of the same bots: its results are recorded and the pool refitted.
     with django_capture_on_commit_callbacks(execute=True):
-        league_play(bot_ids=_bots(4), name="again", rng=random.Random(4))
+        league_play(bot_ids=_bots(4), name="again")
     after = _rankings(client)
     assert all(row["sets"] == 6 for row in after)
 
@@ -69,7 +67,7 @@ def test_a_cached_rating_history_costs_no_sql_and_a_new_fit_extends_it(
     assert len(queries) == 0
 
     with django_capture_on_commit_callbacks(execute=True):
-        league_play(bot_ids=_bots(4), name="again", rng=random.Random(4))
+        league_play(bot_ids=_bots(4), name="again")
     after = client.get(path).json()["results"]
     assert len(after) > len(first) and after[: len(first)] == first
 
@@ -116,7 +114,7 @@ def test_a_finished_game_changes_the_etag_of_its_league(played, django_capture_o
     from games.engine import Ruleset
     from tournaments.services.game_results import game_finish
 
-    record = play_record(Ruleset.from_dict(played.ruleset), game.seed, random.Random(5))
+    record = play_record(Ruleset.from_dict(played.ruleset), game.seed)
     game.log.delete()
     with django_capture_on_commit_callbacks(execute=True):
         assert game_finish(game_id=game.id, record=record)
