@@ -24,6 +24,7 @@ from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.services.leagues import league_create, league_start
 from tournaments.services.matches import head_to_head_add
 from tournaments.services.ratings import rated_set_record, ratings_fit
+from tournaments.services.tallies import tallies_rebuild
 
 LOG_POOL = 64
 BOTS_PER_LEAGUE = 10
@@ -153,6 +154,7 @@ def _finish_league(league: League, logs: list[dict], rng: random.Random) -> int:
     Match.objects.filter(league=league).update(status=Match.Status.FINISHED, finished_at=now)
     for match in Match.objects.filter(league=league).select_related("league"):
         rated_set_record(match=match)
+    tallies_rebuild(league_ids=[league.id])  # standings, crosstable, progress
     ratings_fit(pool=league.pool)
     League.objects.filter(pk=league.pk).update(status=League.Status.FINISHED, finished_at=now)
     return len(games)

@@ -13,7 +13,7 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import permissions, serializers, status, viewsets
+from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
@@ -22,6 +22,7 @@ from tournaments.api.errors import ERRORS, ErrorSerializer, error_body
 from tournaments.api.filters import ChallengeFilter, ListFilterBackend
 from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.api.leagues import ID_PATTERN
+from tournaments.api.pagination import KeysetPagination
 from tournaments.ladder_selectors import league_game_ids, league_set_scores
 from tournaments.models import Challenge
 from tournaments.services.challenges import QuotaExceeded, challenge_create
@@ -92,7 +93,13 @@ class ChallengeSerializer(serializers.ModelSerializer):
         scores = self._scores(challenge)
         return {"bot": sum(scores), "opponent": len(scores) - sum(scores)}
 
-    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    @extend_schema_field(
+        serializers.ListField(
+            child=serializers.IntegerField(),
+            help_text="Ids of the latest 100 games, in schedule order; every game, a page at a "
+            "time: /api/games/?league=<league>.",
+        )
+    )
     def get_games(self, challenge: Challenge) -> list[int]:
         return league_game_ids(challenge.league)
 
@@ -107,20 +114,15 @@ class ChallengeSerializer(serializers.ModelSerializer):
         responses={200: ChallengeSerializer, **ERRORS},
     ),
 )
-class ChallengeViewSet(viewsets.GenericViewSet):
+class ChallengeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = Challenge.objects.select_related("creator", "bot", "opponent", "league")
     serializer_class = ChallengeSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     lookup_value_regex = ID_PATTERN
     filter_backends = [ListFilterBackend]
+    pagination_class = KeysetPagination
+    cursor_ordering = ("-id",)  # newest first
     filterset_class = ChallengeFilter
-
-    def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
-
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(self.get_serializer(self.get_object()).data)
 
     @extend_schema(
         summary="Challenge a bot with one of yours: 1 to 10 unrated sets, started at once",

@@ -15,6 +15,7 @@ from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS
 from tournaments.api.filters import ListFilterBackend, RankingFilter, RatingHistoryFilter
 from tournaments.api.league_serializers import RankingSerializer, RatingPointSerializer
+from tournaments.api.pagination import KeysetPagination
 from tournaments.models import Rating, RatingPoint
 from tournaments.play_selectors import with_people_record
 from tournaments.rating_selectors import published_ratings, rating_points
@@ -70,6 +71,8 @@ class RankingListView(ListAPIView):
 
 class RatingHistoryView(ListAPIView):
     serializer_class = RatingPointSerializer
+    pagination_class = KeysetPagination
+    cursor_ordering = ("id",)  # oldest first
     permission_classes = [permissions.AllowAny]
     filter_backends = [ListFilterBackend]
     filterset_class = RatingHistoryFilter

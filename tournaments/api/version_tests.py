@@ -15,7 +15,7 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import permissions, serializers, status, viewsets
+from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
@@ -26,6 +26,7 @@ from tournaments.api.errors import ERRORS
 from tournaments.api.filters import ListFilterBackend, VersionTestFilter
 from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.api.leagues import ID_PATTERN
+from tournaments.api.pagination import KeysetPagination
 from tournaments.ladder_selectors import league_game_ids
 from tournaments.models import VersionTest
 from tournaments.services.challenges import QuotaExceeded
@@ -76,7 +77,13 @@ class VersionTestSerializer(serializers.ModelSerializer):
     def get_upper_bound(self, test: VersionTest) -> float:
         return sprt.bounds(test.alpha, test.beta)[1]
 
-    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    @extend_schema_field(
+        serializers.ListField(
+            child=serializers.IntegerField(),
+            help_text="Ids of the latest 100 games, in schedule order; every game, a page at a "
+            "time: /api/games/?league=<league>.",
+        )
+    )
     def get_games(self, test: VersionTest) -> list[int]:
         return league_game_ids(test.league)
 
@@ -91,20 +98,15 @@ class VersionTestSerializer(serializers.ModelSerializer):
         responses={200: VersionTestSerializer, **ERRORS},
     ),
 )
-class VersionTestViewSet(viewsets.GenericViewSet):
+class VersionTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = VersionTest.objects.select_related("creator", "candidate", "baseline", "league")
     serializer_class = VersionTestSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     lookup_value_regex = ID_PATTERN
     filter_backends = [ListFilterBackend]
+    pagination_class = KeysetPagination
+    cursor_ordering = ("-id",)  # newest first
     filterset_class = VersionTestFilter
-
-    def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
-
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(self.get_serializer(self.get_object()).data)
 
     @extend_schema(
         summary="Test your candidate against a baseline until the SPRT decides (unrated)",

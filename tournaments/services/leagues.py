@@ -68,6 +68,7 @@ from tournaments.services.ratings import (
     rated_league_check,
     rated_move_timeout_ms,
 )
+from tournaments.services.tallies import league_tally_add
 
 logger = logging.getLogger(__name__)
 
@@ -413,6 +414,7 @@ def _write_matches(league: League, schedule: list[ScheduledMatch]) -> list[int]:
         for game in games
         for seat, bot_id in enumerate(game.seating)
     )
+    league_tally_add(league_id=league.id, games=len(games))  # the league's progress
     return [match.id for match in matches]
 
 

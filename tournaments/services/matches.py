@@ -78,6 +78,11 @@ from tournaments.services.ratings import (
     match_versions_record,
     rated_set_record,
 )
+from tournaments.services.tallies import (
+    tallies_game_aborted,
+    tallies_game_finished,
+    tallies_set_finished,
+)
 from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
@@ -444,6 +449,7 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         values = {name: getattr(seat, name) for name in (*SEAT_FIGURES, "no_show")}
         Seat.objects.filter(pk=seat.pk).update(finished_at=game.finished_at, **values)
     head_to_head_add(winner=game.winner, seats=seats)
+    tallies_game_finished(game=game, seats=seats)  # the league's standings, crosstable, progress
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     game_counted(pool=game.league.pool, moves=game.moves, calls=record.calls)
     return True
@@ -486,6 +492,7 @@ def game_abort(*, game_id: int, reason: str) -> bool:
     game.reason = reason
     game.finished_at = timezone.now()
     game.save(update_fields=["status", "reason", "finished_at"])
+    tallies_game_aborted(game=game)
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     return True
 
@@ -503,6 +510,7 @@ def match_finish(*, match_id: int) -> bool:
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "finished_at"])
     rated_set_record(match=match)
+    tallies_set_finished(match=match)
     game_ids = match.games.values_list("id", flat=True)
     reads_changed(f"league:{match.league_id}", "games", *(f"game:{i}" for i in game_ids))
     return True

@@ -51,6 +51,7 @@ from tournaments.live import live_game_key, live_topic_key
 from tournaments.models import Bot, Game, GameLog, League, Match, PersonGame, Seat
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.services.matches import SEAT_FIGURES, _seat_stats, game_log_url
+from tournaments.services.tallies import league_tally_add
 
 logger = logging.getLogger(__name__)
 
@@ -223,6 +224,7 @@ def play_create(
     person_game = PersonGame.objects.create(
         person=person, game=game, seat=seat, team=ruleset.team_of(seat), seat_names=names
     )
+    league_tally_add(league_id=league.id, games=1)  # the games lists' count
     transaction.on_commit(lambda: _live_start(game.id))
     referee, _ = _replay(person_game)
     _to_move(person_game, referee)
@@ -338,6 +340,7 @@ def _finish(person_game: PersonGame, referee: Referee, calls: list[PlayCall]) ->
     GameLog.objects.create(
         game=game, document=record.log, diagnostics=record.diagnostics, faults=record.faults
     )
+    league_tally_add(league_id=game.league_id, finished=1, faults=game.faults)
     stats = _seat_stats(record)
     for seat in game.seats.all():
         values = {name: stats.get(seat.seat, {}).get(name, getattr(seat, name))
