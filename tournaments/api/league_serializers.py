@@ -86,6 +86,10 @@ class EntryCreateSerializer(serializers.Serializer):
     bot = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
 
 
+# The attribute the leagues API prefetches each league's bots into (a list, no queryset each).
+BOTS = "bot_list"
+
+
 class LeagueSerializer(serializers.ModelSerializer):
     creator = serializers.CharField(source="creator.username")
     bots = serializers.SerializerMethodField()
@@ -114,7 +118,9 @@ class LeagueSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(BotRefSerializer(many=True))
     def get_bots(self, league: League) -> list[dict]:
-        return [{"id": bot.id, "name": bot.name} for bot in league.bots.all()]
+        bots = getattr(league, BOTS, None)
+        bots = league.bots.all() if bots is None else bots
+        return [{"id": bot.id, "name": bot.name} for bot in bots]
 
 
 class ProgressSerializer(serializers.Serializer):

@@ -23,6 +23,7 @@ from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS, QUEUE_ERRORS
 from tournaments.api.filters import LeagueFilter, ListFilterBackend, MatchFilter
 from tournaments.api.league_serializers import (
+    BOTS,
     CrosstableSerializer,
     EntryCreateSerializer,
     LeagueCreateSerializer,
@@ -57,7 +58,7 @@ ERROR_UNKNOWN_BOT = "No bot with this id."
 class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     # Each league's bots by id and name only: a bot row carries its encrypted secret.
     queryset = League.objects.select_related("creator").prefetch_related(
-        Prefetch("bots", queryset=Bot.objects.only("id", "name"))
+        Prefetch("bots", queryset=Bot.objects.only("id", "name"), to_attr=BOTS)
     )
     serializer_class = LeagueSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
