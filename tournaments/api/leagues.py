@@ -188,7 +188,7 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         if not Bot.objects.filter(pk=bot_id).exists():
             raise ValidationError({"bot": [ERROR_UNKNOWN_BOT]})
         league_enrol(league_id=league.id, bot_id=bot_id, user=request.user)
-        league.refresh_from_db()
+        league = self.get_object()  # again: its bots changed
         return self._detail(league, status.HTTP_201_CREATED)
 
     @extend_schema(
