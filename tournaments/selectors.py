@@ -143,22 +143,18 @@ def _cell(score: float, games: int) -> dict[str, Any]:
     return {"score": score, "games": games}
 
 
-def league_crosstable(league: League, bot_ids: list[int] | None = None) -> dict[str, Any]:
+def league_crosstable(league: League) -> dict[str, Any]:
     """Pairwise results: ``rows[i]["cells"][j]`` is bot i's score against bot j over its games.
 
     In 3-bot games each pair of bots counts as meeting once per game (by standing), and in
     partnership games the two bots of a table meet as opponents. Read from the league's running
-    totals (``LeaguePair``, a row per pair that met). ``bot_ids``: only these bots' rows (a page
-    of a large table); every entered bot is a column.
+    totals (``LeaguePair``, a row per pair that met).
     """
     bots = list(league.bots.order_by("name").values_list("id", "name"))
-    pairs = LeaguePair.objects.filter(league=league)
-    if bot_ids is not None:
-        pairs = pairs.filter(bot_id__in=bot_ids)
-    cells = {(a, b): (score, games) for a, b, score, games in pairs.values_list(
+    pairs = LeaguePair.objects.filter(league=league).values_list(
         "bot_id", "opponent_id", "score", "games"
-    )}  # fmt: skip
-    shown = set(bot_ids) if bot_ids is not None else None
+    )
+    cells = {(a, b): (score, games) for a, b, score, games in pairs}
     return {
         "bots": [{"id": bot_id, "name": name} for bot_id, name in bots],
         "rows": [
@@ -170,7 +166,6 @@ def league_crosstable(league: League, bot_ids: list[int] | None = None) -> dict[
                 ],
             }
             for bot_id, _ in bots
-            if shown is None or bot_id in shown
         ],
     }
 
