@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import os
 import random
 import re
@@ -54,6 +55,7 @@ from scripts.private_redis import PrivateRedis, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE = "escoba_api_load"
+BENCHMARK_SECRETS_KEY = base64.urlsafe_b64encode(b"benchmark-only-secrets-key-32-by").decode()
 
 
 def database_url(refill: bool) -> str:
@@ -206,6 +208,8 @@ def main() -> None:
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
         "DATABASE_URL": args.database_url or database_url(args.refill),
         "SECRET_KEY": "benchmark-only-" + "x" * 40,
+        # The Fernet key bots' secrets are encrypted with: fixed, so a kept database reads again.
+        "ESCOBA_SECRETS_KEY": os.environ.get("ESCOBA_SECRETS_KEY", BENCHMARK_SECRETS_KEY),
         "ALLOWED_HOSTS": "127.0.0.1",
         "SECURE_SSL_REDIRECT": "false",
         "DEBUG": "0",

@@ -89,6 +89,28 @@ def _found(row):
     return row
 
 
+def _row_id(request: HttpRequest, name: str) -> int | None:
+    """The query parameter ``name`` as a row id: None when absent, a 404 when not an id."""
+    value = request.GET.get(name)
+    if value is None:
+        return None
+    if not re.fullmatch(ROW_ID, value):
+        raise Http404
+    return int(value)
+
+
+def _page_url(request: HttpRequest, name: str, row_id: int | None) -> str | None:
+    """This page's address with ``name`` (``after`` or ``before``) set to ``row_id`` and the
+    other one dropped: the link to the next or previous page; None when there is none."""
+    if row_id is None:
+        return None
+    query = request.GET.copy()
+    query.pop("after", None)
+    query.pop("before", None)
+    query[name] = str(row_id)
+    return f"{request.path}?{query.urlencode()}"
+
+
 def _form_errors_from(form, error: ValidationError) -> None:
     """Show a service's ``ValidationError`` on the form, field by field where it can."""
     if hasattr(error, "error_dict"):
@@ -201,10 +223,20 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
     if not all(re.fullmatch(ROW_ID, value) for value in ids):
         raise Http404
     bot_ids = {int(value) for value in ids}
-    bots, games = page_selectors.league_games_between(league=league, bot_ids=sorted(bot_ids))
+    after, before = (_row_id(request, name) for name in ("after", "before"))
+    bots, page = page_selectors.league_games_between(
+        league=league, bot_ids=sorted(bot_ids), after=after, before=before
+    )
     if len(bots) != len(bot_ids):
         raise Http404
-    context = {"nav": "leagues", "league": league, "bots": bots, "games": games}
+    context = {
+        "nav": "leagues",
+        "league": league,
+        "bots": bots,
+        "games": page.rows,
+        "next_url": _page_url(request, "after", page.after),
+        "previous_url": _page_url(request, "before", page.before),
+    }
     return render(request, "web/league_games.html", context)
 
 

@@ -15,7 +15,7 @@ from benchmarks import pool_data
 from games.engine import replay_log
 from tests.performance.data import head_to_head_counted
 from tournaments.models import Bot, Game, HeadToHead, League, Match, Rating, SetScore
-from tournaments.services.ratings import ratings_fit, ratings_recompute
+from tournaments.services.rating_fits import ratings_fit, ratings_recompute
 
 pytestmark = pytest.mark.django_db
 

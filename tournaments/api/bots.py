@@ -7,7 +7,7 @@ secret appears in exactly two answers: registration and rotation.
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import permissions, status, viewsets
+from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -62,7 +62,7 @@ class IsBotOwner(permissions.BasePermission):
     ),
     retrieve=extend_schema(summary="One bot", responses={200: BotSerializer, **ERRORS}),
 )
-class BotViewSet(viewsets.GenericViewSet):
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = Bot.objects.select_related("owner").prefetch_related(
         "ratings__version", "versions__ratings__version", "versions__bot"
     )
@@ -84,17 +84,9 @@ class BotViewSet(viewsets.GenericViewSet):
             throttles.append(BotCallsThrottle())
         return throttles
 
-    def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
-
     def retrieve(self, request: Request, pk: str) -> Response:
-        return api_read(
-            self,
-            request,
-            [f"bot:{pk}", "ratings"],
-            lambda: Response(self.get_serializer(self.get_object()).data),
-        )
+        read = super().retrieve
+        return api_read(self, request, [f"bot:{pk}", "ratings"], lambda: read(request, pk=pk))
 
     @extend_schema(
         summary="Register a bot (its GET U must answer escoba/1 in time)",

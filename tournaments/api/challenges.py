@@ -25,6 +25,7 @@ from tournaments.api.errors import ERRORS, ErrorSerializer, error_body
 from tournaments.api.filters import MAX_ID, ChallengeFilter, ListFilterBackend
 from tournaments.api.league_serializers import BotRefSerializer
 from tournaments.api.leagues import ID_PATTERN
+from tournaments.api.pagination import KeysetPagination
 from tournaments.models import Challenge
 from tournaments.selectors.ladder import league_game_ids, league_set_scores
 from tournaments.services.challenges import QuotaExceeded, challenge_create
@@ -56,6 +57,8 @@ class DuelViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     lookup_value_regex = ID_PATTERN
     filter_backends = [ListFilterBackend]
+    pagination_class = KeysetPagination
+    cursor_ordering = ("-id",)  # newest first
     create_serializer_class: type[serializers.Serializer]
 
     def start(self, user: Any, data: dict[str, Any]) -> Model:
@@ -118,7 +121,13 @@ class ChallengeSerializer(serializers.ModelSerializer):
         scores = self._scores(challenge)
         return {"bot": sum(scores), "opponent": len(scores) - sum(scores)}
 
-    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    @extend_schema_field(
+        serializers.ListField(
+            child=serializers.IntegerField(),
+            help_text="Ids of the latest 100 games, in schedule order; every game, a page at a "
+            "time: /api/games/?league=<league>.",
+        )
+    )
     def get_games(self, challenge: Challenge) -> list[int]:
         return league_game_ids(challenge.league)
 

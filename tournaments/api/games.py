@@ -13,7 +13,7 @@ the private `debug` text and the exact request body.
 
 import gzip
 
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema, extend_schema_view
@@ -28,17 +28,20 @@ from tournaments.api.caching import api_read, id_param
 from tournaments.api.errors import ERRORS, SEALED_ERRORS, SetInPlay
 from tournaments.api.filters import GameFilter, ListFilterBackend
 from tournaments.api.league_serializers import (
+    SEATS,
     GameDiagnosticsSerializer,
     GameSerializer,
     duplicate_info,
 )
 from tournaments.api.leagues import ID_PATTERN
+from tournaments.api.pagination import KeysetPagination
 from tournaments.models import Game
 from tournaments.observers import game_sight
 from tournaments.selectors.leagues import (
     game_diagnostics,
     game_for_sight,
     game_log_gzip,
+    games_count,
     match_games_numbered,
     seats_with_bots,
 )
@@ -83,7 +86,7 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = (
         Game.objects.select_related("match", "league")
         .annotate(fault_list=F("log__faults"))
-        .prefetch_related(seats_with_bots(), match_games_numbered())
+        .prefetch_related(seats_with_bots(to_attr=SEATS), match_games_numbered())
         .order_by("id")
     )
     serializer_class = GameSerializer
@@ -91,6 +94,24 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_PATTERN
     filter_backends = [ListFilterBackend]
     filterset_class = GameFilter
+    pagination_class = KeysetPagination
+
+    def cursor_ordering(self, request: Request) -> tuple[str, ...]:
+        """``?ordering=`` (id or -id); without it a bot's latest games first, else oldest first
+        (a league's schedule in order: its ids grow with the match and game numbers)."""
+        asked = request.query_params.get("ordering")
+        if asked in ("id", "-id"):
+            return (asked,)
+        return ("-id",) if id_param(request, "bot") else ("id",)
+
+    def list_count(self, queryset: QuerySet[Game]) -> int | None:
+        """All games, or a league's, by status, from the leagues' running totals; a set's or a
+        bot's games are counted (None)."""
+        if id_param(self.request, "match") or id_param(self.request, "bot"):
+            return None
+        league = id_param(self.request, "league")
+        status = self.request.query_params.get("status") or None
+        return games_count(league_id=int(league) if league else None, status=status)
 
     def list(self, request: Request) -> Response:
         if league := id_param(request, "league"):

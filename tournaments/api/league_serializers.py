@@ -88,6 +88,10 @@ class EntryCreateSerializer(serializers.Serializer):
     bot = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
 
 
+# The attribute the leagues API prefetches each league's bots into (a list, no queryset each).
+BOTS = "bot_list"
+
+
 class LeagueSerializer(serializers.ModelSerializer):
     creator = serializers.CharField(source="creator.username")
     bots = serializers.SerializerMethodField()
@@ -116,7 +120,9 @@ class LeagueSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(BotRefSerializer(many=True))
     def get_bots(self, league: League) -> list[dict]:
-        return [{"id": bot.id, "name": bot.name} for bot in league.bots.all()]
+        bots = getattr(league, BOTS, None)
+        bots = league.bots.all() if bots is None else bots
+        return [{"id": bot.id, "name": bot.name} for bot in bots]
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -280,6 +286,16 @@ class DuplicateSerializer(serializers.Serializer):
     games = serializers.ListField(child=serializers.IntegerField(), help_text="Ids of the set.")
 
 
+# The attribute the games API prefetches each game's seats into (a list: see seats_with_bots).
+SEATS = "seat_list"
+
+
+def game_seats(game: Game) -> list[Seat]:
+    """The game's seats, prefetched into ``SEATS`` or else through ``game.seats``."""
+    seats = getattr(game, SEATS, None)
+    return list(game.seats.all()) if seats is None else seats
+
+
 class GameSerializer(serializers.ModelSerializer):
     seats = serializers.SerializerMethodField()
     result = serializers.SerializerMethodField()
@@ -308,7 +324,10 @@ class GameSerializer(serializers.ModelSerializer):
     @extend_schema_field(SeatSerializer(many=True))
     def get_seats(self, game: Game) -> list[dict]:
         """The seats; while a rated game is played none names its bot (observers.game_sight)."""
-        seats = SeatSerializer(game.seats.all(), many=True).data
+        # One seat serializer for the whole answer: a ModelSerializer builds its fields from the
+        # model on first use, which per game cost most of a list's CPU.
+        seat = self.context.setdefault("seat_serializer", SeatSerializer())
+        seats = [seat.to_representation(row) for row in game_seats(game)]
         if not observers.game_sight(game).seats_named:
             for seat in seats:
                 seat["bot"] = None
@@ -317,7 +336,7 @@ class GameSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.BooleanField())
     def get_no_show(self, game: Game) -> bool:
         """A bot never showed up (its seats say which): the game is rated for nobody."""
-        return any(seat.no_show for seat in game.seats.all())
+        return any(seat.no_show for seat in game_seats(game))
 
     @extend_schema_field(ResultSerializer(allow_null=True))
     def get_result(self, game: Game) -> dict | None:

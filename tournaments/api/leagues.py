@@ -12,7 +12,7 @@ while Redis is unreachable they answer 503 and change nothing.
 from django.db.models import Prefetch
 from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import permissions, status, viewsets
+from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -24,6 +24,7 @@ from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS, QUEUE_ERRORS
 from tournaments.api.filters import LeagueFilter, ListFilterBackend, MatchFilter
 from tournaments.api.league_serializers import (
+    BOTS,
     CrosstableSerializer,
     EntryCreateSerializer,
     LeagueCreateSerializer,
@@ -31,6 +32,7 @@ from tournaments.api.league_serializers import (
     LeagueSerializer,
     MatchSerializer,
 )
+from tournaments.api.pagination import KeysetPagination
 from tournaments.models import Bot, Game, League, Match
 from tournaments.selectors.leagues import league_crosstable, league_progress, league_standings
 from tournaments.services.league_creation import league_create, league_enrol
@@ -53,21 +55,24 @@ ERROR_UNKNOWN_BOT = "No bot with this id."
         responses={200: LeagueSerializer(many=True), **ERRORS},
     ),
 )
-class LeagueViewSet(viewsets.GenericViewSet):
-    queryset = League.objects.select_related("creator").prefetch_related("bots")
+class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    # Each league's bots by id and name only: a bot row carries its encrypted secret.
+    queryset = League.objects.select_related("creator").prefetch_related(
+        Prefetch("bots", queryset=Bot.objects.only("id", "name"), to_attr=BOTS)
+    )
     serializer_class = LeagueSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     lookup_value_regex = ID_PATTERN
     filter_backends = [ListFilterBackend]
     filterset_class = LeagueFilter
+    pagination_class = KeysetPagination
+    cursor_ordering = ("-created_at", "-id")  # newest first (index league_kind_recent)
 
     def list(self, request: Request) -> HttpResponse:
         # What the list shows changes when a league is made or changes state, or a bot's name.
-        return api_read(self, request, ["leagues"], self._list)
-
-    def _list(self) -> Response:
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+        return api_read(
+            self, request, ["leagues"], lambda: super(LeagueViewSet, self).list(request)
+        )
 
     def _detail(self, league: League, code: int = status.HTTP_200_OK) -> Response:
         context = {
@@ -183,7 +188,7 @@ class LeagueViewSet(viewsets.GenericViewSet):
         if not Bot.objects.filter(pk=bot_id).exists():
             raise ValidationError({"bot": [ERROR_UNKNOWN_BOT]})
         league_enrol(league_id=league.id, bot_id=bot_id, user=request.user)
-        league.refresh_from_db()
+        league = self.get_object()  # again: its bots changed
         return self._detail(league, status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -197,7 +202,7 @@ class LeagueViewSet(viewsets.GenericViewSet):
 
 @extend_schema_view(
     list=extend_schema(
-        summary="List matches (duplicate sets), in schedule order",
+        summary="List matches (duplicate sets), in the order they were scheduled",
         responses={200: MatchSerializer(many=True), **ERRORS},
     ),
     retrieve=extend_schema(summary="One match", responses={200: MatchSerializer, **ERRORS}),
@@ -222,6 +227,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_PATTERN
     filter_backends = [ListFilterBackend]
     filterset_class = MatchFilter
+    pagination_class = KeysetPagination
+    cursor_ordering = ("id",)  # a league's matches are numbered in the order they are written
 
 
 router = SimpleRouter()

@@ -84,7 +84,13 @@ class VersionTestSerializer(serializers.ModelSerializer):
     def get_upper_bound(self, test: VersionTest) -> float:
         return sprt.bounds(test.alpha, test.beta)[1]
 
-    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    @extend_schema_field(
+        serializers.ListField(
+            child=serializers.IntegerField(),
+            help_text="Ids of the latest 100 games, in schedule order; every game, a page at a "
+            "time: /api/games/?league=<league>.",
+        )
+    )
     def get_games(self, test: VersionTest) -> list[int]:
         return league_game_ids(test.league)
 

@@ -14,6 +14,7 @@ from .ratings import (
     SetScore,
     VersionTotal,
 )
+from .tallies import LeaguePair, LeagueStanding, LeagueTally
 
 __all__ = [
     "BaselineCoefficient",
@@ -27,6 +28,9 @@ __all__ = [
     "HeadToHead",
     "League",
     "LeagueEntry",
+    "LeaguePair",
+    "LeagueStanding",
+    "LeagueTally",
     "Match",
     "Notification",
     "NotificationSettings",

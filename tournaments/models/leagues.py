@@ -71,7 +71,12 @@ class League(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["status"]), models.Index(fields=["kind", "pool"])]
+        indexes = [
+            models.Index(fields=["status"]),
+            models.Index(fields=["kind", "pool"]),
+            # The leagues list, newest first, a page at a time (keyset pagination).
+            models.Index(fields=["kind", "-created_at", "-id"], name="league_kind_recent"),
+        ]
         constraints = [
             # Names are told apart without regard to case, as the API and the pages check them
             # (services.league_creation.league_create_errors); this holds when two requests race.
@@ -211,6 +216,9 @@ class Game(models.Model):
             models.Index(
                 fields=["league", "status", "-finished_at", "-id"], name="game_league_recent"
             ),
+            # A league's games in schedule order (ids grow with the match and game numbers), a
+            # page at a time from a cursor: the games list and the league's games page.
+            models.Index(fields=["league", "id"], name="game_league_id"),
         ]
 
     def __str__(self) -> str:

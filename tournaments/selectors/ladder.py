@@ -14,9 +14,10 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from games.engine import Ruleset
-from games.ratings.sets import GameFacts, game_participants, set_pair_scores
+from games.ratings.sets import set_pair_scores
 from tournaments.models import Bot, Challenge, Game, League, Match, VersionTest
 from tournaments.observers import league_plays_anonymously
+from tournaments.selectors.leagues import game_facts
 
 RECENT_SETS = 20
 LISTED = 10
@@ -31,16 +32,7 @@ class PlayedSet:
 
 def set_score_of(games: list[Game], bot_id: int, team_of) -> float:
     """``bot_id``'s score in one finished duplicate set of two bots (``set_pair_scores``)."""
-    facts = [
-        GameFacts(
-            participants=tuple(game_participants(game.seating, team_of)),
-            winner=game.winner,
-            totals=tuple(game.totals),
-            forfeit_team=None if game.forfeit is None else team_of(game.forfeit),
-        )
-        for game in games
-    ]
-    ((a, _b, score),) = set_pair_scores(facts)
+    ((a, _b, score),) = set_pair_scores([game_facts(game, team_of) for game in games])
     return score if a == bot_id else 1.0 - score
 
 
@@ -67,8 +59,14 @@ def league_set_scores(league: League, bot_id: int) -> list[PlayedSet]:
     ]
 
 
-def league_game_ids(league: League) -> list[int]:
-    return list(league.games.order_by("match__number", "number").values_list("id", flat=True))
+GAME_IDS_LISTED = 100
+
+
+def league_game_ids(league: League, limit: int = GAME_IDS_LISTED) -> list[int]:
+    """The ids of the league's latest ``limit`` games, in schedule order (ids grow with the match
+    and game numbers); all of them page by page: ``/api/games/?league=<id>``."""
+    newest = league.games.order_by("-id").values_list("id", flat=True)[:limit]
+    return sorted(newest)
 
 
 def ladder_of(pool: str) -> League | None:

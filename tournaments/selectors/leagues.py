@@ -1,23 +1,32 @@
 """Reads that take more than one query: league standings, crosstable, progress.
 
-Standings are computed from the league's finished games on every read; a league has at most a few
-thousand games, and the figures can then never disagree with the games they come from. They are
-the league's own results (points, sets won, drawn and lost): the one rating of a bot is its pool's,
-from ``tournaments.selectors.ratings``.
+Standings, crosstable and progress are read from each league's running totals
+(``tournaments.models.tallies``), kept in the transactions that store its games: a ladder's
+league grows without end, and no read scans it. They are the league's own results (points,
+sets won, drawn and lost): the one rating of a bot is its pool's, from
+``tournaments.selectors.ratings``.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Prefetch, Q, QuerySet, Sum
+from django.db.models import Prefetch, QuerySet, Sum
 
-from games.engine import Ruleset
-from games.ratings.sets import GameFacts, crosstable_cells, game_participants, set_outcomes
-from tournaments.models import Bot, Game, GameLog, League, Seat
+from games.ratings.sets import GameFacts, game_participants
+from tournaments.models import (
+    Bot,
+    Game,
+    GameLog,
+    League,
+    LeaguePair,
+    LeagueStanding,
+    LeagueTally,
+    Seat,
+)
 from tournaments.selectors.ratings import current_ratings
 
 
@@ -30,14 +39,15 @@ def bots_schedulable() -> QuerySet[Bot]:
     return Bot.objects.filter(status=Bot.Status.ACTIVE).exclude(health=Bot.Health.UNHEALTHY)
 
 
-def seats_with_bots() -> Prefetch:
+def seats_with_bots(to_attr: str | None = None) -> Prefetch:
     """A game's seats with their bots, for ``prefetch_related``: the bots read in the same query
     without what no list of seats shows (the check report, a few KB of JSON each, the description
-    and the secret)."""
+    and the secret). ``to_attr``: a plain list on each game under that name instead of
+    ``game.seats.all()``, which costs Django a queryset per game (most of a list's CPU)."""
     seats = Seat.objects.select_related("bot").defer(
         "bot__last_check_report", "bot__description", "bot__secret"
     )
-    return Prefetch("seats", queryset=seats)
+    return Prefetch("seats", queryset=seats, to_attr=to_attr)
 
 
 def match_games_numbered() -> Prefetch:
@@ -48,27 +58,26 @@ def match_games_numbered() -> Prefetch:
     return Prefetch("match__games", queryset=games)
 
 
-def _finished_games(league: League) -> list[tuple[int, GameFacts]]:
-    """(match id, the game as the set scoring sees it) for every finished game, in id order."""
-    team_of = Ruleset.from_dict(league.ruleset).team_of
-    facts = []
-    games = league.games.filter(status=Game.Status.FINISHED).order_by("id")
-    # league_id too: the related manager sets game.league from it, one query per game without it
-    fields = ("id", "league_id", "match_id", "seating", "winner", "totals", "forfeit")
-    for game in games.only(*fields):
-        forfeit_team = None if game.forfeit is None else team_of(game.forfeit)
-        facts.append(
-            (
-                game.match_id,
-                GameFacts(
-                    participants=tuple(game_participants(game.seating, team_of)),
-                    winner=game.winner,
-                    totals=tuple(game.totals),
-                    forfeit_team=forfeit_team,
-                ),
-            )
-        )
-    return facts
+def facts_of(
+    seating: list[int],
+    winner: int | None,
+    totals: list[int],
+    forfeit: int | None,
+    team_of: Callable[[int], int],
+) -> GameFacts:
+    """A finished game's columns as the set scoring sees it (``games.ratings.sets``)."""
+    return GameFacts(
+        participants=tuple(game_participants(seating, team_of)),
+        winner=winner,
+        totals=tuple(totals),
+        forfeit_team=None if forfeit is None else team_of(forfeit),
+    )
+
+
+def game_facts(game: Game, team_of: Callable[[int], int]) -> GameFacts:
+    """A finished game (``seating``, ``winner``, ``totals``, ``forfeit`` loaded) as the set
+    scoring sees it."""
+    return facts_of(game.seating, game.winner, game.totals, game.forfeit, team_of)
 
 
 @dataclass
@@ -95,49 +104,24 @@ class Standing:
         return asdict(self)
 
 
-def _set_results(games: list[tuple[int, GameFacts]]) -> list[dict[int, str]]:
-    """Each duplicate set's outcome per bot (``games.ratings.sets.set_outcomes``)."""
-    by_match: dict[int, list[GameFacts]] = defaultdict(list)
-    for match_id, game in games:
-        by_match[match_id].append(game)
-    return [set_outcomes(games) for games in by_match.values()]
-
-
 def league_standings(league: League) -> list[dict[str, Any]]:
     """One row per entered bot, best first: points (1 a win, ½ a draw), then game points.
 
-    ``rating`` is the bot's published rating in the league's pool (its current version's; None
-    without one) with its 95 % interval (``rating_low``, ``rating_high``) and ``provisional``,
-    the same figures as the rankings show; the league itself has no second Elo.
+    Read from the league's running totals (``LeagueStanding``, a row per bot kept as games and
+    sets end), never from its games: a ladder's league grows without end. A set counts once it
+    is over. ``rating`` is the bot's published rating in the league's pool (its current
+    version's; None without one) with its 95 % interval (``rating_low``, ``rating_high``) and
+    ``provisional``, the same figures as the rankings show; the league itself has no second Elo.
     """
     bots = dict(league.bots.values_list("id", "name"))
     rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots.items()}
-    games = _finished_games(league)
-    for _, game in games:
-        for bot_id, team in game.participants:
+    lines = LeagueStanding.objects.filter(league=league).values_list("bot_id", *STANDING_COLUMNS)
+    for bot_id, *figures in lines:
+        if bot_id in rows:
             row = rows[bot_id]
-            row.games += 1
-            if game.winner is None:
-                row.draws += 1
-                row.points += 0.5
-            elif game.winner == team:
-                row.wins += 1
-                row.points += 1
-            else:
-                row.losses += 1
-            row.points_for += game.totals[team]
-            row.points_against += sum(game.totals) - game.totals[team]
-    for outcomes in _set_results(games):
-        for bot_id, outcome in outcomes.items():
-            setattr(rows[bot_id], f"sets_{outcome}", getattr(rows[bot_id], f"sets_{outcome}") + 1)
-    faults = (
-        league.games.filter(status=Game.Status.FINISHED)
-        .values("seats__bot_id")
-        .annotate(total=Sum("seats__faults"))
-    )
-    for item in faults:
-        if item["seats__bot_id"] in rows:
-            rows[item["seats__bot_id"]].faults = item["total"] or 0
+            for name, value in zip(STANDING_COLUMNS, figures, strict=True):
+                setattr(row, name, value)
+            row.points = row.wins + row.draws / 2
     for rating in current_ratings(pool=league.pool, bot_ids=list(rows)):
         row = rows[rating.bot_id]
         row.rating, row.provisional = float(rating.rating), rating.provisional
@@ -149,6 +133,12 @@ def league_standings(league: League) -> list[dict[str, Any]]:
     return [row.as_dict() for row in ordered]
 
 
+STANDING_COLUMNS = (
+    "games", "wins", "draws", "losses", "points_for", "points_against", "faults",
+    "sets_won", "sets_drawn", "sets_lost",
+)  # fmt: skip
+
+
 def _cell(score: float, games: int) -> dict[str, Any]:
     return {"score": score, "games": games}
 
@@ -157,10 +147,14 @@ def league_crosstable(league: League) -> dict[str, Any]:
     """Pairwise results: ``rows[i]["cells"][j]`` is bot i's score against bot j over its games.
 
     In 3-bot games each pair of bots counts as meeting once per game (by standing), and in
-    partnership games the two bots of a table meet as opponents.
+    partnership games the two bots of a table meet as opponents. Read from the league's running
+    totals (``LeaguePair``, a row per pair that met).
     """
     bots = list(league.bots.order_by("name").values_list("id", "name"))
-    cells = crosstable_cells(game for _, game in _finished_games(league))
+    pairs = LeaguePair.objects.filter(league=league).values_list(
+        "bot_id", "opponent_id", "score", "games"
+    )
+    cells = {(a, b): (score, games) for a, b, score, games in pairs}
     return {
         "bots": [{"id": bot_id, "name": name} for bot_id, name in bots],
         "rows": [
@@ -177,19 +171,31 @@ def league_crosstable(league: League) -> dict[str, Any]:
 
 
 def league_progress(league: League) -> dict[str, int]:
-    """Games done (finished or aborted) out of all scheduled, and bot faults so far."""
-    counts = league.games.aggregate(
-        total=Count("id"),
-        done=Count("id", filter=~Q(status=Game.Status.PENDING)),
-        aborted=Count("id", filter=Q(status=Game.Status.ABORTED)),
-        faults=Sum("faults"),
-    )
+    """Games done (finished or aborted) out of all scheduled, and bot faults so far, from the
+    league's running totals (``LeagueTally``)."""
+    tally = LeagueTally.objects.filter(league=league).first() or LeagueTally(league=league)
     return {
-        "done": counts["done"],
-        "total": counts["total"],
-        "aborted": counts["aborted"],
-        "faults": counts["faults"] or 0,
+        "done": tally.finished + tally.aborted,
+        "total": tally.games,
+        "aborted": tally.aborted,
+        "faults": tally.faults,
     }
+
+
+def games_count(*, league_id: int | None = None, status: str | None = None) -> int:
+    """How many games there are (of one league, in one state), from the leagues' running totals
+    (``LeagueTally``): a sum over leagues, never a count over games."""
+    tallies = LeagueTally.objects.all()
+    if league_id is not None:
+        tallies = tallies.filter(league_id=league_id)
+    totals = tallies.aggregate(games=Sum("games"), finished=Sum("finished"), aborted=Sum("aborted"))
+    games, finished, aborted = (totals[name] or 0 for name in ("games", "finished", "aborted"))
+    by_status = {
+        Game.Status.FINISHED: finished,
+        Game.Status.ABORTED: aborted,
+        Game.Status.PENDING: games - finished - aborted,
+    }
+    return by_status[status] if status else games
 
 
 def game_for_sight(*, game_id: int) -> Game | None:

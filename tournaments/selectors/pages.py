@@ -11,16 +11,26 @@ live in their own table (``GameLog``): only the replay reads one.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
 from tournaments import observers
 from tournaments.latency import nearest_rank_percentile
-from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Notification, Seat
+from tournaments.models import (
+    Bot,
+    Game,
+    GameLog,
+    HeadToHead,
+    League,
+    LeagueTally,
+    Notification,
+    Seat,
+)
 from tournaments.selectors import leagues as selectors
 from tournaments.selectors import ratings as rating_selectors
 
@@ -33,20 +43,16 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
 
 
 def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
-    """Each league's games done out of scheduled, in one query for a whole page of leagues.
-
-    The same figures as ``selectors.league_progress`` (done = finished or aborted), plus the
-    bar's percentage.
-    """
-    counts = (
-        Game.objects.filter(league__in=leagues)
-        .values("league_id")
-        .annotate(total=Count("id"), done=Count("id", filter=~Q(status=Game.Status.PENDING)))
-    )
+    """Each league's games done out of scheduled, in one query for a whole page of leagues,
+    from their running totals (``LeagueTally``, as ``selectors.league_progress``), plus the
+    bar's percentage."""
     progress = {league.pk: {"done": 0, "total": 0, "percent": 0} for league in leagues}
-    for row in counts:
-        done, total = row["done"], row["total"]
-        progress[row["league_id"]] = {
+    tallies = LeagueTally.objects.filter(league__in=leagues).values_list(
+        "league_id", "games", "finished", "aborted"
+    )
+    for league_id, total, finished, aborted in tallies:
+        done = finished + aborted
+        progress[league_id] = {
             "done": done,
             "total": total,
             "percent": 100 * done / total if total else 0,
@@ -199,10 +205,46 @@ def league_recent_games(*, league: League, limit: int) -> QuerySet[Game]:
     )
 
 
-def league_games_between(*, league: League, bot_ids: list[int]) -> tuple[list[Bot], QuerySet[Game]]:
-    """The bots of ``bot_ids`` (by name) and the league's games in which all of them sat, in
-    match order (rated games in play left out: nobody is told who sits at them, see
-    tournaments/observers.py); fewer bots than distinct ids means some id is unknown."""
+GAMES_PER_PAGE = 50
+
+
+@dataclass
+class KeysetPage:
+    """One page of rows in id order, read from an index after (or before) a row id: the links
+    to the pages around it carry ``after`` or ``before`` (None: no page that way)."""
+
+    rows: list[Any]
+    after: int | None
+    before: int | None
+
+
+def keyset_page(
+    rows: QuerySet, *, after: int | None = None, before: int | None = None, size: int
+) -> KeysetPage:
+    """The ``size`` rows of ``rows`` after id ``after`` (or before id ``before``), in id order:
+    every page costs what the first does, however far it is (an offset reads and drops every
+    row before it)."""
+    if before is not None:
+        page = list(rows.filter(pk__lt=before).order_by("-pk")[: size + 1])
+        earlier = len(page) > size
+        page = page[:size][::-1]
+        return KeysetPage(page, page[-1].pk if page else None, page[0].pk if earlier else None)
+    if after is not None:
+        rows = rows.filter(pk__gt=after)
+    page = list(rows.order_by("pk")[: size + 1])
+    later = len(page) > size
+    page = page[:size]
+    first = page[0].pk if page and after is not None else None
+    return KeysetPage(page, page[-1].pk if later else None, first)
+
+
+def league_games_between(
+    *, league: League, bot_ids: list[int], after: int | None = None, before: int | None = None
+) -> tuple[list[Bot], KeysetPage]:
+    """The bots of ``bot_ids`` (by name) and a page of the league's games in which all of them
+    sat, in schedule order (ids grow with the match and game numbers; rated games in play left
+    out: nobody is told who sits at them, see tournaments/observers.py); fewer bots than
+    distinct ids means some id is unknown."""
     bots = list(Bot.objects.filter(pk__in=bot_ids).order_by("name"))
     games = (
         _game_list()
@@ -212,7 +254,9 @@ def league_games_between(*, league: League, bot_ids: list[int]) -> tuple[list[Bo
     )
     for bot in bots:
         games = games.filter(seats__bot=bot)
-    return bots, games.distinct().order_by("match__number", "number")
+    if bots:
+        games = games.distinct()
+    return bots, keyset_page(games, after=after, before=before, size=GAMES_PER_PAGE)
 
 
 def bot_find(bot_id: int) -> Bot | None:
@@ -303,7 +347,8 @@ def league_live_version(league_id: int) -> tuple[str, bool] | None:
     league = League.objects.filter(pk=league_id).values_list("status", flat=True).first()
     if league is None:
         return None
-    done = Game.objects.filter(league_id=league_id).exclude(status=Game.Status.PENDING).count()
+    tally = LeagueTally.objects.filter(league_id=league_id).values_list("finished", "aborted")
+    done = sum(tally.first() or (0, 0))
     return f"{league}:{done}", league in (League.Status.FINISHED, League.Status.CANCELLED)
 
 

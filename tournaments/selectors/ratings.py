@@ -175,12 +175,17 @@ def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingPoin
     return points.filter(pool=pool) if pool else points
 
 
-def bot_rating_series(bot: Bot, pool: str) -> list[dict[str, Any]]:
-    """The bot's history in ``pool`` as one series per version, oldest version first:
-    ``[{"version", "current", "points": [{"at", "rating", "rating_low", "rating_high",
-    "provisional", "sets", "games"}]}]``."""
+SERIES_POINTS = 200
+
+
+def bot_rating_series(bot: Bot, pool: str, limit: int = SERIES_POINTS) -> list[dict[str, Any]]:
+    """The bot's latest ``limit`` history points in ``pool`` as one series per version, oldest
+    version first: ``[{"version", "current", "points": [{"at", "rating", "rating_low",
+    "rating_high", "provisional", "sets", "games"}]}]``. A chart's worth: the whole history,
+    which grows with every fit, is the API's (``/api/rankings/history/``, page by page)."""
     series: dict[int, dict[str, Any]] = {}
-    for point in bot_rating_history(bot, pool):
+    latest = list(bot_rating_history(bot, pool).order_by("-id")[:limit])
+    for point in reversed(latest):
         entry = series.setdefault(
             point.version_id,
             {

@@ -21,6 +21,7 @@ from tournaments.metrics import game_counted
 from tournaments.models import Game, GameLog, HeadToHead, Seat
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.services.no_shows import game_no_shows_record
+from tournaments.services.tallies import tallies_game_aborted, tallies_game_finished
 
 
 def game_log_url(game_id: int | str) -> str:
@@ -111,6 +112,7 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         values = {name: getattr(seat, name) for name in (*SEAT_FIGURES, "no_show")}
         Seat.objects.filter(pk=seat.pk).update(finished_at=game.finished_at, **values)
     head_to_head_add(winner=game.winner, seats=seats)
+    tallies_game_finished(game=game, seats=seats)  # the league's standings, crosstable, progress
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     game_counted(pool=game.league.pool, moves=game.moves, calls=record.calls)
     return True
@@ -154,5 +156,6 @@ def game_abort(*, game_id: int, reason: str) -> bool:
     game.reason = reason
     game.finished_at = timezone.now()
     game.save(update_fields=["status", "reason", "finished_at"])
+    tallies_game_aborted(game=game)
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     return True

@@ -51,6 +51,7 @@ from tournaments.services.league_states import (
     require_status,
 )
 from tournaments.services.quotas import league_start_quota_check
+from tournaments.services.tallies import league_tally_add
 
 
 def league_ruleset(league: League) -> Ruleset:
@@ -152,6 +153,7 @@ def _write_matches(league: League, schedule: list[ScheduledMatch]) -> list[int]:
         for game in games
         for seat, bot_id in enumerate(game.seating)
     )
+    league_tally_add(league_id=league.id, games=len(games))  # the league's progress
     return [match.id for match in matches]
 
 

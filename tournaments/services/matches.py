@@ -61,6 +61,7 @@ from tournaments.services.ladder import ladder_after_set
 from tournaments.services.league_states import league_finish_if_done
 from tournaments.services.match_leases import HEARTBEAT_S, lease_alive, lease_renew, match_release
 from tournaments.services.rated_sets import rated_set_record
+from tournaments.services.tallies import tallies_set_finished
 from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
@@ -250,6 +251,7 @@ def match_finish(*, match_id: int) -> bool:
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "finished_at"])
     rated_set_record(match=match)
+    tallies_set_finished(match=match)
     game_ids = match.games.values_list("id", flat=True)
     reads_changed(f"league:{match.league_id}", "games", *(f"game:{i}" for i in game_ids))
     return True

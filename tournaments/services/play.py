@@ -52,6 +52,7 @@ from tournaments.models import Bot, Game, GameLog, League, Match, PersonGame, Se
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.selectors import play as play_selectors
 from tournaments.services.game_results import SEAT_FIGURES, game_log_url, seat_stats
+from tournaments.services.tallies import league_tally_add
 
 logger = logging.getLogger(__name__)
 
@@ -224,6 +225,7 @@ def play_create(
     person_game = PersonGame.objects.create(
         person=person, game=game, seat=seat, team=ruleset.team_of(seat), seat_names=names
     )
+    league_tally_add(league_id=league.id, games=1)  # the games lists' count
     transaction.on_commit(lambda: _live_start(game.id))
     referee, _ = _replay(person_game)
     _to_move(person_game, referee)
@@ -339,6 +341,7 @@ def _finish(person_game: PersonGame, referee: Referee, calls: list[PlayCall]) ->
     GameLog.objects.create(
         game=game, document=record.log, diagnostics=record.diagnostics, faults=record.faults
     )
+    league_tally_add(league_id=game.league_id, finished=1, faults=game.faults)
     stats = seat_stats(record)
     for seat in game.seats.all():
         values = {name: stats.get(seat.seat, {}).get(name, getattr(seat, name))

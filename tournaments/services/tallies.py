@@ -1,0 +1,173 @@
+"""Each league's running totals (``tournaments.models.tallies``): progress, standings, crosstable.
+
+Called inside the transactions that write what they total: ``league_tally_add`` when games are
+written, ``tallies_game_finished`` / ``tallies_game_aborted`` when one is stored,
+``tallies_set_finished`` when a duplicate set ends. Rows are made first (one made by another
+transaction is waited for, then skipped), then added to under their locks, always in the same
+order (tally, standings by bot, cells by pair), so two games of one league stored at once wait
+for each other instead of deadlocking. ``tallies_rebuild`` counts everything afresh from the
+games (the migration that made the rows fills them with it; the tests compare the two).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+
+from django.apps import apps as django_apps
+from django.db.models import F
+
+from games.engine import Ruleset
+from games.ratings.sets import GameFacts, crosstable_cells, set_outcomes
+from tournaments.models import Game, LeaguePair, LeagueStanding, LeagueTally, Match, Seat
+from tournaments.selectors.leagues import facts_of, game_facts
+
+SET_COLUMNS = {"won": "sets_won", "drawn": "sets_drawn", "lost": "sets_lost"}
+
+
+def league_tally_add(
+    *, league_id: int, games: int = 0, finished: int = 0, aborted: int = 0, faults: int = 0
+) -> None:
+    """Add to the league's counts of games written, finished and aborted, and of faults."""
+    LeagueTally.objects.bulk_create([LeagueTally(league_id=league_id)], ignore_conflicts=True)
+    LeagueTally.objects.filter(league_id=league_id).update(
+        games=F("games") + games,
+        finished=F("finished") + finished,
+        aborted=F("aborted") + aborted,
+        faults=F("faults") + faults,
+    )
+
+
+def _standing_lines(facts: GameFacts, seats: Iterable[Seat]) -> dict[int, dict[str, int]]:
+    """What one finished game adds to each of its bots' lines."""
+    faults: dict[int, int] = defaultdict(int)
+    for seat in seats:
+        faults[seat.bot_id] += seat.faults
+    lines = {}
+    for bot_id, team in facts.participants:
+        won, drawn = facts.winner == team, facts.winner is None
+        lines[bot_id] = {
+            "games": 1,
+            "wins": int(won),
+            "draws": int(drawn),
+            "losses": int(not won and not drawn),
+            "points_for": facts.totals[team],
+            "points_against": sum(facts.totals) - facts.totals[team],
+            "faults": faults[bot_id],
+        }
+    return lines
+
+
+def _standings_add(league_id: int, lines: dict[int, dict[str, int]]) -> None:
+    LeagueStanding.objects.bulk_create(
+        [LeagueStanding(league_id=league_id, bot_id=bot_id) for bot_id in sorted(lines)],
+        ignore_conflicts=True,
+    )
+    for bot_id in sorted(lines):
+        added = {name: F(name) + value for name, value in lines[bot_id].items() if value}
+        if added:
+            LeagueStanding.objects.filter(league_id=league_id, bot_id=bot_id).update(**added)
+
+
+def _pairs_add(league_id: int, cells: dict[tuple[int, int], tuple[float, int]]) -> None:
+    LeaguePair.objects.bulk_create(
+        [LeaguePair(league_id=league_id, bot_id=a, opponent_id=b) for a, b in sorted(cells)],
+        ignore_conflicts=True,
+    )
+    for (a, b), (score, games) in sorted(cells.items()):
+        LeaguePair.objects.filter(league_id=league_id, bot_id=a, opponent_id=b).update(
+            score=F("score") + score, games=F("games") + games
+        )
+
+
+def tallies_game_finished(*, game: Game, seats: Sequence[Seat]) -> None:
+    """Count a game just stored as finished (its ``seats`` carry their faults)."""
+    league_tally_add(league_id=game.league_id, finished=1, faults=game.faults)
+    facts = game_facts(game, Ruleset.from_dict(game.league.ruleset).team_of)
+    _standings_add(game.league_id, _standing_lines(facts, seats))
+    _pairs_add(game.league_id, crosstable_cells([facts]))
+
+
+def tallies_game_aborted(*, game: Game) -> None:
+    """Count a game closed without a result (it ran past the match's time limit)."""
+    league_tally_add(league_id=game.league_id, aborted=1)
+
+
+def tallies_set_finished(*, match: Match) -> None:
+    """Count a duplicate set that just ended in its bots' sets won, drawn and lost."""
+    team_of = Ruleset.from_dict(match.league.ruleset).team_of
+    games = match.games.filter(status=Game.Status.FINISHED).order_by("number")
+    fields = ("id", "league_id", "seating", "winner", "totals", "forfeit")
+    outcomes = set_outcomes([game_facts(game, team_of) for game in games.only(*fields)])
+    lines = {bot_id: {SET_COLUMNS[outcome]: 1} for bot_id, outcome in outcomes.items()}
+    _standings_add(match.league_id, lines)
+
+
+def tallies_rebuild(
+    *, league_ids: list[int] | None = None, get_model: Callable = django_apps.get_model
+) -> None:
+    """Count every league's totals afresh from its games (``league_ids``: only these leagues).
+
+    ``get_model`` gives the model classes (a migration passes its historical ``apps``).
+    """
+    model = {name: get_model("tournaments", name) for name in (
+        "League", "Game", "Seat", "LeagueTally", "LeagueStanding", "LeaguePair"
+    )}  # fmt: skip
+    leagues = model["League"].objects.order_by("id")
+    if league_ids is not None:
+        leagues = leagues.filter(id__in=league_ids)
+    for league_id, ruleset in leagues.values_list("id", "ruleset").iterator():
+        _rebuild_league(model, league_id, Ruleset.from_dict(ruleset).team_of)
+
+
+def _rebuild_league(model: dict, league_id: int, team_of: Callable[[int], int]) -> None:
+    for name in ("LeagueTally", "LeagueStanding", "LeaguePair"):
+        model[name].objects.filter(league_id=league_id).delete()
+    games = model["Game"].objects.filter(league_id=league_id).order_by("id")
+    rows = list(
+        games.values_list(
+            "id", "match_id", "status", "seating", "winner", "totals", "forfeit", "faults",
+            "match__status",
+        )
+    )  # fmt: skip
+    if not rows:
+        return
+    seat_faults: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    seats = model["Seat"].objects.filter(game__league_id=league_id, game__status="finished")
+    for game_id, bot_id, faults in seats.values_list("game_id", "bot_id", "faults"):
+        seat_faults[game_id][bot_id] += faults
+    tally = model["LeagueTally"](league_id=league_id, games=len(rows))
+    lines: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    cells: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0])
+    sets: dict[int, list[GameFacts]] = defaultdict(list)
+    for _id, match_id, status, seating, winner, totals, forfeit, faults, match_status in rows:
+        if status == "aborted":
+            tally.aborted += 1
+        if status != "finished":
+            continue
+        tally.finished += 1
+        tally.faults += faults
+        if None in seating:  # a person's seat (services.play): no standings, no crosstable
+            continue
+        facts = facts_of(seating, winner, totals, forfeit, team_of)
+        for bot_id, line in _standing_lines(facts, []).items():
+            line["faults"] = seat_faults[_id][bot_id]
+            for name, value in line.items():
+                lines[bot_id][name] += value
+        for pair, (score, met) in crosstable_cells([facts]).items():
+            cells[pair][0] += score
+            cells[pair][1] += met
+        if match_status == "finished":
+            sets[match_id].append(facts)
+    for played in sets.values():
+        for bot_id, outcome in set_outcomes(played).items():
+            lines[bot_id][SET_COLUMNS[outcome]] += 1
+    tally.save()
+    model["LeagueStanding"].objects.bulk_create(
+        model["LeagueStanding"](league_id=league_id, bot_id=bot_id, **line)
+        for bot_id, line in lines.items()
+    )
+    model["LeaguePair"].objects.bulk_create(
+        model["LeaguePair"](league_id=league_id, bot_id=a, opponent_id=b, score=s, games=g)
+        for (a, b), (s, g) in cells.items()
+    )
