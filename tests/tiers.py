@@ -8,6 +8,11 @@
   web server), or that is listed below: it runs a program in a subprocess or takes seconds.
 
 A test marked `integration` or `postgres` by its own module keeps that mark.
+
+`make test` runs the suite under pytest-xdist, one test module per worker at a time
+(`--dist loadfile --no-loadscope-reorder`), in the order collected: `longest_first` puts the
+modules that take longest first (`LONGEST`, their seconds on one worker), so the last modules a
+worker takes are short ones and no worker is left with a long tail while the others idle.
 """
 
 from __future__ import annotations
@@ -56,6 +61,21 @@ SLOW: dict[str, str] = {
     "tests/security/test_api_fuzz.py": "Schemathesis over every API operation",
     "tests/security/test_hostile_urls_league.py": "leagues of hostile bot addresses",
 }
+
+
+# The test modules that take longest on one xdist worker, in seconds (`pytest --durations`, summed
+# per module), so `longest_first` starts them first. Rough figures: only their order matters.
+LONGEST: dict[str, int] = {}
+
+
+def longest_first(items: list[pytest.Item]) -> None:
+    """Reorder ``items`` in place: the modules of `LONGEST`, longest first, then every other
+    module in collection order; a module's own tests keep their order."""
+
+    def weight(item: pytest.Item) -> int:
+        return -LONGEST.get(item.nodeid.split("::", 1)[0], 0)
+
+    items.sort(key=weight)  # stable: ties keep their order
 
 
 def mark_tiers(items: list[pytest.Item]) -> None:

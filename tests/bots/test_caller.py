@@ -14,8 +14,8 @@ from standardwebhooks.webhooks import Webhook
 from games.engine import Move
 from games.signing import Signer
 from tests.bots.calls import DEADLINE_MS, call, sample_request
-from tests.bots.servers import closed_port
-from tests.bots.simple_bots import SimpleBot
+from tests.fakebots.http_bots import closed_port
+from tests.fakebots.simple import SimpleBot
 from tournaments.bot_calls.caller import BotClient, Caller, call_move, check_bot_info
 from tournaments.bot_calls.faults import FaultKind
 
