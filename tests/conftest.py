@@ -75,6 +75,7 @@ def database_is_postgres() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-django's own reordering (transactional tests last)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     mark_tiers(items)
     longest_first(items)

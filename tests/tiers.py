@@ -65,7 +65,36 @@ SLOW: dict[str, str] = {
 
 # The test modules that take longest on one xdist worker, in seconds (`pytest --durations`, summed
 # per module), so `longest_first` starts them first. Rough figures: only their order matters.
-LONGEST: dict[str, int] = {}
+LONGEST: dict[str, int] = {
+    "tests/browser/test_accessibility.py": 260,
+    "tests/reliability/test_redis_kills.py": 220,
+    "tests/browser/test_rating_pages.py": 190,
+    "tests/browser/test_play_page.py": 155,
+    "tests/ladder/test_make_run.py": 125,
+    "tests/foundation/test_run_signals.py": 110,
+    "tests/sdk/test_sdk_cli.py": 110,
+    "tests/browser/test_live_game.py": 105,
+    "tests/security/test_api_fuzz.py": 100,
+    "tests/ladder/test_ladder_service.py": 100,
+    "tests/ladder/test_version_tests_api.py": 100,
+    "tests/reliability/test_redis_restart.py": 95,
+    "tests/leagues/test_league_api.py": 85,
+    "tests/leagues/test_league_worker.py": 80,
+    "tests/reliability/test_worker_crashes.py": 70,
+    "tests/browser/test_author_replay.py": 65,
+    "tests/leagues/test_api_filters.py": 65,
+    "tests/leagues/test_compact_logs_migration.py": 58,
+    "tests/browser/test_pages.py": 58,
+    "tests/reliability/test_service_restarts.py": 57,
+    "tests/reliability/test_ladder_crashes.py": 56,
+    "tests/leagues/test_game_log_migration.py": 55,
+    "tests/browser/test_accessibility_live.py": 51,
+    "tests/browser/test_accessibility_replay.py": 45,
+    "tests/reliability/test_misbehaving_league.py": 42,
+    "tests/reliability/test_fair_queues.py": 41,
+    "tests/leagues/test_game_diagnostics.py": 40,
+    "tests/browser/test_ladder_pages.py": 39,
+}
 
 
 def longest_first(items: list[pytest.Item]) -> None:
