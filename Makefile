@@ -39,7 +39,10 @@ run: $(INSTALLED) engine-build
 #     tests/reliability/test_service_restarts.py (the worker-kill test) recovery beside live runs.
 #   The rest of the suite reads and writes the same through the ORM on either database.
 PYTEST := $(BIN)/python -m pytest
-XDIST := -n auto --dist loadfile --no-loadscope-reorder
+# TEST_WORKERS: pytest-xdist's worker processes (`auto`: one per core); `make test TEST_WORKERS=3`
+# tries more on a machine whose tests mostly wait on other processes.
+TEST_WORKERS ?= auto
+XDIST := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 FAST_TESTS := not integration and not browser and not postgres and not slow
 
 test-fast: $(INSTALLED) engine-build

@@ -66,13 +66,16 @@ SLOW: dict[str, str] = {
 # The test modules that take longest on one xdist worker, in seconds (`pytest --durations`, summed
 # per module), so `longest_first` starts them first. Rough figures: only their order matters.
 LONGEST: dict[str, int] = {
+    "tests/sdk/test_sdk_cli.py": 300,
     "tests/browser/test_accessibility.py": 260,
+    "tests/sdk/test_sdk_examples.py": 240,
     "tests/reliability/test_redis_kills.py": 220,
     "tests/browser/test_rating_pages.py": 190,
     "tests/browser/test_play_page.py": 155,
+    "tests/sdk/test_sdk_league.py": 140,
     "tests/ladder/test_make_run.py": 125,
+    "tests/live/test_live_streams.py": 120,
     "tests/foundation/test_run_signals.py": 110,
-    "tests/sdk/test_sdk_cli.py": 110,
     "tests/browser/test_live_game.py": 105,
     "tests/security/test_api_fuzz.py": 100,
     "tests/ladder/test_ladder_service.py": 100,
