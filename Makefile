@@ -24,15 +24,25 @@ run: $(INSTALLED) engine-build
 # - ruff, the import contracts, the engine build's report, the Node.js starter's own tests;
 # - the whole suite on SQLite with the compiled engine, in parallel (pytest-xdist, one test file
 #   per worker at a time: each worker process has its own test database, redis-server, ports and
-#   Celery workers);
+#   Celery workers; the longest files first, tests/tiers.py LONGEST, so no worker has a long tail);
 # - the engine suite again on the pure-Python build (ESCOBA_ENGINE=python): the same source run
 #   uncompiled, which is what a machine without a C compiler runs and what the compiled run
 #   cannot check;
-# - on a private PostgreSQL cluster, the postgres tests, then the reliability and performance
-#   suites again: PostgreSQL's row locks, concurrent transactions and query plans are what
-#   those tests are about, and SQLite serialises every write.
+# - on a private PostgreSQL cluster, one pytest run of what only PostgreSQL can check (SQLite
+#   serialises every write and ignores row locks): the tests marked postgres (skipped on SQLite:
+#   advisory locks, skip_locked, concurrent quota and rating transactions, pg_dump backups, a
+#   worker and uvicorn on PostgreSQL) and, run again, the tests marked postgres_too, whose
+#   concurrent writers meet real row locks there:
+#     tests/leagues/test_rating_concurrency.py  sets recorded at once, one fit of a pool at a time;
+#     tests/reliability/test_worker_crashes.py  a worker's threads and redelivered matches' leases;
+#     tests/reliability/test_ladder_crashes.py  the worker and beat's tick filling the ladder at once;
+#     tests/reliability/test_service_restarts.py (the worker-kill test) recovery beside live runs.
+#   The rest of the suite reads and writes the same through the ORM on either database.
 PYTEST := $(BIN)/python -m pytest
-XDIST := -n auto --dist loadfile
+# TEST_WORKERS: pytest-xdist's worker processes (`auto`: one per core); `make test TEST_WORKERS=3`
+# tries more on a machine whose tests mostly wait on other processes.
+TEST_WORKERS ?= auto
+XDIST := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 FAST_TESTS := not integration and not browser and not postgres and not slow
 
 test-fast: $(INSTALLED) engine-build
@@ -51,8 +61,13 @@ test: $(INSTALLED) engine-build
 		"engine suite, pure-Python build=$(MAKE) --no-print-directory test-engine-python" \
 		"PostgreSQL=$(MAKE) --no-print-directory test-postgres"
 
+# The two tests left out run each build in a process of its own whatever ESCOBA_ENGINE says: the
+# whole suite has run them already.
+ENGINE_BOTH_BUILDS := tests/engine/test_engine_builds.py::test_both_builds_write_the_same_logs_byte_for_byte \
+	tests/engine/test_engine_builds.py::test_the_pure_build_runs_where_cython_is_not_installed
+
 test-engine-python: $(INSTALLED)
-	ESCOBA_ENGINE=python $(PYTEST) $(XDIST) tests/engine
+	ESCOBA_ENGINE=python $(PYTEST) $(XDIST) tests/engine $(addprefix --deselect ,$(ENGINE_BOTH_BUILDS))
 
 # Compile the engine's hot modules with Cython (games/engine/_build.py): a no-op while the build
 # matches the sources, and without a C compiler (the engine then runs as pure Python).
@@ -69,8 +84,7 @@ test-postgres: $(INSTALLED)
 	@test -x /usr/lib/postgresql/15/bin/initdb || { echo "test-postgres: PostgreSQL 15 server binaries are missing (apt-get install postgresql-15)"; exit 1; }
 	export "$$(scripts/postgres.sh start)" && \
 	status=0 && \
-	$(PYTEST) $(XDIST) -m postgres tests && \
-	$(PYTEST) $(XDIST) -m "not postgres" tests/reliability tests/performance || status=$$?; \
+	$(PYTEST) $(XDIST) -m "postgres or postgres_too" tests || status=$$?; \
 	scripts/postgres.sh stop; exit $$status
 
 lint: $(INSTALLED)

@@ -65,7 +65,7 @@ import pytest
 
 from scripts.private_redis import PrivateRedis
 from scripts.processes import celery_worker_command, wait_for_workers
-from tests.tiers import mark_tiers
+from tests.tiers import longest_first, mark_tiers
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_PASSWORD = "correct-horse-battery-staple"
@@ -75,8 +75,10 @@ def database_is_postgres() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-django's own reordering (transactional tests last)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     mark_tiers(items)
+    longest_first(items)
     if database_is_postgres():
         return
     skip = pytest.mark.skip(reason="needs DATABASE_URL pointing at PostgreSQL")

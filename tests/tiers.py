@@ -8,6 +8,11 @@
   web server), or that is listed below: it runs a program in a subprocess or takes seconds.
 
 A test marked `integration` or `postgres` by its own module keeps that mark.
+
+`make test` runs the suite under pytest-xdist, one test module per worker at a time
+(`--dist loadfile --no-loadscope-reorder`), in the order collected: `longest_first` puts the
+modules that take longest first (`LONGEST`, their seconds on one worker), so the last modules a
+worker takes are short ones and no worker is left with a long tail while the others idle.
 """
 
 from __future__ import annotations
@@ -56,6 +61,61 @@ SLOW: dict[str, str] = {
     "tests/security/test_api_fuzz.py": "Schemathesis over every API operation",
     "tests/security/test_hostile_urls_league.py": "leagues of hostile bot addresses",
 }
+
+
+# The test modules that take longest on one xdist worker, in seconds (`pytest --durations`, summed
+# per module), so `longest_first` starts them first. Rough figures: only their order matters.
+LONGEST: dict[str, int] = {
+    "tests/play/test_play_api.py": 420,
+    "tests/performance/test_read_cache.py": 340,
+    "tests/sdk/test_sdk_cli.py": 300,
+    "tests/play/test_play_worker.py": 280,
+    "tests/browser/test_accessibility.py": 260,
+    "tests/sdk/test_sdk_examples.py": 240,
+    "tests/play/test_play_pages.py": 230,
+    "tests/reliability/test_redis_kills.py": 220,
+    "tests/browser/test_rating_pages.py": 190,
+    "tests/ratings/test_ratings_publish.py": 160,
+    "tests/browser/test_play_page.py": 155,
+    "tests/sdk/test_sdk_league.py": 140,
+    "tests/ladder/test_make_run.py": 125,
+    "tests/live/test_live_streams.py": 120,
+    "tests/performance/test_query_counts.py": 120,
+    "tests/foundation/test_run_signals.py": 110,
+    "tests/browser/test_live_game.py": 105,
+    "tests/security/test_api_fuzz.py": 100,
+    "tests/ladder/test_ladder_service.py": 100,
+    "tests/ladder/test_version_tests_api.py": 100,
+    "tests/reliability/test_redis_restart.py": 95,
+    "tests/ratings/test_baselines.py": 87,
+    "tests/leagues/test_league_api.py": 85,
+    "tests/leagues/test_league_worker.py": 80,
+    "tests/ratings/test_fair_owners.py": 72,
+    "tests/reliability/test_worker_crashes.py": 70,
+    "tests/browser/test_author_replay.py": 65,
+    "tests/leagues/test_api_filters.py": 65,
+    "tests/leagues/test_compact_logs_migration.py": 58,
+    "tests/browser/test_pages.py": 58,
+    "tests/reliability/test_service_restarts.py": 57,
+    "tests/reliability/test_ladder_crashes.py": 56,
+    "tests/leagues/test_game_log_migration.py": 55,
+    "tests/browser/test_accessibility_live.py": 51,
+    "tests/browser/test_accessibility_replay.py": 45,
+    "tests/reliability/test_misbehaving_league.py": 42,
+    "tests/reliability/test_fair_queues.py": 41,
+    "tests/leagues/test_game_diagnostics.py": 40,
+    "tests/browser/test_ladder_pages.py": 39,
+}
+
+
+def longest_first(items: list[pytest.Item]) -> None:
+    """Reorder ``items`` in place: the modules of `LONGEST`, longest first, then every other
+    module in collection order; a module's own tests keep their order."""
+
+    def weight(item: pytest.Item) -> int:
+        return -LONGEST.get(item.nodeid.split("::", 1)[0], 0)
+
+    items.sort(key=weight)  # stable: ties keep their order
 
 
 def mark_tiers(items: list[pytest.Item]) -> None:

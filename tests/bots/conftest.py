@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.bots.hostile_bots import HostileBots
-from tests.bots.servers import ServerThread
+from tests.fakebots.hostile import HostileBots
+from tests.fakebots.loops import ServerThread
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ from games.engine import Move
 from games.faults import FaultKind
 from games.signing import Signer
 from tests.bots.calls import DEADLINE_MS, call, sample_request
-from tests.bots.servers import closed_port
-from tests.bots.simple_bots import SimpleBot
+from tests.fakebots.http_bots import closed_port
+from tests.fakebots.simple import SimpleBot
 from tournaments.bot_calls.caller import BotClient, Caller, call_move, check_bot_info
 
 MARGIN_S = 0.4

@@ -11,7 +11,7 @@ import pytest
 from bots_sdk import Bot, run_check, serve_in_thread
 from bots_sdk.examples import greedy
 from games.protocol_check import FAIL, PASS, POSITIONS, CheckReport
-from tests.sdk.raw_bots import raw_bot, trail_first_card
+from tests.fakebots.http_bots import fake_bot, trail_first_card
 from tournaments.bot_calls.caller import run_protocol_check
 
 SECRET = "whsec_" + "dHJhbnNwb3J0LXRlc3Qtc2VjcmV0"
@@ -49,7 +49,7 @@ def test_an_unsigned_check_of_a_signing_bot_fails_the_same_way():
 
 
 def test_a_wrong_bot_is_judged_the_same_by_both_transports():
-    with raw_bot(answer=staticmethod(trail_first_card)) as url:
+    with fake_bot(answer=staticmethod(trail_first_card)) as url:
         sdk, server = run_check(url), server_check(url)
     assert lines(sdk) == lines(server)
     by_name = {name: (status, detail) for name, status, detail in lines(server)}

@@ -1,5 +1,5 @@
 """The caller's keep-alive connections (tournaments/bot_calls/connections.py) against the
-misbehaving server of tests/bots/hostile_bots.py: header blocks out of bounds, replies that are
+misbehaving server of tests/fakebots/hostile.py: header blocks out of bounds, replies that are
 not HTTP, bodies ended by the connection or chunked, bytes no request asked for, idle
 connections.
 """
@@ -13,7 +13,7 @@ import pytest
 from games import protocol_check as check
 from games.engine import Move
 from games.faults import FaultKind
-from tests.bots import hostile_bots
+from tests.fakebots import hostile as hostile_bots
 from tournaments.bot_calls import connections
 from tournaments.bot_calls.caller import BotClient
 

@@ -16,7 +16,7 @@ import pytest
 from games.engine import Ruleset
 from games.faults import FaultKind
 from tests.bots.calls import sample_request
-from tests.bots.simple_bots import SimpleBot
+from tests.fakebots.simple import SimpleBot
 from tournaments.bot_calls.caller import BotClient, Caller
 from tournaments.bot_calls.deadlines import GRACE_S, LATE_S, MAX_GRACES, CallDeadline
 from tournaments.bot_calls.runner import BotEndpoint, play_game

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from aiohttp import web
 
 from bots_sdk import Bot, BotError, Reply, serve_in_thread
 from games.faults import FaultKind
@@ -16,6 +15,7 @@ from games.wire import (
     parse_move_reply,
 )
 from tests.bots.calls import call, sample_request
+from tests.fakebots.simple import SimpleBot
 
 
 @pytest.mark.parametrize(
@@ -89,11 +89,7 @@ def test_sdk_reply_carries_debug_to_the_wire():
 
 
 def test_caller_reports_a_non_string_debug_as_bad_schema(servers):
-    async def answer(request: web.Request) -> web.Response:
-        return web.json_response({"card": "1o", "debug": ["not", "text"]})
-
-    app = web.Application()
-    app.router.add_post("/move", answer)
-    [reply], _ = call(f"http://127.0.0.1:{servers.start_app(app)}/")
+    bot = SimpleBot(reply=lambda body: (200, b'{"card": "1o", "debug": ["not", "text"]}'))
+    [reply], _ = call(f"http://127.0.0.1:{servers.start_app(bot.app())}/")
     assert reply.fault.kind == FaultKind.BAD_SCHEMA and "debug" in reply.fault.detail
     assert reply.debug is None

@@ -20,7 +20,7 @@ from bots_sdk.state import BotState
 from games.engine import Game, Move, Ruleset
 from games.protocol_check import Answer as HttpAnswer
 from games.referee import Answer, Referee, body_outcome, http_answer, overtime
-from tests.bots.simple_bots import SimpleBot, not_in_hand
+from tests.fakebots.simple import SimpleBot, not_in_hand
 from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.runner import BotEndpoint, play_game
 

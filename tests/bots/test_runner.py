@@ -10,7 +10,7 @@ import pytest
 
 from games.engine import Game, Move, Ruleset, replay_log
 from games.faults import fallback_move
-from tests.bots.simple_bots import SimpleBot
+from tests.fakebots.simple import SimpleBot
 from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, play_game, play_game_sync
 

@@ -56,7 +56,7 @@ def child(folder: str, host: str) -> None:
     from aiohttp import web
 
     from tests.bots.calls import sample_request
-    from tests.bots.simple_bots import SimpleBot
+    from tests.fakebots.simple import SimpleBot
     from tournaments.bot_calls.caller import BotClient
 
     server_names: list[str | None] = []

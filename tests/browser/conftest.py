@@ -8,10 +8,8 @@ Screenshots go to ``tests/browser/artifacts/`` (ignored by git) on every run; wi
 ``ESCOBA_SCREENSHOTS=1`` they are also written to ``docs/screenshots/`` for the README.
 """
 
-import itertools
 import os
 import shutil
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +33,7 @@ DOCS_SCREENSHOTS = HERE.parent.parent / "docs" / "screenshots"
 OWNER_PASSWORD = "a-long-enough-pass-77"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
 
 
 @pytest.fixture(scope="module")
@@ -116,26 +115,6 @@ class LeagueWorld:
     servers: list = field(default_factory=list)
 
 
-def _slow(choose: Callable, seconds: float) -> Callable:
-    def slow_choose(state):
-        time.sleep(seconds)
-        return choose(state)
-
-    return slow_choose
-
-
-def _flaky(choose: Callable, every: int) -> Callable:
-    """A bot that crashes (HTTP 500) on every ``every``-th move: a fault the runner records."""
-    calls = itertools.count(1)
-
-    def flaky_choose(state):
-        if next(calls) % every == 0:
-            raise RuntimeError("flaky bot crashed on purpose")
-        return choose(state)
-
-    return flaky_choose
-
-
 @pytest.fixture
 def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., LeagueWorld]]:
     """``league_world()`` serves random, greedy and expert, registers them, and plays a
@@ -151,6 +130,7 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
     from bots_sdk.examples.greedy import choose as greedy
     from bots_sdk.examples.random import make_random
     from bots_sdk.server import serve_in_thread
+    from tests.fakebots.players import Flaky, Slow
     from tournaments.models import Bot, League
     from tournaments.services.bots import bot_register
     from tournaments.services.league_creation import league_create
@@ -167,9 +147,9 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
         worlds.append(world)
         chooses = {"random": make_random(7), "greedy": greedy, "expert": make_expert()}
         if flaky_every:
-            chooses["random"] = _flaky(chooses["random"], flaky_every)
+            chooses["random"] = Flaky(flaky_every, chooses["random"])
         for name, choose in chooses.items():
-            target = _slow(choose, move_delay) if move_delay else choose
+            target = Slow(move_delay, choose) if move_delay else choose
             server = serve_in_thread(target, name=name)
             world.servers.append(server)
             world.bots.append(bot_register(owner=owner, name=name, url=server.url))

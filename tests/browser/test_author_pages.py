@@ -18,7 +18,7 @@ from tests.browser.forms import (
     focused_is_invalid_and_described,
     log_in,
 )
-from tests.registry.servers import StrictBot
+from tests.fakebots.http_bots import StrictBot
 from tournaments.models import Bot, League, Notification
 from tournaments.services.bots import ERROR_SECRET_PREFIX
 from tournaments.services.league_creation import ERROR_LEAGUE_NAME_TAKEN

@@ -22,9 +22,9 @@ from aiohttp import web
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from games.engine import ALL_CARDS
-from games.wire import DEBUG_MAX_BYTES, info_reply
-from tests.bots.servers import ServerThread
+from games.wire import DEBUG_MAX_BYTES
+from tests.fakebots.loops import ServerThread
+from tests.fakebots.simple import SimpleBot, not_in_hand
 from tournaments.api.games import accepts_gzip
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, League, Seat
@@ -46,32 +46,25 @@ def debug_text(body: dict) -> str:
 
 
 class DebugBot:
-    """Records each request body as received and answers with a debug text."""
+    """Records each move request as received and answers with a debug text (a `SimpleBot`
+    whose answers are made here)."""
 
     def __init__(self) -> None:
         self.received: dict[tuple[str, int, int], dict] = {}
         self.calls: Counter[str] = Counter()
+        self.bot = SimpleBot(reply=self.answer)
 
     def app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_get("/", self.info)
-        app.router.add_post("/{name}", self.post)
-        return app
+        return self.bot.app()
 
-    async def info(self, request: web.Request) -> web.Response:
-        return web.json_response(info_reply("dbg", "tests", "1"))
-
-    async def post(self, request: web.Request) -> web.Response:
-        body = orjson.loads(await request.read())
-        if request.match_info["name"] != "move":
-            return web.json_response({})
+    def answer(self, body: dict) -> tuple[int, bytes]:
         game = str(body["game"]["id"])
         self.calls[game] += 1
         self.received[(game, body["round"], len(body["history"]) + 1)] = body
         move = body["legal_moves"][0]
         if self.calls[game] == ILLEGAL_AT:
-            move = {"card": next(str(c) for c in ALL_CARDS if str(c) not in body["you"]["hand"])}
-        return web.json_response({**move, "debug": debug_text(body)})
+            move = {"card": not_in_hand(body)}
+        return 200, orjson.dumps({**move, "debug": debug_text(body)})
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ import time
 import pytest
 from django.db.models import Count
 
-from bots_sdk.examples import greedy
 from bots_sdk.server import serve_in_thread
+from tests.fakebots.players import Slow
 from tests.ratings.conftest import ratings_settled
 from tournaments.models import Game, League, RatedSet, Rating, SetScore
 from tournaments.selectors.leagues import league_progress, league_standings
@@ -63,10 +63,7 @@ def test_sigkilled_worker_loses_nothing_and_rates_each_game_once(
 ):
     user, make_bot = staff, make_rated_bot
 
-    def slow_greedy(state):
-        time.sleep(0.01)
-        return greedy.choose(state)
-
+    slow_greedy = Slow(0.01)
     with serve_in_thread(slow_greedy, name="slow") as slow:
         bots = [make_bot("greedy"), make_bot("random"), make_bot("random7"), make_bot("expert")]
         bots.append(make_bot("greedy", name="slow-one"))

@@ -120,16 +120,11 @@ def test_a_match_cut_off_in_a_paused_league_is_played_on_resume(
 def test_a_long_match_renews_its_lease_and_is_cut_at_the_time_limit(
     user, make_bot, enqueued, settings, monkeypatch
 ):
-    import time
-
-    from bots_sdk.examples import greedy
     from bots_sdk.server import serve_in_thread
+    from tests.fakebots.players import Slow
     from tournaments.services import matches as match_services
 
-    def slow(state):
-        time.sleep(0.02)
-        return greedy.choose(state)
-
+    slow = Slow(0.02)
     settings.ESCOBA_MATCH_TIME_LIMIT_S = 0.6  # a game against this bot takes seconds
     monkeypatch.setattr(match_services, "HEARTBEAT_S", 0.1)
     with serve_in_thread(slow, name="slow") as server:

@@ -1,6 +1,7 @@
 """Many games and matches finishing at once must record each rated set once, never run two fits of
-a pool at once, and leave the published ratings equal to a fresh fit (run it on PostgreSQL too:
-``DATABASE_URL=postgres://... pytest tests/leagues/test_rating_concurrency.py``)."""
+a pool at once, and leave the published ratings equal to a fresh fit. Marked ``postgres_too``:
+``make test`` runs it again on PostgreSQL, whose row and advisory locks are what keeps the fits
+apart there (SQLite serialises every write)."""
 
 import threading
 import time
@@ -21,7 +22,7 @@ from tournaments.services.league_schedules import league_start
 from tournaments.services.matches import match_finish
 from tournaments.services.rating_fits import ratings_recompute
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_too]
 
 
 def engine_record(ruleset: Ruleset, seed: int) -> GameRecord:

@@ -12,7 +12,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from bots_sdk import serve_in_thread
-from tests.registry.servers import Switchable
+from tests.fakebots.players import Switchable
 from tournaments.models import Notification, NotificationSettings
 from tournaments.services import notifications
 from tournaments.services.bots import bot_check, bot_pause

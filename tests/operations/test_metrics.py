@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from itertools import count
 
 import pytest
 import redis
@@ -18,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bots_sdk.examples import greedy
 from bots_sdk.server import serve_in_thread
+from tests.fakebots.players import Flaky
 from tournaments import messages, metrics
 from tournaments.models import Bot, Game, League, Seat
 from tournaments.services.league_creation import league_create
@@ -74,18 +74,6 @@ def on_private_redis(redis_url, settings):
         yield redis_url
 
 
-def _crashing_every(n: int, choose):
-    """A bot that fails (its server answers 500) on every n-th move it is asked for."""
-    calls = count(1)
-
-    def crashing(state):
-        if next(calls) % n == 0:
-            raise RuntimeError("crashes on purpose")
-        return choose(state)
-
-    return crashing
-
-
 def wait_for(condition, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -108,7 +96,7 @@ def test_a_worker_storing_games_moves_the_counters_and_the_health_page_shows_the
     assert depths == {queue.name: 0 for queue in settings.CELERY_TASK_QUEUES}
 
     celery_worker_factory(pool="threads", concurrency=4)
-    with serve_in_thread(_crashing_every(30, greedy.choose), name="flaky") as flaky:
+    with serve_in_thread(Flaky(30, greedy.choose), name="flaky") as flaky:
         bots = [make_rated_bot("greedy"), make_rated_bot("greedy", name="flaky")]
         Bot.objects.filter(pk=bots[1].pk).update(url=flaky.url)
         league = league_create(

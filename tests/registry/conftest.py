@@ -11,7 +11,8 @@ import pytest
 from bots_sdk import serve_in_thread
 from bots_sdk.examples import greedy
 from tests.conftest import USER_PASSWORD
-from tests.registry.servers import Running, Switchable
+from tests.fakebots.http_bots import misbehaving as misbehaving_bot
+from tests.fakebots.players import Switchable
 
 TIMEOUT_MS = 500
 
@@ -40,9 +41,9 @@ def switchable_bot() -> Iterator[Switchable]:
 
 @pytest.fixture
 def misbehaving() -> Iterator[Callable[[str], str]]:
-    """`misbehaving("slow")` starts a misbehaving server (tests/registry/servers.py), its URL."""
+    """`misbehaving("slow")` starts a misbehaving server (tests/fakebots/http_bots.py), its URL."""
     with ExitStack() as stack:
-        yield lambda mode: stack.enter_context(Running(mode)).url
+        yield lambda mode: stack.enter_context(misbehaving_bot(mode))
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ field, never a 500.
 import pytest
 from rest_framework.test import APIClient
 
-from tests.registry.servers import refused_url
+from tests.fakebots.http_bots import refused_url
 from tournaments import messages
 from tournaments.models import Bot, BotCheck
 from tournaments.services.bots import ERROR_NAME_FORMAT, ERROR_NAME_TAKEN

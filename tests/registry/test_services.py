@@ -7,8 +7,8 @@ import time
 import pytest
 from django.core.exceptions import ValidationError
 
+from tests.fakebots.http_bots import refused_url
 from tests.registry.conftest import TIMEOUT_MS
-from tests.registry.servers import refused_url
 from tournaments.models import Bot, BotCheck, Game, League, Match, Seat
 from tournaments.selectors.leagues import bots_schedulable
 from tournaments.services import bots as registry

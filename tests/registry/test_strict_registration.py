@@ -1,7 +1,7 @@
 """A bot that refuses every unsigned call can register, and refusals are in our words.
 
 The bots here are real HTTP servers on loopback: a strict one that checks the Standard Webhooks
-signature of every request (`GET /` included), and misbehaving ones (tests/registry/servers.py).
+signature of every request (`GET /` included), and misbehaving ones (tests/fakebots/http_bots.py).
 """
 
 import base64
@@ -9,7 +9,7 @@ import secrets
 
 import pytest
 
-from tests.registry.servers import StrictBot, refused_url
+from tests.fakebots.http_bots import StrictBot, refused_url
 from tournaments import bot_messages
 from tournaments.api.bot_serializers import ERROR_NAME_TYPE, ERROR_SECRET_TYPE, ERROR_URL_TYPE
 from tournaments.models import Bot

@@ -1,22 +1,23 @@
-"""What the reliability tests share: waiting, slow counting bots, and the league invariants."""
+"""What the reliability tests share: waiting, a Redis to restart, and the league invariants (their
+bots: tests/fakebots)."""
 
 from __future__ import annotations
 
 import socket
+import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
+import pytest
 import redis
 from django.db.models import Count
 
-from bots_sdk.bot import Bot as SdkBot
-from bots_sdk.examples import greedy
-from bots_sdk.server import ServerHandle, serve_in_thread
+from bots_sdk.server import ServerHandle
 from scripts.private_redis import PrivateRedis
+from tests.fakebots.players import NoticedBot
 from tests.ratings.conftest import ratings_settled
 from tournaments.models import Game, League, Match, RatedSet, SetScore
 from tournaments.selectors.leagues import league_progress
@@ -56,24 +57,6 @@ def scheduled_games(league: League, timeout: float = 60) -> int:
     return league.games.count()
 
 
-class SlowGreedy:
-    """Greedy play after a fixed think time, counting the moves it was asked for.
-
-    The count tells a test that games are in flight right now, so a kill lands mid-game.
-    """
-
-    def __init__(self, delay_s: float) -> None:
-        self.delay_s = delay_s
-        self.moves = 0
-        self._lock = threading.Lock()
-
-    def __call__(self, state):
-        time.sleep(self.delay_s)
-        with self._lock:
-            self.moves += 1
-        return greedy.choose(state)
-
-
 def assert_played_and_rated_exactly_once(league: League, players_per_game: int = 2) -> None:
     """Every scheduled game finished, none aborted, each rated once: every match is one rated
     set with one score per pair of its bots; once the workers' last fit is done, the published
@@ -104,38 +87,6 @@ def wait_ratings_settled(timeout: float = 120) -> None:
         baselines_sweep(older_than_s=0)
         ratings_sweep()
     wait_for(ratings_settled, timeout, "the last rating fit, every set corrected")
-
-
-class NoticedBot:
-    """A ``SlowGreedy`` that also counts the start and end notices it gets, per game id.
-
-    An end notice means the game was played to its end against this bot: a game played to the
-    end twice shows up as two. ``serve(port)`` serves it; serve it again on the same port to
-    bring it back after ``stop()``.
-    """
-
-    def __init__(self, name: str, delay_s: float) -> None:
-        self.name = name
-        self.player = SlowGreedy(delay_s)
-        self.starts: Counter[str] = Counter()
-        self.ends: Counter[str] = Counter()
-        self._lock = threading.Lock()
-        self.bot = SdkBot(choose=self.player, name=name, on_start=self._start, on_end=self._end)
-
-    @property
-    def moves(self) -> int:
-        return self.player.moves
-
-    def _start(self, notice: Mapping[str, Any]) -> None:
-        with self._lock:
-            self.starts[str(notice["game"]["id"])] += 1
-
-    def _end(self, notice: Mapping[str, Any]) -> None:
-        with self._lock:
-            self.ends[str(notice["game"]["id"])] += 1
-
-    def serve(self, port: int = 0) -> ServerHandle:
-        return serve_in_thread(self.bot, port=port)
 
 
 def vanish_all(servers: list[ServerHandle]) -> None:
@@ -209,6 +160,23 @@ class RestartableRedis:
 
     def stop(self) -> None:
         self.server.stop()
+
+
+@pytest.fixture(params=[False], ids=["no-aof"])
+def restartable_redis(request) -> Iterator[RestartableRedis]:
+    """A Redis of the test's own; parametrize ``restartable_redis`` indirectly with True for one
+    that keeps an append-only file. A module that imports it imports ``redis_url`` too."""
+    with tempfile.TemporaryDirectory(prefix="escoba-redis-restart-") as directory:
+        server = RestartableRedis(Path(directory), persistent=request.param)
+        yield server
+        server.stop()
+
+
+@pytest.fixture
+def redis_url(restartable_redis: RestartableRedis) -> str:
+    """Overrides the session's Redis in the module that imports it: the worker fixtures use this
+    one."""
+    return restartable_redis.url
 
 
 class Ticker:

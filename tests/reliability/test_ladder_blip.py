@@ -15,7 +15,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from bots_sdk.server import serve_in_thread
-from tests.reliability.helpers import SlowGreedy, Ticker, wait_for
+from tests.fakebots.players import Slow
+from tests.reliability.helpers import Ticker, wait_for
 from tournaments.models import Bot, Match, Notification, RatedSet
 from tournaments.services.ladder import ladder_bots, ladder_league
 
@@ -56,7 +57,7 @@ def test_a_bot_down_for_two_seconds_is_back_in_rated_play_by_itself(
     owners = [get_user_model().objects.create_user(username=f"blip-{i}") for i in range(4)]
     for example, owner in zip(["greedy", "random", "expert"], owners, strict=False):
         make_bot(example, owner=owner)
-    slow = SlowGreedy(0.004)
+    slow = Slow(0.004)
     server = serve_in_thread(slow, name="blinker")
     port = server.server.server_address[1]
     blinker = make_bot("greedy", owner=owners[3], name="blinker")

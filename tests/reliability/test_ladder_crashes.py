@@ -16,9 +16,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count
 
 from bots_sdk.server import serve_in_thread
+from tests.fakebots.players import Slow
 from tests.reliability.helpers import (
     RestartableRedis,
-    SlowGreedy,
     Ticker,
     wait_for,
     wait_ratings_settled,
@@ -29,7 +29,8 @@ from tournaments.services.ladder import ladder_league
 from tournaments.services.match_leases import matches_sweep
 from tournaments.services.version_tests import version_test_create, version_tests_settle
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+# postgres_too: the worker and the ticking test fill the ladder at once (skip_locked row locks).
+pytestmark = [pytest.mark.integration, pytest.mark.postgres_too, pytest.mark.timeout(300)]
 
 POOL = "classic/2p"
 TARGET = 3
@@ -99,7 +100,7 @@ def assert_ladder_played_and_rated_once(minimum_sets: int) -> None:
 def test_ladder_and_a_version_test_survive_worker_kills(
     celery_worker_factory, ladder_settings, user, make_bot
 ):
-    slow = SlowGreedy(0.004)
+    slow = Slow(0.004)
     with serve_in_thread(slow, name="slow") as server:
         ladder_bots(make_bot, server.url)
         candidate = make_bot("greedy", owner=user, name="candidate")
@@ -168,7 +169,7 @@ def redis_url(restartable_redis) -> str:
 def test_the_ladder_survives_a_redis_that_lost_its_queue(
     celery_worker_factory, restartable_redis, ladder_settings, make_bot
 ):
-    slow = SlowGreedy(0.004)
+    slow = Slow(0.004)
     with serve_in_thread(slow, name="slow") as server:
         ladder_bots(make_bot, server.url)
         celery_worker_factory(pool="threads", concurrency=2)

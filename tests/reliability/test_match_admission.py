@@ -10,7 +10,8 @@ short match begins as the one before it ends.
 import pytest
 
 from bots_sdk.server import serve_in_thread
-from tests.reliability.helpers import SlowGreedy, league_status, wait_for
+from tests.fakebots.players import Slow
+from tests.reliability.helpers import league_status, wait_for
 from tournaments.models import Match
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
@@ -24,7 +25,7 @@ ADMITTED_WITHIN_S = 5.0
 def test_a_freed_slot_takes_the_next_match_while_a_long_one_plays(
     celery_worker_factory, user, make_bot
 ):
-    slow = SlowGreedy(THINK_S)
+    slow = Slow(THINK_S)
     with serve_in_thread(slow, name="slow") as server:
         slow_bot = make_bot("greedy", name="admission-slow")
         slow_bot.url = server.url

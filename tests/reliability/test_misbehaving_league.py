@@ -4,7 +4,7 @@ against the bot that made it, and games between healthy bots run at their own pa
 Nine bots, three of them bad:
 
 - *chaos* answers each request with the next misbehaviour of the hostile table
-  (tests/bots/hostile_bots.py): silence, dripped headers and bodies, huge and gzip-bomb bodies,
+  (tests/fakebots/hostile.py): silence, dripped headers and bodies, huge and gzip-bomb bodies,
   a redirect to a metadata address, bad JSON, wrong schema, a card that does not exist, HTTP 500,
   a dropped connection, and a well-formed move that is rarely legal (a trail of the 1 of oros);
 - *dies* plays well, then its server goes away for good mid-league;
@@ -21,9 +21,10 @@ import pytest
 from django.db.models import Sum
 
 from bots_sdk.server import serve_in_thread
-from tests.bots.hostile_bots import BEHAVIOURS, HostileBots, read_request
-from tests.bots.servers import ServerThread
-from tests.reliability.helpers import SlowGreedy, league_status, wait_for
+from tests.fakebots.hostile import BEHAVIOURS, HostileBots, read_request
+from tests.fakebots.loops import ServerThread
+from tests.fakebots.players import Slow
+from tests.reliability.helpers import league_status, wait_for
 from tournaments.models import Game, Seat
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
@@ -87,7 +88,7 @@ def chaos_url():
 def test_league_with_a_third_of_the_bots_misbehaving(
     celery_worker_factory, user, make_bot, chaos_url
 ):
-    dies, returns = SlowGreedy(0.0), SlowGreedy(0.0)
+    dies, returns = Slow(0.0), Slow(0.0)
     dies_server = serve_in_thread(dies, name="dies")
     returns_server = serve_in_thread(returns, name="returns")
     port = returns_server.server.server_address[1]

@@ -14,18 +14,12 @@ went quiet while the queue is empty; the test does what the sweep does, as no be
 Redis also holds the API's throttle counters; while it is unreachable the throttles let requests
 through (tournaments/api/throttling.py) rather than fail them.
 
-Redis killed (``kill -9``) again and again mid-league, restarted on the same port with its
-append-only file or with nothing: the worker stays alive (config/redis_transport.py says which
-kombu defect killed it), no game is played to its end twice, no fault or rating is charged for
-the outage, and the league completes. Starting a league while Redis is down answers 503 at once
-and changes nothing.
+Starting a league while Redis is down answers 503 at once and changes nothing. Redis killed
+again and again mid-league: tests/reliability/test_redis_kills.py.
 """
 
 import socket
-import tempfile
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
@@ -33,51 +27,32 @@ from kombu import Connection, Exchange, Queue
 
 from bots_sdk.server import serve_in_thread
 from config.redis_transport import Transport
+from tests.fakebots.players import Slow
 from tests.reliability.helpers import (
-    NoticedBot,
-    RestartableRedis,
-    SlowGreedy,
-    assert_each_game_ended_once,
-    assert_no_fault_charged,
     assert_played_and_rated_exactly_once,
     league_status,
-    moves_of,
+    redis_url,
+    restartable_redis,
     scheduled_games,
     wait_for,
 )
 from tournaments import messages
 from tournaments.models import League, Match
-from tournaments.queueing import BROKER_ERRORS
 from tournaments.selectors.leagues import league_progress
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start, leagues_schedule_sweep
-from tournaments.services.match_leases import HEARTBEAT_S, matches_sweep
+from tournaments.services.match_leases import matches_sweep
+
+__all__ = ["redis_url", "restartable_redis"]  # fixtures: this module's own Redis
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
-KILLS = 6
-
-
-@pytest.fixture(params=[False], ids=["no-aof"])
-def restartable_redis(request) -> Iterator[RestartableRedis]:
-    """A Redis of this test's own; parametrize ``restartable_redis`` indirectly with True for one
-    that keeps an append-only file."""
-    with tempfile.TemporaryDirectory(prefix="escoba-redis-restart-") as directory:
-        server = RestartableRedis(Path(directory), persistent=request.param)
-        yield server
-        server.stop()
-
-
-@pytest.fixture
-def redis_url(restartable_redis: RestartableRedis) -> str:
-    """Overrides the session's Redis for this module: the worker fixtures use this one."""
-    return restartable_redis.url
 
 
 @pytest.mark.parametrize("keep_data", [True, False], ids=["snapshot", "data-lost"])
 def test_league_survives_a_redis_restart(
     celery_worker_factory, restartable_redis, user, make_bot, keep_data
 ):
-    slow = SlowGreedy(0.004)
+    slow = Slow(0.004)
     with serve_in_thread(slow, name="slow") as server:
         bots = [make_bot("greedy"), make_bot("random"), make_bot("expert"), make_bot("random7")]
         slow_bot = make_bot("greedy", name="redis-slow")
@@ -107,7 +82,7 @@ def test_league_survives_a_redis_restart(
 
 
 def test_api_reads_keep_working_while_redis_is_down(settings, api_client, db):
-    from tests.registry.servers import refused_url
+    from tests.fakebots.http_bots import refused_url
 
     nowhere = refused_url().replace("http://", "redis://") + "/0"
     settings.CACHES = {
@@ -157,67 +132,6 @@ def test_the_worker_uses_the_fixed_transport():
     assert app.conf.broker_transport == "config.redis_transport:Transport"
     with app.connection_for_write() as connection:
         assert isinstance(connection.transport, Transport)
-
-
-def sweep() -> None:
-    """What beat's sweep does (``leagues.sweep``), with a quiet time well above the heartbeat
-    interval: a live match is never taken from its run."""
-    try:
-        matches_sweep(idle_s=3 * HEARTBEAT_S)
-    except BROKER_ERRORS:
-        pass  # Redis is down right now; the next sweep will do
-
-
-@pytest.mark.parametrize(
-    "restartable_redis", [True, False], ids=["aof", "data-lost"], indirect=True
-)
-def test_worker_survives_redis_killed_again_and_again_mid_league(
-    celery_worker_factory, restartable_redis, user, make_bot
-):
-    bots = [NoticedBot(f"noticed{n}", delay_s=0.01) for n in range(8)]
-    servers = [bot.serve() for bot in bots]
-    try:
-        registered = []
-        for bot, server in zip(bots, servers, strict=True):
-            row = make_bot("greedy", name=bot.name)
-            row.url = server.url
-            row.save(update_fields=["url"])
-            registered.append(row.id)
-        league = league_create(
-            creator=user, name="redis-kills", bot_ids=registered, games_per_pairing=4, rated=True
-        )
-        worker = celery_worker_factory(pool="threads", concurrency=3)
-        league_start(league_id=league.id, user=user)
-        total = scheduled_games(league)
-
-        def moved(more: int, since: int) -> bool:
-            sweep()
-            return moves_of(bots) > since + more
-
-        for kill in range(KILLS):
-            before = moves_of(bots)
-            wait_for(lambda b=before: moved(40, b), 120, f"games in flight before kill {kill + 1}")
-            assert league_progress(league)["done"] < total, f"finished before kill {kill + 1}"
-            restartable_redis.kill()
-            time.sleep(0.5)
-            restartable_redis.start()
-            assert worker.is_alive, worker.log_text()[-3000:]
-
-        def finished() -> bool:
-            assert worker.is_alive, worker.log_text()[-3000:]
-            sweep()
-            return league_status(league.id) == "finished"
-
-        wait_for(finished, 240, "the league to finish")
-    finally:
-        for server in servers:
-            server.stop()
-
-    assert worker.is_alive
-    assert "Unrecoverable error" not in worker.log_text()
-    assert_played_and_rated_exactly_once(league)
-    assert_no_fault_charged(league)
-    assert_each_game_ended_once(league, bots)
 
 
 def test_league_start_while_redis_is_down_is_a_quick_503_then_works_once_it_is_back(

@@ -18,8 +18,8 @@ import pytest
 
 from games.engine import Move
 from games.faults import Fault, FaultKind
+from tests.fakebots.players import NoticedBot
 from tests.reliability.helpers import (
-    NoticedBot,
     assert_each_game_ended_once,
     assert_no_fault_charged,
     assert_played_and_rated_exactly_once,
@@ -97,6 +97,7 @@ def test_warm_shutdown_hands_back_the_games_in_play_even_with_the_bots_stopped_b
 
 
 @pytest.mark.integration
+@pytest.mark.postgres_too  # recovery re-sends matches a live worker's threads may hold: row locks
 @pytest.mark.timeout(300)
 def test_matches_recovered_after_a_worker_kill_are_played_at_the_bots_new_addresses(
     celery_worker_factory, user, make_bot

@@ -10,8 +10,8 @@ import psutil
 import pytest
 
 from bots_sdk.server import serve_in_thread
+from tests.fakebots.players import Slow
 from tests.reliability.helpers import (
-    SlowGreedy,
     assert_played_and_rated_exactly_once,
     league_status,
     scheduled_games,
@@ -22,7 +22,8 @@ from tournaments.selectors.leagues import league_progress
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
+# postgres_too: the worker's threads and the redelivered match take their leases under row locks.
+pytestmark = [pytest.mark.integration, pytest.mark.postgres_too, pytest.mark.timeout(240)]
 
 THINK_S = 0.004
 
@@ -38,7 +39,7 @@ def slow_league(user, make_bot, slow_url: str, name: str):
 def test_worker_killed_twice_mid_game_loses_and_repeats_nothing(
     celery_worker_factory, user, make_bot
 ):
-    slow = SlowGreedy(THINK_S)
+    slow = Slow(THINK_S)
     with serve_in_thread(slow, name="slow") as server:
         league = slow_league(user, make_bot, server.url, "kill-twice")
         worker = celery_worker_factory(pool="threads", concurrency=4)
@@ -63,7 +64,7 @@ def test_pool_child_killed_mid_game_is_replaced_and_the_match_played_again(
     celery_worker_factory, user, make_bot
 ):
     """Prefork: only the child running the match dies; the parent requeues it (acks_late)."""
-    slow = SlowGreedy(THINK_S)
+    slow = Slow(THINK_S)
     with serve_in_thread(slow, name="slow") as server:
         league = slow_league(user, make_bot, server.url, "kill-child")
         worker = celery_worker_factory(pool="prefork", concurrency=2)

@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 import time
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ import pytest
 from bots_sdk import run_check, serve_in_thread
 from bots_sdk.examples import expert, greedy
 from games.protocol_check import FAIL, PASS, POSITIONS, WARN
-from tests.sdk.raw_bots import RawBot, raw_bot, trail_first_card
+from tests.fakebots.http_bots import FakeBot, fake_bot, trail_first_card
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "whsec_" + "Y2hlY2stdGVzdC1zZWNyZXQtdmFsdWU="
@@ -65,12 +63,12 @@ def test_a_signed_bot_passes_with_its_secret_and_fails_without_it():
     assert "give its secret with --secret" in unsigned.failures[0].detail
 
 
-class RefusesUnsigned(RawBot):
+class RefusesUnsigned(FakeBot):
     """A strict bot (the Node.js starter's way): 401 to every call without a signature."""
 
     def do_GET(self) -> None:
         if "webhook-signature" in self.headers:
-            return RawBot.do_GET(self)
+            return FakeBot.do_GET(self)
         self.send_response(401)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -78,7 +76,7 @@ class RefusesUnsigned(RawBot):
 
 def test_the_hint_for_a_secret_is_on_the_first_line_when_get_is_refused():
     """Issue 39: a bot that refuses even the unsigned GET / says at once what to do."""
-    with raw_bot(do_GET=RefusesUnsigned.do_GET) as url:
+    with fake_bot(do_GET=RefusesUnsigned.do_GET) as url:
         report = run_check(url)
     first = report.results[0]
     assert (first.name, first.status) == ("info", FAIL)
@@ -87,7 +85,7 @@ def test_the_hint_for_a_secret_is_on_the_first_line_when_get_is_refused():
         == "GET answered HTTP 401 (the bot checks signatures: give its secret with --secret)"
     )
     assert "give its secret with --secret" in report.to_text().splitlines()[1]
-    with raw_bot(do_GET=RefusesUnsigned.do_GET) as url:
+    with fake_bot(do_GET=RefusesUnsigned.do_GET) as url:
         signed = run_check(url, secret=SECRET)
     assert signed.results[0].status == PASS  # with the secret, the same bot answers
 
@@ -128,7 +126,7 @@ def first_hand_card_of_next_seat(body: dict) -> bytes:
     ],
 )
 def test_a_bad_bot_fails_and_the_report_says_why(behaviour, failing, reason):
-    with raw_bot(**behaviour) as url:
+    with fake_bot(**behaviour) as url:
         report = run_check(url)
     assert not report.ok
     failure = next(r for r in report.results if r.name == failing)
@@ -137,7 +135,7 @@ def test_a_bad_bot_fails_and_the_report_says_why(behaviour, failing, reason):
 
 
 def test_a_slow_bot_fails_on_latency():
-    with raw_bot(answer=staticmethod(trail_first_card), delay_s=0.15) as url:
+    with fake_bot(answer=staticmethod(trail_first_card), delay_s=0.15) as url:
         report = run_check(url, timeout_ms=100)
     moves = [r for r in report.results if r.name.startswith("move:")]
     assert moves and all(r.status == FAIL for r in moves)
@@ -145,7 +143,7 @@ def test_a_slow_bot_fails_on_latency():
 
 
 def test_an_unreachable_bot_fails_at_once():
-    with raw_bot() as url:
+    with fake_bot() as url:
         pass  # the port is closed again
     started = time.perf_counter()
     report = run_check(url)
@@ -154,7 +152,7 @@ def test_an_unreachable_bot_fails_at_once():
     assert "unreachable" in report.results[0].detail
 
 
-class DripBot(RawBot):
+class DripBot(FakeBot):
     """Answers `GET /` properly, then drips every POST reply a byte at a time.
 
     `header` decides where the drip happens: in the header block, or in a body promised whole.
@@ -178,18 +176,10 @@ class DripBot(RawBot):
 
 @pytest.mark.parametrize("header", [False, True], ids=["drip-body", "drip-headers"])
 def test_a_dripping_bot_is_cut_off_at_one_total_deadline_per_request(header):
-    handler = type("Drip", (DripBot,), {"header": header})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
+    with fake_bot(do_POST=DripBot.do_POST, header=header) as url:
         started = time.perf_counter()
-        report = run_check(f"http://127.0.0.1:{server.server_address[1]}", timeout_ms=200)
+        report = run_check(url, timeout_ms=200)
         seconds = time.perf_counter() - started
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
     moves = [r for r in report.results if r.name.startswith("move:")]
     assert len(moves) == len(POSITIONS)
     assert all(r.status == FAIL and r.detail == "no complete answer within 200 ms" for r in moves)
@@ -227,7 +217,7 @@ def test_cli_check_exits_0_for_a_good_bot_and_1_for_a_bad_one():
         good = run_cli("check", handle.url)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "result: OK" in good.stdout
-    with raw_bot(answer=staticmethod(trail_first_card)) as url:
+    with fake_bot(answer=staticmethod(trail_first_card)) as url:
         bad = run_cli("check", url, "--json")
     assert bad.returncode == 1
     report = json.loads(bad.stdout)

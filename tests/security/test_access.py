@@ -11,7 +11,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from tests.conftest import USER_PASSWORD
-from tests.registry.servers import refused_url
+from tests.fakebots.http_bots import refused_url
 from tournaments.models import Bot, League
 from tournaments.services.league_creation import league_create
 

@@ -1,4 +1,5 @@
-"""Real loopback servers for the bot tests, each running in its own thread and event loop.
+"""An event loop in a thread that serves raw TCP handlers and aiohttp apps on loopback: the
+wire-level fake bots (tests/fakebots/hostile.py, tests/fakebots/simple.py) run in it.
 
 The servers live in another thread so that a server which stalls on purpose cannot slow down the
 client under test, and so timings measured by the client are honest.
@@ -7,7 +8,6 @@ client under test, and so timings measured by the client are honest.
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
@@ -72,10 +72,3 @@ class ServerThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
         self.loop.close()
-
-
-def closed_port() -> int:
-    """A loopback port with nothing listening on it (connection refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
