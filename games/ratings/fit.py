@@ -44,7 +44,6 @@ from fractions import Fraction
 import numpy as np
 
 # Who is provisional is the ranking's rule; named here too for the modules that import it here.
-from .ranking import DEFAULT_PROVISIONAL_HALF_WIDTH as DEFAULT_PROVISIONAL_HALF_WIDTH
 
 MEAN = 1500.0
 SCALE = math.log(10) / 400  # c: natural-log odds per Elo point

@@ -1,6 +1,6 @@
 """How a fit becomes a published ranking: each player's figures, who is provisional, the order.
 
-One rule for the arena's rankings (``tournaments.services.ratings``) and the SDK's local league
+One rule for the arena's rankings (``tournaments.services.rating_fits``) and the SDK's local league
 (``python -m bots_sdk league``), so a local league ranks its bots as the server would.
 
 Pure: no Django, no I/O.

@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from tournaments import redis_locks
 from tournaments.models import RatedSet, Rating, RatingFit, RatingPoint
 from tournaments.selectors.leagues import league_standings
 from tournaments.selectors.ratings import bot_rating_series, pool_standing, ranking_rows
@@ -160,7 +161,8 @@ def test_a_fit_requested_while_one_runs_is_run_by_the_holder(
     assert ratings_fit_coalesced(pool=pool) == 2  # the holder fitted again for it
     assert fits == [pool, pool]
     assert ratings_fit_coalesced(pool=pool) == 0  # nothing dirty: nothing to do
-    assert cache.get(rating_fits._lock_key(pool)) is None
+    with redis_locks.held(rating_fits._lock_key(pool), 1) as lease:
+        assert lease is not None  # the holder let the pool go
 
 
 def test_a_lock_left_by_a_killed_holder_frees_the_pool_after_its_lease(
@@ -171,7 +173,7 @@ def test_a_lock_left_by_a_killed_holder_frees_the_pool_after_its_lease(
     record_sets("classic/2p", [(a, b, 1.0)], fit=False)
     pool = "classic/2p"
     # A worker child killed mid-fit leaves its lock behind: fits return at once while it lasts.
-    cache.add(rating_fits._lock_key(pool), "killed-holder", rating_fits.FIT_LEASE_S)
+    assert redis_locks.Lease(rating_fits._lock_key(pool), rating_fits.FIT_LEASE_S).acquire()
     assert ratings_fit_coalesced(pool=pool) == 0
     assert not ratings_recompute().exact
     time.sleep(1.2)

@@ -23,8 +23,6 @@ from tournaments.models import Bot, Game, Seat
 from tournaments.read_cache import reads_changed
 from tournaments.services.notifications import EVENT_BOT_RATED_PAUSED, notification_send
 
-DEFAULT_NOSHOW_PAUSE_AFTER = 3
-
 
 def noshow_backoff_s(run: int) -> float:
     """Seconds the ladder leaves a bot alone after the ``run``-th no-show in a row (1, 2, ...):
@@ -43,7 +41,7 @@ def recheck_delay_s(failures: int) -> float:
 
 def noshow_pause_after() -> int:
     """No-shows in a row that take a bot out of rated play (``ESCOBA_NOSHOW_PAUSE_AFTER``)."""
-    return max(1, int(getattr(settings, "ESCOBA_NOSHOW_PAUSE_AFTER", DEFAULT_NOSHOW_PAUSE_AFTER)))
+    return max(1, int(settings.ESCOBA_NOSHOW_PAUSE_AFTER))
 
 
 def game_no_shows_record(*, game: Game, record: GameRecord, seats: list[Seat]) -> set[int]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
@@ -24,8 +23,9 @@ from django.db.models import Count, Max, OuterRef, Subquery, Sum
 from django.utils import timezone
 
 from games.ratings.baseline import CORRECTION_UNIT, corrected_sum
-from games.ratings.fit import DEFAULT_PROVISIONAL_HALF_WIDTH, Fit, PairTable, fit_table
-from tournaments import queueing
+from games.ratings.fit import Fit, PairTable, fit_table
+from games.ratings.ranking import ranking_key, rated
+from tournaments import queueing, redis_locks
 from tournaments.models import (
     BotVersion,
     PairTotal,
@@ -52,7 +52,7 @@ FIT_LEASE_S = 30
 def provisional_half_width() -> float:
     """A rating is provisional while its 95 % interval is wider than ± this
     (``ESCOBA_PROVISIONAL_HALF_WIDTH``)."""
-    return float(getattr(settings, "ESCOBA_PROVISIONAL_HALF_WIDTH", DEFAULT_PROVISIONAL_HALF_WIDTH))
+    return float(settings.ESCOBA_PROVISIONAL_HALF_WIDTH)
 
 
 def _dirty_key(pool: str) -> str:
@@ -87,29 +87,19 @@ def ratings_fit_coalesced(*, pool: str) -> int:
     """
     fits = 0
     while True:
-        token, lock = uuid.uuid4().hex, _lock_key(pool)
-        if not cache.add(lock, token, FIT_LEASE_S):
-            return fits
-        try:
+        with redis_locks.held(_lock_key(pool), FIT_LEASE_S) as lease:
+            if lease is None:
+                return fits
             # The database is the truth, the mark a hint: a mark lost with the process or the
             # cache that held it (a killed worker child, a Redis that lost its data) must not
             # leave recorded sets unfitted.
             while cache.delete(_dirty_key(pool)) or _pool_behind(pool):
-                if not _lease_renew(lock, token):
+                if not lease.renew():
                     return fits  # the lease ran out and another task holds the pool now
                 ratings_fit(pool=pool)
                 fits += 1
-        finally:
-            if cache.get(lock) == token:
-                cache.delete(lock)
         if cache.get(_dirty_key(pool)) is None and not _pool_behind(pool):
             return fits
-
-
-def _lease_renew(lock: str, token: str) -> bool:
-    """Give the holder of a pool's lock another ``FIT_LEASE_S``; False if ``token`` is not the
-    holder's any more."""
-    return cache.get(lock) == token and cache.touch(lock, FIT_LEASE_S)
 
 
 def _pool_behind(pool: str) -> bool:
@@ -265,14 +255,14 @@ def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
     threshold = provisional_half_width()
     entries = {}
     for version_id, row in versions.items():
-        rating, half = fit.rating_of(version_id), fit.half_width(version_id)
+        figures = rated(fit, version_id, provisional_half_width=threshold)
         entries[version_id] = Entry(
             version_id=version_id,
             bot_id=row["bot_id"],
-            rating=_cents(rating),
-            rating_low=_cents(rating - half),
-            rating_high=_cents(rating + half),
-            provisional=half > threshold,
+            rating=_cents(figures.rating),
+            rating_low=_cents(figures.low),
+            rating_high=_cents(figures.high),
+            provisional=figures.provisional,
             sets=row["sets"],
             games=row["games"],
             rank=None,
@@ -281,9 +271,9 @@ def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
     ranked = sorted(
         (v for v, row in versions.items() if row["version"] == row["bot__protocol_version"]),
         key=lambda v: (
-            entries[v].provisional,
-            -entries[v].rating,
-            versions[v]["bot__name"].lower(),
+            *ranking_key(
+                entries[v].provisional, float(entries[v].rating), versions[v]["bot__name"]
+            ),
             v,
         ),
     )
