@@ -308,7 +308,20 @@ def leagues_write(
             )
     if tasks:
         ratings_fit(pool=POOL)
+        _tallies_rebuild([task.name for task in tasks])
     return written
+
+
+def _tallies_rebuild(names: list[str]) -> None:
+    """Count the written leagues' standings, crosstable and progress, the rows the services keep
+    as they store each game (``services.tallies``)."""
+    from tournaments.models import League
+    from tournaments.services.tallies import tallies_rebuild
+
+    for start in range(0, len(names), 500):
+        batch = names[start : start + 500]
+        ids = list(League.objects.filter(name__in=batch).values_list("id", flat=True))
+        tallies_rebuild(league_ids=ids)
 
 
 def _after_chunk(leagues, written, chunk_leagues_done, games, fit_every, fit) -> tuple[int, int]:

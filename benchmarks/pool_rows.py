@@ -232,8 +232,8 @@ COLUMNS = {
     ),
     "rated_set_player": ("id", "ratedset_id", "botversion_id"),
     "set_score": (
-        "id", "rated_set_id", "pool", "player_id", "opponent_id", "twelfths", "control",
-        "correction",
+        "id", "rated_set_id", "pool", "player_id", "opponent_id", "twelfths", "controls",
+        "band", "correction",
     ),
 }  # fmt: skip
 
@@ -332,7 +332,7 @@ def league_rows(
         for a, b, score in set_pair_scores(facts):
             twelfths = round(12 * score)
             rows["set_score"].append(
-                (take("set_score"), rated_set_id, chunk.pool, a, b, twelfths, None, 0)
+                (take("set_score"), rated_set_id, chunk.pool, a, b, twelfths, None, None, 0)
             )
             totals.pairs[(a, b)][0] += 1
             totals.pairs[(a, b)][1] += twelfths

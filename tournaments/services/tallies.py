@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from django.apps import apps as django_apps
 from django.db.models import F
 
-from games.engine import Ruleset
+from games.engine import Ruleset, RulesetError
 from games.ratings.sets import GameFacts, crosstable_cells, set_outcomes
 from tournaments.models import Game, LeaguePair, LeagueStanding, LeagueTally, Match, Seat
 from tournaments.selectors.leagues import facts_of, game_facts
@@ -117,7 +117,17 @@ def tallies_rebuild(
     if league_ids is not None:
         leagues = leagues.filter(id__in=league_ids)
     for league_id, ruleset in leagues.values_list("id", "ruleset").iterator():
-        _rebuild_league(model, league_id, Ruleset.from_dict(ruleset).team_of)
+        _rebuild_league(model, league_id, _team_of(ruleset))
+
+
+def _team_of(ruleset: dict) -> Callable[[int], int]:
+    """The ruleset's teams. A stored ruleset the engine no longer reads (a row older than the
+    rulesets' version field, as old migrations' test data holds) counts a team per seat, as
+    every table without partnerships does."""
+    try:
+        return Ruleset.from_dict(ruleset).team_of
+    except RulesetError:
+        return lambda seat: seat
 
 
 def _rebuild_league(model: dict, league_id: int, team_of: Callable[[int], int]) -> None:
@@ -148,6 +158,8 @@ def _rebuild_league(model: dict, league_id: int, team_of: Callable[[int], int]) 
         tally.finished += 1
         tally.faults += faults
         if None in seating:  # a person's seat (services.play): no standings, no crosstable
+            continue
+        if totals is None:  # a row with no result to count (old migrations' test data)
             continue
         facts = facts_of(seating, winner, totals, forfeit, team_of)
         for bot_id, line in _standing_lines(facts, []).items():
