@@ -49,7 +49,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 from redis.exceptions import RedisError
 
 from tournaments import queueing
-from tournaments.live import KEY_PREFIX as LIVE_PREFIX
+from tournaments.live_feed import KEY_PREFIX as LIVE_PREFIX
 from tournaments.models import League, Match, RatedSet, RatingFit
 
 if TYPE_CHECKING:

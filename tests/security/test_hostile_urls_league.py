@@ -12,7 +12,7 @@ import socket
 import pytest
 
 from tests.bots.hostile_urls import HOSTILE_URLS
-from tournaments.live import LiveFeeds
+from tournaments.live_feed import LiveFeeds
 from tournaments.models import Game, Seat
 from tournaments.services import matches
 from tournaments.services.leagues import league_create, league_start

@@ -67,7 +67,7 @@ from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.faults import FaultKind
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
 from tournaments.latency import nearest_rank_percentile
-from tournaments.live import LiveFeeds
+from tournaments.live_feed import LiveFeeds
 from tournaments.metrics import game_counted
 from tournaments.models import Bot, Game, GameLog, HeadToHead, League, Match, Seat
 from tournaments.read_cache import game_scopes, reads_changed
