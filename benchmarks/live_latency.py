@@ -6,12 +6,12 @@ event.
 Run from the repository root:
 
     .venv/bin/python -m benchmarks.live_latency                      # the default scenarios
-    .venv/bin/python -m benchmarks.live_latency --scenarios 1x25@50 1x1000@10 100x10@5
+    .venv/bin/python -m benchmarks.live_latency --scenarios 1x1000@2 100x10@1 --plays 40
     .venv/bin/python -m benchmarks.live_latency --compare-with /tmp/old-tree --scenarios 1x25@50
 
 A scenario ``GxV@R`` is G games in play at once, V viewers of each, R plays a second in each
 game (``--plays`` plays per game). What runs: a private Redis, a SQLite database in a temporary
-folder (the games, pending), uvicorn serving config/asgi.py in its own process (one worker), the
+folder (the games, pending), uvicorn serving config/asgi.py (``--web-workers`` processes), the
 publisher on an event loop thread of this process, and the viewers (aiohttp event-stream
 clients) in ``--client-processes`` processes. The delay of each play to each viewer is its
 event's arrival time minus its hand-over time, both read from the machine's monotonic clock
@@ -42,6 +42,20 @@ from scripts.processes import stop_processes, uvicorn_args
 
 ROOT = Path(__file__).resolve().parents[1]
 EVENT_ID = re.compile(rb"^id: ([0-9a-f]+)\.([0-9]+)$", re.M)
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) a process and its children (uvicorn's workers) have used
+    so far."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if stat.parent.name == str(pid) or fields[1] == str(pid):
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def uptime() -> str:
@@ -131,7 +145,7 @@ def _viewers(base_url: str, games: list[int], plays: int, ready, results) -> Non
                 asyncio.create_task(follow(session, game_id, on))
                 for game_id, on in zip(games, connected, strict=True)
             ]
-            await asyncio.wait_for(asyncio.gather(*(c.wait() for c in connected)), 120)
+            await asyncio.wait_for(asyncio.gather(*(c.wait() for c in connected)), 400)
             ready.put(len(games))
             done = await asyncio.wait_for(asyncio.gather(*tasks), 600)
             return list(zip(games, done, strict=True))
@@ -143,10 +157,17 @@ def _viewers(base_url: str, games: list[int], plays: int, ready, results) -> Non
 
 
 def measure(
-    base_url: str, games: list[int], viewers: int, plays: int, rate: float, processes: int
-) -> list[float]:
+    base_url: str,
+    games: list[int],
+    viewers: int,
+    plays: int,
+    rate: float,
+    processes: int,
+    server_pid: int,
+) -> tuple[list[float], float]:
     """Delays (seconds) of every play to every viewer: ``viewers`` of each of ``games``, each
-    game replayed from its start at ``rate`` plays a second."""
+    game replayed from its start at ``rate`` plays a second; and the CPU seconds the server
+    used from the moment every viewer was connected to the last play delivered."""
     from tournaments.live_feed import LiveFeeds
 
     script = moves(plays)
@@ -168,8 +189,9 @@ def measure(
     for game_id in games:
         feeds.start(game_id)
     try:
-        connected = sum(ready.get(timeout=180) for _ in clients)
+        connected = sum(ready.get(timeout=450) for _ in clients)
         assert connected == len(streams), connected
+        cpu = cpu_seconds(server_pid)
         sent: dict[tuple[int, int], float] = {}
         # Each game's plays spread over the interval, the games staggered within it.
         interval = 1 / rate
@@ -186,7 +208,7 @@ def measure(
         for _ in clients:
             for game_id, arrivals in results.get(timeout=600):
                 delays.extend(arrivals[n] - sent[game_id, n] for n in range(1, len(script) + 1))
-        return delays
+        return delays, cpu_seconds(server_pid) - cpu
     finally:
         for client in clients:
             client.join(30)
@@ -222,10 +244,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--scenarios", type=parse_scenario, nargs="+",
-        default=[parse_scenario(s) for s in ("1x1@50", "1x25@50", "1x1000@10", "100x10@5")],
+        default=[parse_scenario(s) for s in ("1x25@50", "1x1000@1", "100x10@0.5")],
     )  # fmt: skip
     parser.add_argument("--plays", type=int, default=100, help="plays per game")
     parser.add_argument("--client-processes", type=int, default=2)
+    parser.add_argument("--web-workers", type=int, default=1, help="uvicorn --workers")
     parser.add_argument("--compare-with", type=Path, help="another checkout to serve too")
     args = parser.parse_args()
 
@@ -259,7 +282,8 @@ def main() -> int:
         port = free_port()
         log = open(folder / f"uvicorn-{len(servers)}.log", "wb")
         process = subprocess.Popen(
-            [sys.executable, *uvicorn_args("127.0.0.1", port)], cwd=tree, env=env,
+            [sys.executable, *uvicorn_args("127.0.0.1", port), "--workers", str(args.web_workers)],
+            cwd=tree, env=env,
             stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         servers[name] = (f"http://127.0.0.1:{port}", process)
@@ -268,17 +292,24 @@ def main() -> int:
             wait_http(f"{url}/api/health/")
         say(f"before: {uptime()}")
         for games, viewers, rate in args.scenarios:
-            for name, (url, _) in servers.items():
-                delays = sorted(
-                    measure(url, game_ids[:games], viewers, args.plays, rate,
-                            args.client_processes)
-                )  # fmt: skip
+            for name, (url, process) in servers.items():
+                delays, cpu = measure(
+                    url,
+                    game_ids[:games],
+                    viewers,
+                    args.plays,
+                    rate,
+                    args.client_processes,
+                    process.pid,
+                )
+                delays.sort()
                 p50 = statistics.median(delays) * 1000
                 p99 = delays[min(len(delays) - 1, int(len(delays) * 0.99))] * 1000
                 say(
                     f"{name}: {games} game(s) x {viewers} viewers, {rate:g} plays/s each: "
                     f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {delays[-1] * 1000:.1f} ms "
-                    f"({len(delays)} deliveries) | {uptime().split('load average: ')[1]}"
+                    f"({len(delays)} deliveries; server CPU while playing {cpu:.1f} s) "
+                    f"| load {uptime().split('load average: ')[1]}"
                 )
         say(f"after: {uptime()}")
     finally:

@@ -268,14 +268,16 @@ class GameReplay:
     # -- the subscription ---------------------------------------------------------------------
 
     async def _follow(self) -> None:
+        client = live_redis()  # its own: a pool shared by every game would run out
         try:
-            await self._follow_subscribed()
+            await self._follow_subscribed(client)
         except Exception:  # a bug of ours: the viewers reconnect to a new replay, not hang
             logger.exception("live game %s: the replay failed", self.game_id)
             self._close(None)
+        finally:
+            await quietly(client.aclose())
 
-    async def _follow_subscribed(self) -> None:
-        client = self._replays.client()
+    async def _follow_subscribed(self, client: redis.asyncio.Redis) -> None:
         key = live_game_key(self.game_id)
         game_status = db_read(page_selectors.game_status)
         heartbeat = settings.ESCOBA_LIVE_HEARTBEAT_S
@@ -310,7 +312,10 @@ class GameReplay:
                     # The end entry was read, or the game is over without one (lost in an outage).
                     self._close(end_event(self.game_id, status or Game.Status.ABORTED))
             except (RedisError, OSError) as failure:
-                logger.info("live game %s: Redis unreachable (%s); retrying", self.game_id, failure)
+                if not self._redis_down:  # once per outage
+                    logger.warning(
+                        "live game %s: Redis unreachable (%r); retrying", self.game_id, failure
+                    )
                 self._redis_down = True
                 self._broadcast(RECONNECTING)
                 await asyncio.sleep(backoff)
@@ -320,12 +325,10 @@ class GameReplay:
 
 
 class GameReplays:
-    """This process's game replays, by game id, and the one Redis client they share."""
+    """This process's game replays, by game id."""
 
     def __init__(self) -> None:
         self._by_game: dict[int, GameReplay] = {}
-        self._client: redis.asyncio.Redis | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def join(self, game: Game, viewer: Viewer) -> GameReplay:
         """The game's replay, started if no viewer of this process follows it yet, with
@@ -339,13 +342,6 @@ class GameReplays:
     def forget(self, replay: GameReplay) -> None:
         if self._by_game.get(replay.game_id) is replay:
             del self._by_game[replay.game_id]
-
-    def client(self) -> redis.asyncio.Redis:
-        """The replays' Redis client (its connections belong to the running event loop)."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client, self._loop = live_redis(), loop
-        return self._client
 
 
 # This process's replays (one event loop per process: uvicorn's).
