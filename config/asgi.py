@@ -1,8 +1,9 @@
 """ASGI entry point: the whole site under uvicorn (``make run``, compose ``web``).
 
-The live streams (web/live.py) are async views that hold a connection open for minutes; under
-ASGI they cost a coroutine each, not a worker. The other views are synchronous and run in
-Django's thread as they would under WSGI (docs/architecture.md, "Live games").
+The live streams (web/game_streams.py, web/page_streams.py) are async views that hold a
+connection open for minutes; under ASGI they cost a coroutine each, not a worker. The other
+views are synchronous and run in Django's thread as they would under WSGI
+(docs/architecture.md, "Live games").
 """
 
 import os

@@ -1,5 +1,5 @@
 """The URL root: admin (with its Arena health page), the API under /api/, its schema and Swagger
-UI, the live event streams under /live/ (web/live.py), the operator's /metrics, the pages."""
+UI, the live event streams under /live/ (web/live_urls.py), the operator's /metrics, the pages."""
 
 from django.contrib import admin
 from django.urls import include, path

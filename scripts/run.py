@@ -281,7 +281,7 @@ def start_beat(supervisor: Supervisor) -> None:
 
 def start_web(supervisor: Supervisor) -> None:
     """The whole site under uvicorn (config/asgi.py), one process, without its reloader so that
-    we own its only process: the live streams (web/live.py) need an ASGI server."""
+    we own its only process: the live streams (web/live_urls.py) need an ASGI server."""
     with socket.socket() as probe:
         if probe.connect_ex((supervisor.host, supervisor.port)) == 0:
             raise SystemExit(f"Port {supervisor.port} is taken; set ESCOBA_PORT to another one.")

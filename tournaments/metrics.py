@@ -12,8 +12,9 @@ Where each figure lives, so that it stays right with any number of web and worke
   scrape with the totals of every machine. A Redis that loses its data starts them from 0, which
   Prometheus' ``rate()`` reads as a counter reset, as it does a restarted exporter's.
 - **Gauges** are read when scraped: queue depths from the broker (``queueing.queue_depths``),
-  live streams from Redis (the subscribers of the live channels, one per open stream, whichever
-  process holds it), matches in flight and the rating fit lag from the database.
+  live streams from Redis (the subscribers of the live channels: a page's stream subscribes
+  once per open stream, a game's once per web process following it, however many viewers that
+  process serves), matches in flight and the rating fit lag from the database.
 
 prometheus-client's multiprocess mode was not used: it sums files of one host's processes, so
 with workers on several machines each host would have to be scraped and a worker's counts would
@@ -49,7 +50,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 from redis.exceptions import RedisError
 
 from tournaments import queueing
-from tournaments.live import KEY_PREFIX as LIVE_PREFIX
+from tournaments.live_feed import KEY_PREFIX as LIVE_PREFIX
 from tournaments.models import League, Match, RatedSet, RatingFit
 
 if TYPE_CHECKING:

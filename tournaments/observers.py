@@ -8,7 +8,7 @@ every way out of the service (bot request, API, page, live stream, log) asks her
   (`league_plays_anonymously`): the names are public once its whole set is over, and it is
   never told which other game was dealt the same cards;
 - **anyone else** (a spectator, another user, the bot's owner alike) sees, while a game is
-  played, only what every seat sees: the plays, the table, the counts (web/live.py
+  played, only what every seat sees: the plays, the table, the counts (games/public_view.py
   `PublicGame`), never a hand, the deck or the seed; in rated play not even which bots sit at
   the table (`GameSight.seats_named`) until the whole set is over, since a bot knows its game id
   and could look its opponent up, and a finished game of a set names the opponent of the set's

@@ -2,7 +2,7 @@
 
 Thin: the services write (``tournaments.services.play``: a read may play the fallback move of a
 clock that ran out, so the page's read is the service's), selectors read. The part of the page
-that changes is server-rendered and follows the ``play`` live topic (web/live.py), like the
+that changes is server-rendered and follows the ``play`` live topic (web/page_streams.py), like the
 ladder: no polling where the stream works.
 """
 
@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 from tournaments.selectors import pages as page_selectors
 from tournaments.selectors import play as play_selectors
 from tournaments.services import play
-from web.live import live_topic_register
+from web.page_streams import live_topic_register
 from web.views import _found
 
 live_topic_register("play", play_selectors.play_live_version)

@@ -338,7 +338,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "log": log,
         "sealed": sealed,
         "anonymous": not sight.seats_named,
-        # Not stored yet: the viewer follows the game as it is played (web/live.py).
+        # Not stored yet: the viewer follows the game as it is played (web/game_streams.py).
         "live": log is None and sight.in_play and not sealed,
         "first_table": first_table,
         "seat_names": seat_names,

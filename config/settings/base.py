@@ -108,7 +108,7 @@ ESCOBA_PLAY_BOT_TIMEOUT_MS = env_int("ESCOBA_PLAY_BOT_TIMEOUT_MS", DEFAULT_TIMEO
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 
-# Live games and pages over Server-Sent Events (tournaments/live.py, web/live.py): how long a
+# Live games and pages over Server-Sent Events (tournaments/live_feed.py, web/sse.py): how long a
 # game's live entries stay in Redis after its last one, how many streams one web process keeps
 # open at most (the next gets a 503), the seconds between keep-alive comments, and how long one
 # stream lasts before the browser is asked to reconnect (it resumes where it was). The streams

@@ -184,7 +184,7 @@ def test_nothing_is_shown_of_a_game_whose_deal_a_game_in_play_shares(owner, view
 
 @pytest.mark.django_db(transaction=True)
 def test_the_live_stream_of_a_sealed_game_answers_409(owner):
-    """The live view (web/live.py) of a game in play whose deal another game in play shares
+    """The live view (web/game_streams.py) of a game in play whose deal another game in play shares
     sends nothing at all (a game on a deal of its own streams: tests/live)."""
     first, second = _set(owner, rated=False, seeds=(31, 31), first_over=False)
 

@@ -1,94 +1,27 @@
-"""The live streams (web/live.py) under uvicorn with a real Redis, fed by the worker's publisher
-(tournaments/live.py ``LiveFeeds``) on its own event loop: what a late viewer gets, resuming with
-Last-Event-ID, the end, the open-stream limit, unknown ids, a Redis restart; and the public view
-of a game, checked against the engine's own log.
+"""The live streams (web/game_streams.py, web/page_streams.py) under uvicorn with a real Redis,
+fed by the worker's publisher (tournaments/live_feed.py ``LiveFeeds``) on its own event loop:
+what a late viewer gets, resuming with Last-Event-ID, the end, the open-stream limit, unknown
+ids, a Redis restart. The public view itself: tests/engine/test_engine_public_view.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import http.client
 import json
 import os
-import random
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import orjson
 import pytest
 
-from games.engine import Game as EngineGame
-from games.engine import Ruleset
 from scripts.private_redis import PrivateRedis
-from tests.browser.data import stored_game
+from tests.live.feeds import Feeds, legal_moves, pending_game
 from tests.live.servers import AsgiServer, Stream
-from tournaments.live import LiveFeeds
 from tournaments.messages import NOT_FOUND
-from tournaments.models import Game, GameLog, League
-from web.live import NO_SUCH_GAME, NO_SUCH_PAGE, TOO_MANY_STREAMS, PublicGame
-
-CLASSIC = {"name": "classic", "version": 1}
-
-
-class Feeds:
-    """The worker's publisher on an event loop thread of its own, as in a games worker."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.feeds = LiveFeeds(self.loop)
-
-    def stop(self) -> None:
-        async def cancel_the_rest() -> None:
-            for task in asyncio.all_tasks():
-                if task is not asyncio.current_task():
-                    task.cancel()
-
-        asyncio.run_coroutine_threadsafe(cancel_the_rest(), self.loop).result(5)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-
-
-def _pending_game(owner, seed: int = 5) -> Game:
-    game = stored_game(owner, ruleset=CLASSIC, seed=seed)
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.PENDING, reason="")
-    League.objects.filter(pk=game.league_id).update(status=League.Status.RUNNING)
-    game.refresh_from_db()
-    return game
-
-
-def _moves(seed: int, count: int) -> Iterator[tuple[int, str]]:
-    """``count`` legal plays of a game of ``seed``, chosen at random: (seat, move)."""
-    game = EngineGame.new(Ruleset.from_dict(CLASSIC), seed)
-    choices = random.Random(seed)
-    for _ in range(count):
-        seat = game.current_seat
-        move = choices.choice(game.view(seat).legal_moves)
-        game.apply(move)
-        yield seat, move.to_str()
-
-
-@pytest.fixture
-def feeds(settings, redis_url) -> Iterator[LiveFeeds]:
-    settings.REDIS_URL = redis_url
-    running = Feeds()
-    yield running.feeds
-    running.stop()
-
-
-@pytest.fixture
-def server(transactional_db, redis_url, tmp_path) -> Iterator[AsgiServer]:
-    server = AsgiServer(
-        redis_url,
-        tmp_path / "uvicorn.log",
-        ESCOBA_LIVE_HEARTBEAT_S="1",
-        ESCOBA_LIVE_MAX_STREAMS="3",
-    )
-    yield server
-    server.stop()
+from tournaments.models import Game, GameLog
+from web.game_streams import NO_SUCH_GAME
+from web.page_streams import NO_SUCH_PAGE
+from web.sse import TOO_MANY_STREAMS
 
 
 @pytest.mark.integration
@@ -96,8 +29,8 @@ def test_a_viewer_gets_the_game_so_far_then_each_play_and_resumes_where_it_was(
     server, feeds, django_user_model
 ):
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
-    game = _pending_game(owner)
-    plays = list(_moves(game.seed, 20))
+    game = pending_game(owner)
+    plays = list(legal_moves(game.seed, 20))
     feeds.start(game.pk)
     for seat, move in plays[:10]:
         feeds.play(game.pk, seat=seat, move=move, fault=None)
@@ -147,8 +80,8 @@ def test_a_viewer_gets_the_game_so_far_then_each_play_and_resumes_where_it_was(
 @pytest.mark.integration
 def test_a_game_played_again_starts_its_viewers_afresh(server, feeds, django_user_model):
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
-    game = _pending_game(owner)
-    plays = list(_moves(game.seed, 4))
+    game = pending_game(owner)
+    plays = list(legal_moves(game.seed, 4))
     stream = Stream(server.port, f"/live/games/{game.pk}/")
     feeds.start(game.pk)
     assert stream.next()["event"] == "snapshot"
@@ -166,7 +99,7 @@ def test_a_game_played_again_starts_its_viewers_afresh(server, feeds, django_use
 @pytest.mark.integration
 def test_open_streams_are_limited_and_given_back_when_a_browser_leaves(server, django_user_model):
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
-    league = _pending_game(owner).league
+    league = pending_game(owner).league
     path = f"/live/league/{league.pk}/"
     open_streams = [Stream(server.port, path) for _ in range(3)]
     for stream in open_streams:
@@ -210,27 +143,23 @@ def _database_connections(pid: int) -> int:
 
 
 @pytest.mark.integration
-def test_open_streams_share_a_few_database_connections(
-    transactional_db, redis_url, tmp_path, django_user_model
-):
-    """Every stream reads the database while it is open (the game's status at each keep-alive).
-    Reads in each request's own thread held a connection per stream for its whole life, so a
-    hundred viewers used up PostgreSQL's connections; the streams share ESCOBA_LIVE_DB_THREADS."""
-    server = AsgiServer(
-        redis_url,
-        tmp_path / "uvicorn.log",
-        ESCOBA_LIVE_HEARTBEAT_S="1",
+def test_open_streams_share_a_few_database_connections(asgi, django_user_model):
+    """Every game followed reads the database while its streams are open (its status at each
+    keep-alive; its row when a run starts). Reads in each request's own thread held a connection
+    per stream for its whole life, so a hundred viewers used up PostgreSQL's connections; the
+    streams share ESCOBA_LIVE_DB_THREADS. Five games, two viewers each."""
+    server = asgi(
         ESCOBA_LIVE_MAX_STREAMS="12",
         ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT="12",
         ESCOBA_LIVE_DB_THREADS="2",
     )
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
-    game = _pending_game(owner)
-    streams = [Stream(server.port, f"/live/games/{game.pk}/") for _ in range(10)]
+    games = [pending_game(owner, seed, names=(f"a{seed}", f"b{seed}")) for seed in range(5)]
+    streams = [Stream(server.port, f"/live/games/{game.pk}/") for game in games for _ in "ab"]
     try:
         for stream in streams:
             assert stream.response.status == 200
-            stream.until_comment("keep-alive")  # it has read the game's status since it opened
+            stream.until_comment("keep-alive")  # its game's status was read since it opened
         for stream in streams:
             stream.until_comment("keep-alive")
         # The 2 threads' connections; on PostgreSQL the web's pool (config/asgi.py) may keep
@@ -239,7 +168,6 @@ def test_open_streams_share_a_few_database_connections(
     finally:
         for stream in streams:
             stream.close()
-        server.stop()
 
 
 @pytest.mark.postgres
@@ -250,7 +178,7 @@ def test_under_asgi_requests_take_their_postgresql_sessions_from_a_pool(server, 
     from django.db import connection
 
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
-    game = _pending_game(owner)
+    game = pending_game(owner)
 
     def sessions() -> int:
         with connection.cursor() as cursor:
@@ -297,9 +225,9 @@ def test_a_stream_outlives_a_redis_restart(transactional_db, settings, django_us
     publisher = Feeds()
     try:
         owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
-        game = _pending_game(owner)
+        game = pending_game(owner)
         stream = Stream(server.port, f"/live/games/{game.pk}/")
-        assert stream.response.status == 200
+        assert stream.response.status == 200, stream.response.read()
         redis_server.stop()
         stream.until_comment("the live feed is reconnecting")
         during = Stream(server.port, f"/live/games/{game.pk}/")
@@ -309,7 +237,7 @@ def test_a_stream_outlives_a_redis_restart(transactional_db, settings, django_us
         redis_server = PrivateRedis(port=redis_server.port).start()
         stream.until_comment("keep-alive")  # subscribed again: the heartbeat goes on
         publisher.feeds.start(game.pk)
-        for seat, move in _moves(game.seed, 3):
+        for seat, move in legal_moves(game.seed, 3):
             publisher.feeds.play(game.pk, seat=seat, move=move, fault=None)
         assert [stream.next()["event"] for _ in range(4)] == ["snapshot", "play", "play", "play"]
         stream.close()
@@ -317,34 +245,3 @@ def test_a_stream_outlives_a_redis_restart(transactional_db, settings, django_us
         publisher.stop()
         server.stop()
         redis_server.stop()
-
-
-@pytest.mark.parametrize("seed", range(12))
-def test_the_public_game_is_the_engine_log_without_hands(seed):
-    """Plays, escobas, each round's score and the result as the engine logs them; deals only as
-    face-down cards of the right count; a forfeit on odd seeds."""
-    ruleset = Ruleset.from_dict(CLASSIC)
-    game, public = EngineGame.new(ruleset, seed), PublicGame(ruleset, seed)
-    choices = random.Random(seed)
-    while not game.is_over:
-        if seed % 2 and len(game.log()["rounds"]) == 2:
-            seat = game.current_seat
-            game.forfeit(seat, "faults")
-            public.forfeit(seat)
-            break
-        move = choices.choice(game.view(game.current_seat).legal_moves)
-        game.apply(move)
-        change = orjson.loads(orjson.dumps(public.play(move.to_str(), None)))
-        assert set(change) >= {"round", "play", "meta"}
-    log = game.log()
-    doc = orjson.loads(orjson.dumps(public.doc))
-    assert doc["result"] == log["result"]
-    assert "seed" not in doc
-    for mine, theirs in zip(doc["rounds"], log["rounds"], strict=True):
-        assert {k: v for k, v in mine.items() if k != "deals"} == {
-            k: v for k, v in theirs.items() if k != "deals"
-        }
-        assert [[len(hand) for hand in deal] for deal in mine["deals"]] == [
-            [len(hand) for hand in deal] for deal in theirs["deals"]
-        ]
-        assert all(card is None for deal in mine["deals"] for hand in deal for card in hand)

@@ -1,6 +1,6 @@
 """The person's page and spectators follow a person's game through the live streams under
-uvicorn (web/live.py): the ``play`` topic says the page changed, with no polling; the game's
-own stream shows spectators the plays, never a hand."""
+uvicorn (web/game_streams.py, web/page_streams.py): the ``play`` topic says the page changed,
+with no polling; the game's own stream shows spectators the plays, never a hand."""
 
 from __future__ import annotations
 

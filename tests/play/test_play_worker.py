@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 
 from tests.clients import client_for
 from tests.play.helpers import play_out
-from tournaments.live import live_game_key
+from tournaments.live_feed import live_game_key
 from tournaments.models import Game, PersonGame
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]

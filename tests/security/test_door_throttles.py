@@ -21,7 +21,7 @@ from benchmarks.pool_data import _bots
 from tests.conftest import USER_PASSWORD
 from tests.live.servers import AsgiServer
 from tournaments.services.league_creation import league_create
-from web.live import TOO_MANY_FROM_CLIENT
+from web.sse import TOO_MANY_FROM_CLIENT
 from web.throttling import TOO_MANY_TRIES
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ import pytest
 
 from tests.bots.hostile_urls import HOSTILE_URLS
 from tournaments.bot_calls.game_loop import GameLoop
-from tournaments.live import LiveFeeds
+from tournaments.live_feed import LiveFeeds
 from tournaments.models import Game, Seat
 from tournaments.services import matches
 from tournaments.services.league_creation import league_create

@@ -13,7 +13,7 @@ from tournaments.models import Bot, Game, League, PersonGame, Seat
 
 def play_live_version(person_game_id: int) -> tuple[str, bool] | None:
     """What a person's page shows, as ``"moves:status:to_move"``, and whether the game is over;
-    the ``play`` topic of the live streams (web/live.py)."""
+    the ``play`` topic of the live streams (web/page_streams.py)."""
     row = (
         PersonGame.objects.filter(pk=person_game_id)
         .values_list("answers", "status", "person_to_move")

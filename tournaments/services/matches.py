@@ -52,7 +52,7 @@ from tournaments import observers, queueing
 from tournaments.bot_calls.caller import Caller
 from tournaments.bot_calls.game_loop import GameLoop, stopping
 from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play_game
-from tournaments.live import LiveFeeds
+from tournaments.live_feed import LiveFeeds
 from tournaments.models import Bot, Game, League, Match
 from tournaments.read_cache import reads_changed
 from tournaments.services.bot_versions import match_versions_record
@@ -119,7 +119,7 @@ def bot_caller() -> Caller:
     return Caller(allow_private=settings.ESCOBA_ALLOW_PRIVATE_BOT_URLS)
 
 
-# This process's games, and the live feeds that tell viewers about them (tournaments/live.py).
+# This process's games, and the live feeds that tell viewers about them (tournaments/live_feed.py).
 games_loop: GameLoop[LiveFeeds] = GameLoop(make_caller=bot_caller, make_feeds=LiveFeeds)
 
 
@@ -286,7 +286,7 @@ def service_fault(plan: MatchPlan, game: GamePlan, record: GameRecord) -> str | 
 
 def _live(game_id: int, status: str, league_id: int | None = None) -> None:
     """Tell the game's live viewers how it ended here, and its league's pages that they
-    changed (tournaments/live.py); nothing when this process played no game."""
+    changed (tournaments/live_feed.py); nothing when this process played no game."""
     feeds = games_loop.feeds
     if feeds is None:
         return

@@ -47,7 +47,7 @@ from games.wire import Debug, move_request
 from tournaments import queueing
 from tournaments.bot_calls.caller import Caller, run_sync
 from tournaments.bot_calls.runner import GameRecord, PlayCall
-from tournaments.live import live_game_key, live_topic_key
+from tournaments.live_feed import live_game_key, live_topic_key
 from tournaments.models import Bot, Game, GameLog, League, Match, PersonGame, Seat
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.selectors import play as play_selectors
@@ -69,7 +69,7 @@ ERROR_BAD_MOVE = "A move is a card from your hand and the cards it captures: {pr
 ERROR_NOT_YOUR_TURN = "It is not your turn."
 ERROR_FINISHED = "This game is over."
 
-# The one run of a person's game on its live feed (tournaments/live.py): it is never replayed.
+# The one run of a person's game on its live feed (tournaments/live_feed.py): it is never replayed.
 LIVE_RUN = "person"
 
 

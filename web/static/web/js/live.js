@@ -2,7 +2,7 @@
 // finish. `applyLeagueUpdate` takes the new HTML of the live part and patches it in place
 // (patch.js), then says what changed in the page's polite live region; it does not know how the
 // HTML arrived. The transport is patch.js's `followLive`: the server's event stream says when the
-// league changed (web/live.py), and only then is the fragment fetched again.
+// league changed (web/page_streams.py), and only then is the fragment fetched again.
 
 import { followLive, patchHtml } from "./patch.js";
 import { markScrollableRegions } from "./site.js";

@@ -102,7 +102,7 @@ export function patchHtml(target, html) {
 // -- the live hook: `data-live-*` ------------------------------------------------------------
 //
 // A page part that changes while games are played carries three attributes:
-//   data-live-events   its event stream (web/live.py: /live/<topic>/<id>/, e.g. /live/league/7/)
+//   data-live-events   its event stream (web/page_streams.py: /live/<topic>/<id>/, e.g. /live/league/7/)
 //   data-live-url      the address of its server-rendered HTML (the part's inner HTML)
 //   data-live-version  the version the server rendered it at (the topic's version selector)
 // `followLive(element)` listens to the stream: when a `changed` event names another version, it

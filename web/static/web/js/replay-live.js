@@ -1,5 +1,5 @@
 // A game watched while it is played: the replay viewer (replay.js), fed by the game's event
-// stream (web/live.py, /live/games/<id>/).
+// stream (web/game_streams.py, /live/games/<id>/).
 //
 // The stream sends the game so far (`snapshot`), then each `play` as it happens; the browser's
 // EventSource reconnects by itself and names the last event it had (Last-Event-ID), so a lost

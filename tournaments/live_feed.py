@@ -1,4 +1,5 @@
-"""What the worker publishes while games are played, for the browser's live views (web/live.py).
+"""What the worker publishes while games are played, for the browser's live streams
+(web/game_streams.py, web/page_streams.py).
 
 Games in play: each game has one Redis list and one pub/sub channel, both named
 ``live_game_key(game_id)``. Every entry is appended to the list (the game so far, for a viewer
@@ -13,13 +14,14 @@ viewers following it). An entry is a small JSON object, numbered within its run 
 - ``{"run": r, "n": k, "kind": "end", "status": "finished" | "aborted" | "replay"}``: the game
   was stored (its log is readable), stopped, or handed back to be played again later.
 
-Only moves are published, never a hand, the deck or the seed: the web side replays them through
-the engine from the seed it reads from the database, and sends browsers what everyone at the
-table sees. A bot cannot learn more from a live view than from its own move requests.
+Only moves are published, never a hand, the deck or the seed: the web side replays them from the
+seed it reads from the database (``games.public_view.PublicGame``, once per game per web
+process: web/game_replays.py), and sends browsers what everyone at the table sees. A bot cannot
+learn more from a live view than from its own move requests.
 
 Pages: ``live_topic_key(topic, key)`` (``league``, and any other page that registers a topic in
-web/live.py) carries a bare "changed" message; the page's stream tells its browsers to fetch the
-changed part again.
+web/page_streams.py) carries a bare "changed" message; the page's stream tells its browsers to
+fetch the changed part again.
 
 Publishing never blocks a game and never fails one: entries are handed to a flusher on the
 worker's event loop, which sends whatever is waiting as one Lua script call (one command and
