@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.test import APIClient
 
 from benchmarks.pool_data import _bots
@@ -24,6 +23,7 @@ from config.secret_key import (
     SECRETS_KEY_MALFORMED,
     SECRETS_KEY_PUBLISHED,
 )
+from tournaments.api.pagination import KeysetPagination
 from tournaments.services.league_creation import league_create
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,7 +127,7 @@ def two_pages(db, settings, monkeypatch):
     """Two leagues, one a page, with cached reads on (the test settings turn them off)."""
     settings.ESCOBA_READ_CACHE_S = 300
     cache.clear()
-    monkeypatch.setattr(PageNumberPagination, "page_size", 1)
+    monkeypatch.setattr(KeysetPagination, "page_size", 1)  # the leagues list pages by cursor
     owner = get_user_model().objects.create_user("owner", password="a-long-password-1")
     bots = _bots(2)
     for name in ("first", "second"):
