@@ -120,11 +120,24 @@ def card_features(game: Game) -> list[float]:
     return [a - b for a, b in zip(*hands, strict=True)] + captured + table + [escobas]
 
 
-def rollout_margin(game: Game, rng: random.Random, plays: int, greedy: bool = False) -> float:
-    """Seat 0's mean round point margin over ``plays`` plays to the round's end, uniformly
-    random (or, with ``greedy``, the baseline's greedy policy in every seat), each with the
-    undealt cards shuffled afresh (V of what is known, not of the deck)."""
+def round_margin(game: Game, rng: random.Random, greedy: bool) -> int:
+    """Seat 0's round point margin when ``game`` (changed in place) is played to the round's
+    end, uniformly random or, with ``greedy``, by the greedy policy in every seat."""
     before = game._totals[0] - game._totals[1]
+    if greedy:
+        number = game.round
+        while not game.is_over and game.round == number:
+            game.apply(greedy_move(game))
+    else:
+        game.play_random(rng, -1, False)
+    totals = game.result.totals if game.is_over else game._totals
+    return totals[0] - totals[1] - before
+
+
+def rollout_margin(game: Game, rng: random.Random, plays: int, greedy: bool = False) -> float:
+    """Seat 0's mean round point margin over ``plays`` plays to the round's end
+    (``round_margin``), each with the undealt cards shuffled afresh (V of what is known, not
+    of the deck order)."""
     position = game._deck_position
     total = 0
     for _ in range(plays):
@@ -132,15 +145,36 @@ def rollout_margin(game: Game, rng: random.Random, plays: int, greedy: bool = Fa
         rest = copy._deck[position:]
         rng.shuffle(rest)
         copy._deck = copy._deck[:position] + rest
-        if greedy:
-            number = copy.round
-            while not copy.is_over and copy.round == number:
-                copy.apply(greedy_move(copy))
-        else:
-            copy.play_random(rng, -1, False)
-        totals = copy.result.totals if copy.is_over else copy._totals
-        total += totals[0] - totals[1] - before
+        total += round_margin(copy, rng, greedy)
     return total / plays
+
+
+def coupled_corrections(
+    ruleset: Ruleset, seed: int, codes: Sequence[int], *, plays: Sequence[int], greedy: bool
+) -> list[float]:
+    """As ``game_corrections``' rollouts, with the two sides of each term coupled (common
+    random numbers): play k draws one random order P of the cards undealt before the event;
+    the random outcome is dealt from P, and the actual cards are followed by the rest of the
+    cards in P's order, so both rollouts see nearly the same deck (and, for random play, the
+    same draws). Each side is still a uniform draw of its own, so every term keeps mean zero."""
+    rng = random.Random(f"coupled/{seed}")
+    most = max(plays)
+    found = [0.0] * len(plays)
+    for before, move, after in chance_events(ruleset, seed, codes):
+        left = set(after._deck[after._deck_position :])
+        position = after._deck_position
+        terms = []
+        for _ in range(most):
+            other = resampled(ruleset, before, move, rng)
+            order = other._deck  # P: the sampled round's deck, dealt from the front
+            actual = after.clone()
+            actual._deck = actual._deck[:position] + [c for c in order if c in left]
+            draws = rng.getrandbits(64)
+            value = round_margin(actual, random.Random(draws), greedy)
+            terms.append(value - round_margin(other, random.Random(draws), greedy))
+        for k, m in enumerate(plays):
+            found[k] += sum(terms[:m]) / m
+    return found
 
 
 def game_corrections(
@@ -184,6 +218,9 @@ def game_corrections(
 CHANCE_CACHE = Path("artifacts/ranking_quality_chance.jsonl")
 GREEDY_CACHE = Path("artifacts/ranking_quality_chance_greedy.jsonl")
 GREEDY_ROLLOUTS = (1, 2, 4)  # greedy plays per chance event
+COUPLED_CACHE = Path("artifacts/ranking_quality_chance_coupled.jsonl")
+LARGE_CACHE = Path("artifacts/ranking_quality_chance_large.jsonl")
+LARGE_ROLLOUTS = (8, 16, 32)  # greedy plays per event past the CPU budget (``--chance-large``)
 CARD_SAMPLES = 32  # random openings per round for the card features' expectation
 ROLLOUTS = (4, 8, 16)  # random plays per chance event (after the actual and random cards)
 
@@ -237,6 +274,38 @@ def greedy_pair_deal(job: tuple[str, str, int]) -> dict:
     return {"pair": [weak, strong], "seed": seed, "games": games}
 
 
+def timed_coupled(seed: int, codes: list, plays: Sequence[int], greedy: bool) -> tuple:
+    """``coupled_corrections`` of one game and the CPU seconds they took."""
+    ruleset = Ruleset.from_preset("classic", {"players": 2})
+    started = time.process_time()
+    found = coupled_corrections(ruleset, seed, codes, plays=plays, greedy=greedy)
+    return found, time.process_time() - started
+
+
+def coupled_deal(item: dict) -> dict:
+    """A deal of ``GREEDY_CACHE`` (its games' play codes) with each game's coupled corrections
+    (``coupled_corrections``), greedy and random, and the CPU they took."""
+    games = []
+    for game in item["games"]:
+        greedy, greedy_cpu = timed_coupled(item["seed"], game["codes"], GREEDY_ROLLOUTS, True)
+        randoms, random_cpu = timed_coupled(item["seed"], game["codes"], ROLLOUTS, False)
+        games.append({
+            "seating": game["seating"], "totals": game["totals"], "greedy": greedy,
+            "random": randoms, "greedy_cpu_s": greedy_cpu, "random_cpu_s": random_cpu,
+        })  # fmt: skip
+    return {"pair": item["pair"], "seed": item["seed"], "games": games}
+
+
+def large_deal(item: dict) -> dict:
+    """A deal of ``GREEDY_CACHE`` with each game's coupled greedy corrections of
+    ``LARGE_ROLLOUTS`` plays (where the variance removed levels off, whatever the CPU)."""
+    games = []
+    for game in item["games"]:
+        greedy, cpu = timed_coupled(item["seed"], game["codes"], LARGE_ROLLOUTS, True)
+        games.append({"seating": game["seating"], "greedy": greedy, "greedy_cpu_s": cpu})
+    return {"pair": item["pair"], "seed": item["seed"], "games": games}
+
+
 @dataclass
 class ChancePair:
     """One pair's deals for its stronger bot: its score and margin as seat 0 and as seat 1,
@@ -250,17 +319,19 @@ class ChancePair:
 
 
 def chance_pair(
-    items: list[dict], greedy: dict, strong: str, values: dict, name: str
+    items: list[dict], caches: tuple[dict, dict, dict], strong: str, values: dict, name: str
 ) -> ChancePair:
-    from benchmarks.luck import PUBLISHED, SCHEMES, seat_controls
+    from benchmarks.luck import PUBLISHED, seat_controls
+    from benchmarks.luck import SCHEMES as DEAL_SCHEMES
 
-    deal_scheme = next(s for s in SCHEMES if s.name == PUBLISHED)
+    deal_scheme = next(s for s in DEAL_SCHEMES if s.name == PUBLISHED)
     rows, seats = [], ({}, {})
     for item in items:
         by_seat = {g["seating"].index(strong): g for g in item["games"]}
-        greedy_by_seat = {
-            g["seating"].index(strong): g for g in greedy[(*item["pair"], item["seed"])]["games"]
-        }
+        greedy_by_seat, coupled_by_seat, large_by_seat = (
+            {g["seating"].index(strong): g for g in cache[deal_key(item)]["games"]} if cache else {}
+            for cache in caches
+        )
         row = []
         for seat, columns in zip((0, 1), seats, strict=True):
             game = by_seat[seat]
@@ -273,6 +344,14 @@ def chance_pair(
                 f"greedy {m}": [greedy_by_seat[seat]["greedy"][k]]
                 for k, m in enumerate(GREEDY_ROLLOUTS)
             }
+            both = coupled_by_seat[seat]
+            named |= {
+                f"coupled greedy {m}": [both["greedy"][k]] for k, m in enumerate(GREEDY_ROLLOUTS)
+            }
+            named |= {f"coupled random {m}": [both["random"][k]] for k, m in enumerate(ROLLOUTS)}
+            if large_by_seat:
+                found = large_by_seat[seat]["greedy"]
+                named |= {f"large greedy {m}": [found[k]] for k, m in enumerate(LARGE_ROLLOUTS)}
             named["deal"] = seat_controls(values[item["seed"]], deal_scheme).tolist()
             for key, found in named.items():
                 columns.setdefault(key, []).append([sign * x for x in found])
@@ -297,12 +376,30 @@ SCHEMES = (
     ("deal-level + chance: greedy x 4", ("deal", "greedy 4"), 0, 4),
     ("deal-level + chance: random x 8, greedy x 2", ("deal", "rollout 8", "greedy 2"), 8, 2),
     ("deal-level + chance: random x 16, greedy x 4", ("deal", "rollout 16", "greedy 4"), 16, 4),
+    *((f"coupled: random x {m}", (f"coupled random {m}",), m, 0) for m in ROLLOUTS),
+    *((f"coupled: greedy x {m}", (f"coupled greedy {m}",), 0, m) for m in GREEDY_ROLLOUTS),
+    ("coupled: random x 8, greedy x 2", ("coupled random 8", "coupled greedy 2"), 8, 2),
+    ("deal-level + coupled: greedy x 2", ("deal", "coupled greedy 2"), 0, 2),
+    ("deal-level + coupled: greedy x 4", ("deal", "coupled greedy 4"), 0, 4),
+    ("deal-level + coupled: random x 8, greedy x 2",
+     ("deal", "coupled random 8", "coupled greedy 2"), 8, 2),
+    ("deal-level + coupled: random x 16, greedy x 4",
+     ("deal", "coupled random 16", "coupled greedy 4"), 16, 4),
+)  # fmt: skip
+LARGE_SCHEMES = (
+    *((f"coupled: greedy x {m}", (f"large greedy {m}",), 0, m) for m in LARGE_ROLLOUTS),
+    ("deal-level + coupled: greedy x 32", ("deal", "large greedy 32"), 0, 32),
 )
 
 
 def set_controls(pair: ChancePair, keys, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """The fresh sets' (seat 0 on deal i, seat 1 on deal j) controls: both games' summed."""
     return np.hstack([pair.seat0[k][i] + pair.seat1[k][j] for k in keys])
+
+
+def deal_key(item: tuple | dict) -> tuple:
+    """A deal's key in the caches: (weak, strong, seed), from a job or a cached deal."""
+    return tuple(item) if isinstance(item, tuple) else (*item["pair"], item["seed"])
 
 
 def totals_of(item: dict) -> list:
@@ -320,9 +417,19 @@ def chance(args: argparse.Namespace) -> None:
 
     n = args.chance_deals
     jobs = [(w, s, 3_000_000 + 10_000 * k + i) for i in range(n) for k, (w, s) in enumerate(PAIRS)]
-    key = lambda i: (i[0], i[1], i[2]) if isinstance(i, tuple) else (*i["pair"], i["seed"])  # noqa: E731
+    key = deal_key
     played = cached_map(CHANCE_CACHE, jobs, chance_pair_deal, key, args.processes)
     greedy = cached_map(GREEDY_CACHE, jobs, greedy_pair_deal, key, args.processes)
+    coupled = cached_map(
+        COUPLED_CACHE, [greedy[key(job)] for job in jobs], coupled_deal, key, args.processes
+    )
+    large = {}
+    schemes = SCHEMES
+    if args.chance_large:
+        large = cached_map(
+            LARGE_CACHE, [greedy[key(job)] for job in jobs], large_deal, key, args.processes
+        )
+        schemes = (*SCHEMES[:1], *SCHEMES[-9:], *LARGE_SCHEMES)
     seeds = sorted({job[2] for job in jobs})
     values = cached_map(
         args.values or CONTROLS_CACHE, seeds, deal_plays,
@@ -343,8 +450,28 @@ def chance(args: argparse.Namespace) -> None:
           f"{greedy_ms:.1f} ms, deal-level baseline {deal_ms:.1f} ms "
           f"(load {os.getloadavg()[0]:.0f})")  # fmt: skip
 
+    coupled_ms = {
+        kind: 1000 * float(np.median([g[f"{kind}_cpu_s"] for item in coupled.values()
+                                      for g in item["games"]]))
+        for kind in ("random", "greedy")
+    }  # fmt: skip
+
+    large_ms = 1000 * float(
+        np.median([g["greedy_cpu_s"] for item in large.values() for g in item["games"]] or [0])
+    )
+
     def cpu(keys, rollouts, greedy_rollouts) -> float:
         found = cards_ms if any(k in ("cards", "hands") for k in keys) else 0.0
+        if any(k.startswith("large") for k in keys):
+            found += large_ms * greedy_rollouts / max(LARGE_ROLLOUTS)
+            return found + (deal_ms if "deal" in keys else 0.0)
+        if any(k.startswith("coupled") for k in keys):
+            found += coupled_ms["random"] * rollouts / max(ROLLOUTS)
+            return (
+                found
+                + coupled_ms["greedy"] * greedy_rollouts / max(GREEDY_ROLLOUTS)
+                + (deal_ms if "deal" in keys else 0.0)
+            )
         found += rollout_ms * rollouts / max(ROLLOUTS)
         found += greedy_ms * greedy_rollouts / max(GREEDY_ROLLOUTS)
         return found + (deal_ms if "deal" in keys else 0.0)  # each rated game its own deal
@@ -356,14 +483,15 @@ def chance(args: argparse.Namespace) -> None:
         items = [played[(weak, strong, j[2])] for j in jobs if (j[0], j[1]) == (weak, strong)]
         # a move past the time limit on the loaded machine (the fallback move) can make the two
         # runs' games differ: such deals are left out
-        same = [item for item in items if totals_of(item) == totals_of(greedy[key(item)])]
+        same = [item for item in items if totals_of(item) == totals_of(greedy[deal_key(item)])]
         dropped += len(items) - len(same)
         items = same
-        pairs.append(chance_pair(items, greedy, strong, values, f"{strong} over {weak}"))
+        name = f"{strong} over {weak}"
+        pairs.append(chance_pair(items, (greedy, coupled, large), strong, values, name))
     print(f"{dropped} deals left out (a game differed between the two runs: a fallback move)")
     units: dict[str, list] = {"fresh, raw": [], "duplicate": []}
-    removed: dict[str, list[str]] = {scheme[0]: [] for scheme in SCHEMES}
-    bias: dict[str, list[str]] = {scheme[0]: [] for scheme in SCHEMES}
+    removed: dict[str, list[str]] = {scheme[0]: [] for scheme in schemes}
+    bias: dict[str, list[str]] = {scheme[0]: [] for scheme in schemes}
     for pair in pairs:
         m = len(pair.seeds)
         half = m // 2
@@ -381,7 +509,7 @@ def chance(args: argparse.Namespace) -> None:
         dup = set_score(s[held, 0], s[held, 1], s[held, 2], s[held, 3])
         units["duplicate"].append((dup, float(dup.std())))
         k = held[np.arange(0, m - half - 1, 2)]  # independent sets for the bias check
-        for name, keys, *_ in SCHEMES:
+        for name, keys, *_ in schemes:
             fitted = set_controls(pair, keys, fit[fi], fit[fj]) * pair_weight(p)
             betas = fit_betas(fresh(fit[fi], fit[fj]), fitted)
             corrected = raw - set_controls(pair, keys, i, j) * pair_weight(p) @ betas
@@ -399,7 +527,7 @@ def chance(args: argparse.Namespace) -> None:
     )
     print(f"{'scheme':46} {'CPU/game':>9}  " + "  ".join(f"{p.name:>14}" for p in pairs)
           + "  bias per pair")  # fmt: skip
-    for name, keys, *rollouts in SCHEMES:
+    for name, keys, *rollouts in schemes:
         print(f"{name:46} {cpu(keys, *rollouts):6.1f} ms  " + "  ".join(removed[name])
               + "  " + "; ".join(bias[name]), flush=True)  # fmt: skip
     separation(units, args.leagues, rng)
@@ -408,6 +536,9 @@ def chance(args: argparse.Namespace) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chance-deals", type=int, default=0, help="Chance corrections: deals per pair."
+    )
+    parser.add_argument(
+        "--chance-large", action="store_true", help="Also greedy x 8, 16, 32 (past the budget)."
     )
     parser.add_argument(
         "--chance-sets", type=int, default=100_000, help="Fresh sets drawn per pair."
