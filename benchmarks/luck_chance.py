@@ -1,6 +1,6 @@
 """The luck of fresh deals taken out at the chance events of the game played (AIVAT-style).
 
-    .venv/bin/python -m benchmarks.ranking_quality luck --chance-deals 1000
+    .venv/bin/python -m benchmarks.ranking_quality luck --chance-deals 1500
 
 A measured candidate beside the deal-level baseline (``benchmarks.luck``; the service does not
 use it: docs/benchmarks-journal.md has the figures). The arena knows every hand, so it can take
@@ -24,13 +24,18 @@ result only decides how much variance goes. The values V measured:
 - ``rollout_margin``: seat 0's round point margin in plays to the round's end from the state,
   uniformly random (the compiled ``play_random``) or greedy (``games.ratings.baseline``'s
   policy in every seat), the undealt cards shuffled afresh for each play (V of what is known,
-  not of the deck order); E is one play after each of as many random deals.
+  not of the deck order); E is one play after each of as many random deals;
+- the same rollouts coupled (``coupled_corrections``: common random numbers, each rollout's
+  random deal and the actual cards' rest taken from one order of the undealt cards), and with
+  ``--chance-large`` coupled greedy rollouts past the CPU budget (``LARGE_ROLLOUTS``), to see
+  where the variance removed levels off.
 
 For the pairs random-greedy and greedy-expert, ``--chance-deals`` deals are played in both seat
 orders in-process, each game's corrections kept (random rollouts and card features in
 ``CHANCE_CACHE``; the play codes and the greedy rollouts, from a second playing of the same
 games, in ``GREEDY_CACHE``: a deal whose games came out differently, a fallback move past the
-time limit on a loaded machine, is left out). A fresh set is, as in ``benchmarks.luck``, the
+time limit on a loaded machine, is left out; the coupled corrections, replayed from those
+codes, in ``COUPLED_CACHE`` and ``LARGE_CACHE``). A fresh set is, as in ``benchmarks.luck``, the
 stronger bot's seat-0 game of one deal with its seat-1 game of another; its controls are the
 two games' corrections summed (and, for the combined schemes, the published deal-level
 controls), weighted by ``pair_weight``, with least-squares coefficients per pair (each pair is
