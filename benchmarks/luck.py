@@ -20,6 +20,10 @@ number of plays is a prefix. From them:
 - games per pair for leagues to separate random < greedy < expert at 95 % (a z test per pair),
   fresh sets being drawn as independent pairs of deals;
 - with ``--pool-deals``, Kendall's tau of the eight noisy experts of ``known_order`` per design.
+
+With ``--chance-deals N`` it measures instead the measured candidate of ``benchmarks.luck_chance``:
+corrections at the chance events of the game actually played (AIVAT-style), alone and beside
+the deal-level controls, on N deals per pair.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import luck_chance
 from benchmarks.known_order import (
     BOTS,
     CONFIDENCE,
@@ -286,6 +291,8 @@ def least_squares(scores: np.ndarray, controls: np.ndarray) -> np.ndarray:
 def luck(args: argparse.Namespace) -> None:
     from games.ratings.baseline import BetaFit, beta_fit, pair_band, pair_weight
 
+    if args.chance_deals:
+        return luck_chance.chance(args)
     started = time.perf_counter()
     played, values, jobs = generate(args)
     elapsed = time.perf_counter() - started
@@ -395,8 +402,8 @@ def separation(units: dict, leagues: int, rng: np.random.Generator) -> None:
     for design, games in needed.items():
         print(f"{design}: {games or 'more than tried'} games per pair")
     base = needed["duplicate"]
-    for design in ("fresh + baseline", "fresh + baseline, one band", "fresh, raw"):
-        if base and needed[design]:
+    for design in units:
+        if design != "duplicate" and base and needed[design]:
             print(f"{design} / duplicate: {needed[design] / base:.2f}")
 
 
@@ -463,3 +470,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache", type=Path, default=LUCK_CACHE)
     parser.add_argument("--values", type=Path, default=CONTROLS_CACHE)
     parser.add_argument("--pool-cache", type=Path, default=POOL_CACHE)
+    luck_chance.add_arguments(parser)

@@ -5,9 +5,11 @@ Run from the repository root:
     .venv/bin/python -m benchmarks.ranking_quality methods [--sets 150] [--leagues 400]
     .venv/bin/python -m benchmarks.ranking_quality deals [--deals 300] [--leagues 2000]
     .venv/bin/python -m benchmarks.ranking_quality luck [--deals 2000] [--pool-deals 60]
+    .venv/bin/python -m benchmarks.ranking_quality luck --chance-deals 1500
 
 The bots of known order and the tau of a ranking are ``benchmarks.known_order``'s; ``luck``,
-fresh deals with the baseline correction against duplicate deals, is ``benchmarks.luck``.
+fresh deals with the baseline correction against duplicate deals, is ``benchmarks.luck``
+(``--chance-deals``: the chance-event corrections of ``benchmarks.luck_chance``).
 
 ``methods`` (the evidence for the published rating, see docs/ratings.md). Eight bots of known
 order: the SDK's expert bot playing a random legal move with probability epsilon = 0, 0.15, 0.3,
