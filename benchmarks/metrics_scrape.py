@@ -2,10 +2,11 @@
 
     DATABASE_URL=... REDIS_URL=... .venv/bin/python -m benchmarks.metrics_scrape --scrapes 200
 
-Fill the pool first (``benchmarks.pool_data``: its games go through ``game_finish``, so they are
-counted in Redis as a worker's are). Each scrape is a ``GET /metrics`` through Django's test
-client (middleware, the view, every source read, the exposition), one after another; printed:
-the pool's size, p50, p99 and max in ms, and how long each source took in one more reading.
+Fill the pool first through the services (``benchmarks.pool_data --services``: its games go
+through ``game_finish``, so they are counted in Redis as a worker's are; the bulk fill is not).
+Each scrape is a ``GET /metrics`` through Django's test client (middleware, the view, every
+source read, the exposition), one after another; printed: the pool's size, p50, p99 and max in
+ms, and how long each source took in one more reading.
 """
 
 from __future__ import annotations
