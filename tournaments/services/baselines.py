@@ -166,7 +166,11 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
     rated_set = RatedSet.objects.select_for_update().filter(match_id=match_id).first()
     if rated_set is None or rated_set.corrected_at is not None:
         return None
-    games = list(Game.objects.filter(match_id=match_id).select_related("league", "baseline"))
+    # The set's scores come from its finished games; an aborted game has no result to correct.
+    finished = Game.objects.filter(match_id=match_id, status=Game.Status.FINISHED)
+    games = list(finished.select_related("league", "baseline"))
+    if not games:
+        return None
     values = {}
     for game in games:
         baseline = getattr(game, "baseline", None)
