@@ -134,8 +134,7 @@ class GameReplay:
         self._ended = False  # the game's end entry was read
         self._closed = False
         self._redis_down = False
-        self.loop = asyncio.get_running_loop()
-        self._task = self.loop.create_task(self._follow())
+        self._task = asyncio.get_running_loop().create_task(self._follow())
 
     # -- viewers ----------------------------------------------------------------------------
 
@@ -336,9 +335,7 @@ class GameReplays:
         """The game's replay, started if no viewer of this process follows it yet, with
         ``viewer`` among its viewers."""
         replay = self._by_game.get(game.pk)
-        # A replay belongs to the event loop it runs on: one left by a server whose loop has
-        # stopped (a test's, in a process that starts several) is replaced, never joined.
-        if replay is None or replay.loop is not asyncio.get_running_loop():
+        if replay is None:
             replay = self._by_game[game.pk] = GameReplay(self, game)
         replay.join(viewer)
         return replay
