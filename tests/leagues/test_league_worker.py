@@ -7,7 +7,7 @@ from django.db.models import Count
 
 from bots_sdk.server import serve_in_thread
 from tests.fakebots.players import Slow
-from tests.ratings.conftest import ratings_settled
+from tests.reliability.helpers import wait_ratings_settled
 from tournaments.models import Game, League, RatedSet, Rating, SetScore
 from tournaments.selectors.leagues import league_progress, league_standings
 from tournaments.services.league_creation import league_create
@@ -47,7 +47,7 @@ def test_worker_plays_a_league_with_standings_ratings_and_logs(
     assert sum(row["points"] for row in standings) == 12
     assert RatedSet.objects.count() == 6  # one per match
     # the worker's fits coalesce; the last one sees every set, and the anchor holds
-    wait_for(ratings_settled, 60, "the last rating fit, every set corrected")
+    wait_ratings_settled(60)
     assert sum(Rating.objects.values_list("sets", flat=True)) == 12
     assert abs(float(sum(Rating.objects.values_list("rating", flat=True))) - 4 * 1500) <= 0.04
     for game in Game.objects.filter(league=league):
@@ -90,4 +90,4 @@ def test_sigkilled_worker_loses_nothing_and_rates_each_game_once(
     per_set = SetScore.objects.values("rated_set").annotate(n=Count("id"))
     assert sorted({row["n"] for row in per_set}) == [1] and len(per_set) == 10
     assert league.matches.filter(attempts__gt=1).exists(), "no match was cut off by the kill"
-    wait_for(ratings_settled, 60, "the last rating fit, every set corrected")
+    wait_ratings_settled(60)

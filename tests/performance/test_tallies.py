@@ -2,7 +2,6 @@
 equal the same totals counted afresh from the games (``tallies_rebuild``, which the migration
 that made them runs too), and its reads never scan the games."""
 
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection

@@ -72,17 +72,41 @@ def ratings_settled() -> bool:
     published ratings exactly a fit of the sets: what a test with a real worker waits for.
 
     Meanwhile it does what beat does in production (no beat runs beside the tests' workers):
-    every few seconds the baselines' sweep sends again the valuations a killed worker lost."""
+    while not settled, every few seconds the sweep sends again what a killed worker lost: the
+    valuations, the corrections and the fits. A fit
+    killed mid-way holds its pool's lease until it runs out, and the fit requests sent meanwhile
+    give way to it; only a later request, as the sweep's, fits the pool again."""
     from tournaments.models import RatedSet
     from tournaments.services.baselines import baselines_sweep
     from tournaments.services.rating_fits import ratings_recompute
 
-    if RatedSet.objects.filter(corrected_at__isnull=True).exists():
-        if time.monotonic() - _last_sweep[0] > SWEEP_EVERY_S:
-            _last_sweep[0] = time.monotonic()
-            baselines_sweep(older_than_s=SWEEP_EVERY_S)
-        return False
-    return ratings_recompute().exact
+    settled = (
+        not RatedSet.objects.filter(corrected_at__isnull=True).exists()
+        and ratings_recompute().exact
+    )
+    if not settled and time.monotonic() - _last_sweep[0] > SWEEP_EVERY_S:
+        _last_sweep[0] = time.monotonic()
+        baselines_sweep(older_than_s=SWEEP_EVERY_S)  # its refits: ratings_sweep
+    return settled
+
+
+def ratings_unsettled() -> str:
+    """Why ``ratings_settled`` is false, for a test's failure message: each uncorrected set with
+    its games' states and values, and the recomputation's differences."""
+    from tournaments.models import Game, RatedSet
+    from tournaments.services.rating_fits import ratings_recompute
+
+    lines = []
+    for rated_set in RatedSet.objects.filter(corrected_at__isnull=True)[:10]:
+        games = Game.objects.filter(match_id=rated_set.match_id).select_related("baseline")
+        states = [
+            f"game {g.id} {g.status} seed {g.seed} value "
+            f"{getattr(getattr(g, 'baseline', None), 'seed', None)}"
+            for g in games
+        ]
+        lines.append(f"set {rated_set.id} (match {rated_set.match_id}) uncorrected: {states}")
+    lines += ratings_recompute().mismatches[:10]
+    return "; ".join(lines) or "settled"
 
 
 SWEEP_EVERY_S = 5.0

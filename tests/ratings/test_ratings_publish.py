@@ -7,10 +7,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.management import call_command
+from django.db.models import F
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tournaments import redis_locks
-from tournaments.models import RatedSet, Rating, RatingFit, RatingPoint
+from tournaments.models import PairTotal, RatedSet, Rating, RatingFit, RatingPoint, SetScore
 from tournaments.selectors.leagues import league_standings
 from tournaments.selectors.ratings import bot_rating_series, pool_standing, ranking_rows
 from tournaments.services import rating_fits
@@ -221,6 +223,48 @@ def test_a_fit_overtaken_by_a_fit_of_newer_sets_is_not_published(make_rated_bot,
     assert RatingFit.objects.filter(pool=pool).latest("id") == newer
     assert Rating.objects.get(bot=a).sets == 3
     assert RatingPoint.objects.count() == points, "the stale fit added history points"
+    assert ratings_recompute().exact
+    assert ratings_sweep() == []
+
+
+def _correct_by_hand(rated_set: RatedSet, correction: int) -> None:
+    """What ``baselines.rated_set_correct`` writes for a set of one pair: its score's
+    correction, the pair's running total and the set's mark."""
+    score = SetScore.objects.get(rated_set=rated_set)
+    SetScore.objects.filter(pk=score.pk).update(correction=correction)
+    PairTotal.objects.filter(
+        pool=rated_set.pool, player_id=score.player_id, opponent_id=score.opponent_id
+    ).update(correction=F("correction") + correction)
+    RatedSet.objects.filter(pk=rated_set.pk).update(corrected_at=timezone.now())
+
+
+def test_a_fit_overtaken_by_a_fit_of_newer_corrections_is_not_published(
+    make_rated_bot, record_sets
+):
+    a, b = make_rated_bot("greedy"), make_rated_bot("random")
+    pool = "classic/2p"
+    first, second = record_sets(pool, [(a, b, 1.0), (a, b, 0.5)])
+    # A correction changes a set's score, not the highest set id: the stalled holder read the
+    # same sets as the fit that took over, but not its corrections.
+    stalled = rating_fits.pool_fit_compute(pool=pool)
+    _correct_by_hand(first, -300_000)
+    _correct_by_hand(second, 200_000)
+    newer = ratings_fit(pool=pool)
+    assert newer.corrected_sets == 2 and newer.last_set_id == stalled.last_set_id
+    assert rating_fits.pool_fit_publish(result=stalled) is None
+    assert RatingFit.objects.filter(pool=pool).latest("id") == newer
+    assert ratings_recompute().exact
+    assert ratings_sweep() == []
+
+
+def test_the_sweep_refits_pools_with_corrections_newer_than_their_fit(make_rated_bot, record_sets):
+    a, b = make_rated_bot("greedy"), make_rated_bot("random")
+    (rated_set,) = record_sets("classic/2p", [(a, b, 1.0)])
+    before = Rating.objects.get(bot=a).rating
+    _correct_by_hand(rated_set, -400_000)  # and the fit it requested was lost
+    assert not ratings_recompute().exact
+    assert ratings_sweep() == ["classic/2p"]  # eager Celery: fitted at once
+    assert Rating.objects.get(bot=a).rating < before
     assert ratings_recompute().exact
     assert ratings_sweep() == []
 

@@ -18,12 +18,10 @@ from django.db.models import Count
 from bots_sdk.server import ServerHandle
 from scripts.private_redis import PrivateRedis
 from tests.fakebots.players import NoticedBot
-from tests.ratings.conftest import ratings_settled
+from tests.ratings.conftest import ratings_settled, ratings_unsettled
 from tournaments.models import Game, League, Match, RatedSet, SetScore
 from tournaments.selectors.leagues import league_progress
-from tournaments.services.baselines import baselines_sweep
 from tournaments.services.ladder import ladder_league, ladder_tick
-from tournaments.services.rating_fits import ratings_sweep
 
 
 def _wait_quietly(condition: Callable[[], bool], timeout: float) -> bool:
@@ -80,13 +78,14 @@ def assert_played_and_rated_exactly_once(league: League, players_per_game: int =
 
 def wait_ratings_settled(timeout: float = 120) -> None:
     """Wait until every rated set is corrected and the published ratings are exactly a fresh
-    fit's. A fit task lost with a killed worker child, or with a Redis that lost its queue, is
-    what beat's sweep is for (ratings.sweep); the same for a deal's value or a set's correction
-    (baselines.sweep): when the workers have not caught up, run the sweeps as beat would."""
-    if not _wait_quietly(ratings_settled, 30):
-        baselines_sweep(older_than_s=0)
-        ratings_sweep()
-    wait_for(ratings_settled, timeout, "the last rating fit, every set corrected")
+    fit's. A fit, a deal's value or a set's correction lost with a killed worker child or a
+    Redis that lost its queue is what beat's sweeps are for; ``ratings_settled`` runs them as
+    beat would while it waits."""
+    if not _wait_quietly(ratings_settled, timeout):
+        raise AssertionError(
+            f"timed out after {timeout} s waiting for the last rating fit, every set corrected: "
+            f"{ratings_unsettled()}"
+        )
 
 
 def vanish_all(servers: list[ServerHandle]) -> None:

@@ -93,6 +93,10 @@ class RatingFit(models.Model):
     last_set_id = models.BigIntegerField(
         default=0, help_text="Highest rated set id included: a newer one calls for a fit."
     )
+    corrected_sets = models.PositiveIntegerField(
+        default=0,
+        help_text="Rated sets whose luck correction the fit included: more call for a fit.",
+    )
     players = models.PositiveIntegerField(help_text="Bot versions rated.")
     iterations = models.PositiveIntegerField(default=0)
     seconds = models.FloatField(default=0.0, help_text="Time the fit itself took.")

@@ -30,7 +30,7 @@ import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from games.engine import Ruleset
@@ -59,10 +59,9 @@ from tournaments.models import (
     PairTotal,
     RatedSet,
     Rating,
-    RatingFit,
     SetScore,
 )
-from tournaments.services.rating_fits import ratings_fit_request
+from tournaments.services.rating_fits import ratings_fit_request, ratings_sweep
 
 logger = logging.getLogger(__name__)
 
@@ -216,7 +215,8 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
 def baselines_sweep(*, older_than_s: float = SWEEP_AFTER_S) -> dict[str, int]:
     """Make good what a lost message left behind (for Celery beat): value the rated games
     finished more than ``older_than_s`` ago that have no value of their deal, correct the rated
-    sets whose values are all in, and refit the pools corrected since their latest fit."""
+    sets whose values are all in, and refit the pools with a set or a correction newer than their
+    latest fit (``ratings_sweep``)."""
     cut = timezone.now() - datetime.timedelta(seconds=older_than_s)
     unvalued = list(
         Game.objects.filter(league__rated=True, status=Game.Status.FINISHED, finished_at__lt=cut)
@@ -233,15 +233,5 @@ def baselines_sweep(*, older_than_s: float = SWEEP_AFTER_S) -> dict[str, int]:
         )[:1000]
     )
     corrected = sum(rated_set_correct(match_id=m) is not None for m in uncorrected)
-    refits = 0
-    latest = dict(
-        RatingFit.objects.values("pool")
-        .annotate(last=Max("created_at"))
-        .values_list("pool", "last")
-    )
-    newest = RatedSet.objects.filter(corrected_at__isnull=False).values("pool")
-    for pool, last in newest.annotate(last=Max("corrected_at")).values_list("pool", "last"):
-        if pool not in latest or last > latest[pool]:
-            ratings_fit_request(pool=pool)
-            refits += 1
+    refits = len(ratings_sweep())
     return {"valued": len(unvalued), "corrected": corrected, "refits": refits}

@@ -19,7 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Count, Max, OuterRef, Subquery, Sum
+from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
 from games.ratings.baseline import CORRECTION_UNIT, corrected_sum
@@ -102,25 +102,34 @@ def ratings_fit_coalesced(*, pool: str) -> int:
             return fits
 
 
+def _pool_marks(pool: str) -> tuple[int, int]:
+    """What a fit of the pool reads, as two numbers that only grow: its highest rated set id
+    and how many of its sets are corrected for luck (a correction changes a set's score, not
+    its id)."""
+    sets = RatedSet.objects.filter(pool=pool)
+    last = sets.aggregate(last=Max("id"))["last"] or 0
+    return last, sets.filter(corrected_at__isnull=False).count()
+
+
 def _pool_behind(pool: str) -> bool:
-    """Whether the pool has a rated set newer than its latest fit."""
-    newest = RatedSet.objects.filter(pool=pool).aggregate(last=Max("id"))["last"] or 0
-    fitted = RatingFit.objects.filter(pool=pool).aggregate(last=Max("last_set_id"))["last"] or 0
-    return newest > fitted
+    """Whether the pool has a rated set or a correction newer than its latest fit."""
+    fitted = (
+        RatingFit.objects.filter(pool=pool)
+        .order_by("-id")
+        .values_list("last_set_id", "corrected_sets")
+        .first()
+    )
+    last_set_id, corrected = _pool_marks(pool)
+    if fitted is None:
+        return last_set_id > 0
+    return last_set_id > fitted[0] or corrected > fitted[1]
 
 
 def ratings_sweep() -> list[str]:
-    """Request a fit of every pool with a rated set newer than its latest fit (a fit task lost
-    with a worker, or never sent while the broker was down). For Celery beat."""
-    newest_sets = dict(
-        RatedSet.objects.values("pool").annotate(last=Max("id")).values_list("pool", "last")
-    )
-    fitted = dict(
-        RatingFit.objects.values("pool")
-        .annotate(last=Max("last_set_id"))
-        .values_list("pool", "last")
-    )
-    stale = sorted(pool for pool, last in newest_sets.items() if last > fitted.get(pool, 0))
+    """Request a fit of every pool with a rated set or a correction newer than its latest fit
+    (a fit task lost with a worker, or never sent while the broker was down). For Celery beat."""
+    pools = RatedSet.objects.order_by().values_list("pool", flat=True).distinct()
+    stale = sorted(pool for pool in pools if _pool_behind(pool))
     for pool in stale:
         ratings_fit_request(pool=pool)
     return stale
@@ -222,6 +231,8 @@ class PoolFit:
     seconds: float
     # The pool's newest fit when this one began reading (0: none): see ``pool_fit_publish``.
     after_fit_id: int = 0
+    # The pool's corrected sets when this one began reading (``_pool_marks``).
+    corrected_sets: int = 0
 
 
 def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
@@ -233,9 +244,10 @@ def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
     established ratings first, provisional ones after them, each group best first.
     """
     after_fit_id = RatingFit.objects.filter(pool=pool).aggregate(last=Max("id"))["last"] or 0
-    # The highest set id first: the totals read after it hold at least every set up to it (a
-    # set committed in between is in them too, and its own fit request follows).
-    last_set_id = RatedSet.objects.filter(pool=pool).aggregate(last=Max("id"))["last"] or 0
+    # The marks first: the totals read after them hold at least every set up to the highest id
+    # and every correction counted (one committed in between is in them too, and its own fit
+    # request follows).
+    last_set_id, corrected_sets = _pool_marks(pool)
     sets = RatedSet.objects.filter(pool=pool, id__lte=last_set_id).count()
     read = pool_totals_from_sets if from_sets else pool_totals
     pairs, version_sums = read(pool=pool)
@@ -285,27 +297,31 @@ def pool_fit_compute(*, pool: str, from_sets: bool = False) -> PoolFit:
             los_next=None if below is None else fit.los(version_id, below),
         )
     by_version = [entries[v] for v in sorted(entries)]
-    return PoolFit(pool, sets, last_set_id, fit, by_version, seconds, after_fit_id)
+    return PoolFit(pool, sets, last_set_id, fit, by_version, seconds, after_fit_id, corrected_sets)
 
 
 @transaction.atomic
 def pool_fit_publish(*, result: PoolFit) -> RatingFit | None:
     """Replace the pool's published ratings with ``result`` and add the history points; None,
-    publishing nothing, when a fit of newer sets was published since this one began.
+    publishing nothing, when a fit of newer sets or corrections (``_pool_marks``) was published
+    since this one began.
 
     Fits of one pool run one at a time under a lease (``ratings_fit_coalesced``), but a holder
-    stalled past its lease (a paused process, a slow database) can finish after the fit that
-    took over. Published last, its older figures would put the rankings and their history back
-    in time, and the sweep, which trusts the newest fit's highest set, would not mend them.
+    stalled past its lease (a paused process, a slow database, a cache without shared locks)
+    can finish after the fit that took over. Published last, its older figures would put the
+    rankings and their history back in time, and the sweep, which trusts the newest fit's
+    marks, would not mend them.
     Publishers of a pool take turns (``_publish_turn``), so the check sees every fit committed
     before this one writes. A fit from fewer sets with no fit in between (a set deleted by
     hand, then ``ratings_recompute --write``) is published as before.
     """
     pool = result.pool
     _publish_turn(pool)
-    overtaken = RatingFit.objects.filter(
-        pool=pool, id__gt=result.after_fit_id, last_set_id__gt=result.last_set_id
-    ).exists()
+    overtaken = (
+        RatingFit.objects.filter(pool=pool, id__gt=result.after_fit_id)
+        .filter(Q(last_set_id__gt=result.last_set_id) | Q(corrected_sets__gt=result.corrected_sets))
+        .exists()
+    )
     if overtaken:
         logger.info(
             "fit of %s up to set %s not published: a fit of newer sets was published meanwhile",
@@ -316,6 +332,7 @@ def pool_fit_publish(*, result: PoolFit) -> RatingFit | None:
         pool=pool,
         sets=result.sets,
         last_set_id=result.last_set_id,
+        corrected_sets=result.corrected_sets,
         players=len(result.entries),
         iterations=result.fit.iterations,
         seconds=result.seconds,
