@@ -75,9 +75,15 @@ def database_is_postgres() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
 
+# Marking must come before pytest's own `-m` selection, a plain hook of its mark plugin: a mark
+# added after it selects nothing, and `make test-fast` would run the browser and slow tests.
+@pytest.hookimpl(tryfirst=True, specname="pytest_collection_modifyitems")
+def pytest_collection_modifyitems_mark_tiers(items: list[pytest.Item]) -> None:
+    mark_tiers(items)
+
+
 @pytest.hookimpl(trylast=True)  # after pytest-django's own reordering (transactional tests last)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    mark_tiers(items)
     longest_first(items)
     if database_is_postgres():
         return

@@ -35,6 +35,7 @@ SLOW: dict[str, str] = {
     "tests/foundation/test_celery.py": "Celery's own configuration in a fresh process",
     "tests/foundation/test_project_files.py::test_the_image_referees": "a build script's process",
     "tests/foundation/test_settings.py::test_production_refuses": "settings loaded in a process",
+    "tests/foundation/test_tiers.py::test_make_test_fast_leaves": "pytest collecting in a process",
     "tests/ladder/test_ladder_service.py::test_beat_ticks": "celery beat's schedule",
     "tests/leagues/test_game_diagnostics.py": "plays a league and runs the engine's CLI",
     "tests/live/": "uvicorn in its own process",

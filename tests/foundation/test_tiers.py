@@ -1,6 +1,9 @@
 """The suite's own ordering under xdist (tests/tiers.py): the longest modules first, each module's
 tests together and in their order, and every module it names still there."""
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.tiers import LONGEST, SLOW, longest_first
@@ -40,3 +43,28 @@ def test_every_module_the_tiers_name_exists():
     missing = [path for path in LONGEST if not (ROOT / path).is_file()]
     missing += [key for key in SLOW if not (ROOT / key.split("::", 1)[0]).exists()]
     assert missing == []
+
+
+def test_make_test_fast_leaves_out_what_the_tiers_mark():
+    """The marks `mark_tiers` adds must exist when pytest's own `-m` selects: a browser test, a
+    slow one and a module's integration test are left out; the rest of their modules stays."""
+    makefile = (ROOT / "Makefile").read_text()
+    fast = re.search(r"^FAST_TESTS := (.+)$", makefile, re.MULTILINE).group(1)
+    modules = [
+        "tests/browser/test_pages.py",  # browser
+        "tests/engine/test_engine_cli.py",  # one slow test (SLOW), the others fast
+        "tests/foundation/test_tiers.py",  # this test (SLOW) and fast ones
+    ]
+
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "-m", fast, *modules],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    ids = [line for line in collected.stdout.splitlines() if "::" in line]
+    assert not [i for i in ids if i.startswith("tests/browser/")]
+    assert not [i for i in ids if "test_module_entry_point" in i or "test_make_test_fast" in i]
+    assert "tests/foundation/test_tiers.py::test_every_module_the_tiers_name_exists" in ids
+    assert any(i.startswith("tests/engine/test_engine_cli.py::") for i in ids)
