@@ -114,5 +114,7 @@ def ratings_unsettled() -> str:
     return "; ".join(lines) or "settled"
 
 
-SWEEP_EVERY_S = 5.0
+# Beat sweeps every ESCOBA_SWEEP_INTERVAL_S (a minute); a test waits on it, so it sweeps sooner.
+# The sweep re-sends only what has waited this long, and what it sends twice is done once.
+SWEEP_EVERY_S = 2.0
 _last_sweep = [0.0]

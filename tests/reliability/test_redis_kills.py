@@ -17,6 +17,7 @@ from tests.reliability.helpers import (
     assert_each_game_ended_once,
     assert_no_fault_charged,
     assert_played_and_rated_exactly_once,
+    full_speed,
     league_status,
     moves_of,
     redis_url,
@@ -80,6 +81,7 @@ def test_worker_survives_redis_killed_again_and_again_mid_league(
             time.sleep(0.5)
             restartable_redis.start()
             assert worker.is_alive, worker.log_text()[-3000:]
+        full_speed(bots)
 
         def finished() -> bool:
             assert worker.is_alive, worker.log_text()[-3000:]
