@@ -7,7 +7,7 @@ from django.db.models import Count
 
 from bots_sdk.server import serve_in_thread
 from tests.fakebots.players import Slow
-from tests.reliability.helpers import wait_ratings_settled
+from tests.reliability.helpers import full_speed, wait_ratings_settled
 from tournaments.models import Game, League, RatedSet, Rating, SetScore
 from tournaments.selectors.leagues import league_progress, league_standings
 from tournaments.services.league_creation import league_create
@@ -82,6 +82,7 @@ def test_sigkilled_worker_loses_nothing_and_rates_each_game_once(
         done_at_kill = league_progress(league)["done"]
         assert done_at_kill < 20, "the league finished before the kill: make the bots slower"
 
+        full_speed([slow_greedy])
         worker.start()
         wait_for(lambda: league_status(league.id) == "finished", 120, "the league to finish")
 

@@ -8,7 +8,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from django.db.models import Count
 
 from bots_sdk.server import ServerHandle
 from scripts.private_redis import PrivateRedis
-from tests.fakebots.players import NoticedBot
+from tests.fakebots.players import NoticedBot, Slow
 from tests.ratings.conftest import ratings_settled, ratings_unsettled
 from tournaments.models import Game, League, Match, RatedSet, SetScore
 from tournaments.selectors.leagues import league_progress
@@ -37,6 +37,14 @@ def _wait_quietly(condition: Callable[[], bool], timeout: float) -> bool:
 def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
     if not _wait_quietly(condition, timeout):
         raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def full_speed(players: Iterable[Slow | NoticedBot]) -> None:
+    """Take the think time off these bots: it keeps games in flight long enough for a kill, a
+    restart or a stop to land mid-game; once that has landed, the rest of the league plays at
+    the bots' own pace (the checks that follow are on how the league ended, not how fast)."""
+    for player in players:
+        (player.player if isinstance(player, NoticedBot) else player).delay_s = 0.0
 
 
 def league_status(league_id: int) -> str:

@@ -20,6 +20,7 @@ from tests.fakebots.players import Slow
 from tests.reliability.helpers import (
     RestartableRedis,
     Ticker,
+    full_speed,
     wait_for,
     wait_ratings_settled,
 )
@@ -124,6 +125,7 @@ def test_ladder_and_a_version_test_survive_worker_kills(
                 wait_for(lambda m=moves: slow.moves > m + 30, 60, f"games in flight ({kill})")
                 worker.kill()
                 worker.start()
+            full_speed([slow])
             league = ladder_league(POOL)
             wait_for(
                 lambda: league.matches.filter(status=Match.Status.FINISHED).count() >= 12,
@@ -176,6 +178,7 @@ def test_the_ladder_survives_a_redis_that_lost_its_queue(
         with Ticker() as ticker:
             wait_for(lambda: slow.moves > 30, 60, "games in flight")
             restartable_redis.restart(keep_data=False)
+            full_speed([slow])
             league = ladder_league(POOL)
             since = league.matches.filter(status=Match.Status.FINISHED).count()
 

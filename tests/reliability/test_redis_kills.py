@@ -17,6 +17,7 @@ from tests.reliability.helpers import (
     assert_each_game_ended_once,
     assert_no_fault_charged,
     assert_played_and_rated_exactly_once,
+    full_speed,
     league_status,
     moves_of,
     redis_url,
@@ -52,7 +53,9 @@ def sweep() -> None:
 def test_worker_survives_redis_killed_again_and_again_mid_league(
     celery_worker_factory, restartable_redis, user, make_bot
 ):
-    bots = [NoticedBot(f"noticed{n}", delay_s=0.01) for n in range(8)]
+    # Six bots, 30 games: the six kills land within the first few games (each kill waits for 40
+    # more moves; a game is about 200), so the league is still far from over at the last one.
+    bots = [NoticedBot(f"noticed{n}", delay_s=0.01) for n in range(6)]
     servers = [bot.serve() for bot in bots]
     try:
         registered = []
@@ -80,6 +83,7 @@ def test_worker_survives_redis_killed_again_and_again_mid_league(
             time.sleep(0.5)
             restartable_redis.start()
             assert worker.is_alive, worker.log_text()[-3000:]
+        full_speed(bots)
 
         def finished() -> bool:
             assert worker.is_alive, worker.log_text()[-3000:]

@@ -30,6 +30,7 @@ from config.redis_transport import Transport
 from tests.fakebots.players import Slow
 from tests.reliability.helpers import (
     assert_played_and_rated_exactly_once,
+    full_speed,
     league_status,
     redis_url,
     restartable_redis,
@@ -68,6 +69,7 @@ def test_league_survives_a_redis_restart(
         wait_for(lambda: slow.moves > 20, 60, "games in flight")
         assert league_progress(league)["done"] < total
         restartable_redis.restart(keep_data)
+        full_speed([slow])
 
         def finished() -> bool:
             if league_status(league.id) == "finished":

@@ -23,6 +23,7 @@ from tests.reliability.helpers import (
     assert_each_game_ended_once,
     assert_no_fault_charged,
     assert_played_and_rated_exactly_once,
+    full_speed,
     league_status,
     moves_of,
     scheduled_games,
@@ -84,6 +85,7 @@ def test_warm_shutdown_hands_back_the_games_in_play_even_with_the_bots_stopped_b
         assert not league.matches.filter(status=Match.Status.RUNNING).exists()
         assert "released with" in worker.log_text()
 
+        full_speed(bots)
         servers = [bot.serve(port) for bot, port in zip(bots, ports, strict=True)]
         celery_worker_factory(pool="threads", concurrency=6)
         wait_for(lambda: league_status(league.id) == "finished", 150, "the league to finish")
@@ -112,6 +114,7 @@ def test_matches_recovered_after_a_worker_kill_are_played_at_the_bots_new_addres
         worker.kill()  # SIGKILL: no shutdown at all
         for server in servers:
             server.stop()
+        full_speed(bots)
         servers = [bot.serve() for bot in bots]  # new ports, as make run's next start
         for row, server in zip(rows, servers, strict=True):
             Bot.objects.filter(pk=row.pk).update(url=server.url)
@@ -144,6 +147,7 @@ def test_bots_vanishing_all_at_once_mid_game_are_not_charged(celery_worker_facto
             60,
             "the games in play to be handed back",
         )
+        full_speed(bots)
         servers = [bot.serve(port) for bot, port in zip(bots, ports, strict=True)]
         wait_for(lambda: league_status(league.id) == "finished", 150, "the league to finish")
     finally:

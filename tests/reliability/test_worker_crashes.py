@@ -13,6 +13,7 @@ from bots_sdk.server import serve_in_thread
 from tests.fakebots.players import Slow
 from tests.reliability.helpers import (
     assert_played_and_rated_exactly_once,
+    full_speed,
     league_status,
     scheduled_games,
     wait_for,
@@ -53,6 +54,7 @@ def test_worker_killed_twice_mid_game_loses_and_repeats_nothing(
             assert done < total, f"the league finished before kill {kill + 1}"
             worker.kill()  # the whole process group, as the OOM killer or a power cut would
             worker.start()
+        full_speed([slow])
         wait_for(lambda: league_status(league.id) == "finished", 150, "the league to finish")
 
     assert_played_and_rated_exactly_once(league)
@@ -74,6 +76,7 @@ def test_pool_child_killed_mid_game_is_replaced_and_the_match_played_again(
         children = psutil.Process(worker.process.pid).children()
         assert children, "a prefork worker has pool children"
         children[0].kill()
+        full_speed([slow])
         wait_for(lambda: league_status(league.id) == "finished", 150, "the league to finish")
 
     assert worker.is_alive
