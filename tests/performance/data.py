@@ -11,7 +11,10 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.contrib.auth import get_user_model
 
@@ -19,6 +22,29 @@ from benchmarks.pool_data import leagues_plan, leagues_write
 from tournaments.models import Bot, Game, League, Seat
 
 BOTS_PER_LEAGUE = 10
+T = TypeVar("T")
+
+
+@contextmanager
+def rows_for_a_module(django_db_blocker, make: Callable[[], T]) -> Iterator[T]:
+    """What ``make()`` writes stays for the tests of one module, rolled back after the last.
+
+    For a module fixture (asking for ``django_db_setup``) whose rows are costly to make and
+    which every test of the module reads: ``make`` writes inside a transaction that stays open
+    while the module's tests run. Each ``django_db`` test (not a transactional one: it would
+    empty the tables) runs in a savepoint of it, rolled back after the test, so no test sees
+    another's writes; the rows themselves are rolled back after the module, so no other module
+    sees them. On-commit callbacks of ``make`` run when it returns, as
+    ``django_capture_on_commit_callbacks(execute=True)`` runs them in a test.
+    """
+    from django.db import transaction
+    from django.test import TestCase
+
+    with django_db_blocker.unblock(), transaction.atomic():
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            made = make()
+        yield made
+        transaction.set_rollback(True)
 
 
 @dataclass
