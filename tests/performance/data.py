@@ -47,6 +47,40 @@ def rows_for_a_module(django_db_blocker, make: Callable[[], T]) -> Iterator[T]:
         transaction.set_rollback(True)
 
 
+def rows_made(django_db_blocker, make: Callable[[], T]) -> tuple[T, list[dict]]:
+    """What ``make()`` returns, and the rows it added (Django's "python" serialization), made
+    in a transaction that is rolled back: for a module fixture (asking for ``django_db_setup``)
+    whose rows are costly to make, restored by ``rows_restore`` in each test that asks for them,
+    so a test that does not ask finds none, and no test sees another's writes. On-commit
+    callbacks of ``make`` run when it returns, as ``django_capture_on_commit_callbacks(execute=
+    True)`` runs them in a test."""
+    from django.apps import apps
+    from django.core import serializers
+    from django.db import transaction
+    from django.test import TestCase
+
+    models = [model for model in apps.get_models() if model._meta.managed]
+    with django_db_blocker.unblock(), transaction.atomic():
+        before = {model: list(model._base_manager.values_list("pk", flat=True)) for model in models}
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            made = make()
+        rows = []
+        for model in models:
+            added = model._base_manager.exclude(pk__in=before[model]).order_by("pk")
+            rows.extend(serializers.serialize("python", added))
+        transaction.set_rollback(True)
+    return made, rows
+
+
+def rows_restore(rows: list[dict]) -> None:
+    """Write back the rows ``rows_made`` kept, with their ids, as they were (raw saves: no
+    model ``save()`` and no signals run, as when Django loads a fixture)."""
+    from django.core import serializers
+
+    for row in serializers.deserialize("python", rows):
+        row.save()
+
+
 @dataclass
 class Filled:
     """Ids of what ``fill_database`` made, and how many games."""
