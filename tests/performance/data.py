@@ -4,6 +4,11 @@ The leagues are written by the pool filler's bulk writer (``benchmarks.pool_data
 schedules as ``league_start`` writes them, each game played by the engine from its seed, the rows
 and running totals the services leave, a rating fit per league), among bots made here, each with
 its own owner.
+
+Rows costly to make and read by several tests of a module are made once per module:
+``rows_for_a_module`` keeps them in a transaction open for the module's tests (every test of the
+module reads them), ``rows_made`` keeps a copy that ``rows_restore`` writes back in each test
+that asks (the others find none).
 """
 
 from __future__ import annotations
