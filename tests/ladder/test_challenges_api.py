@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import TestCase
 from rest_framework.test import APIClient
 
 from tests.clients import client_for
@@ -13,7 +14,7 @@ from tournaments.services.challenges import (
     ERROR_UNKNOWN_BOT,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
@@ -22,9 +23,13 @@ def rival(db):
 
 
 def challenge(client, bot, opponent, sets=2):
-    return client.post(
-        "/api/challenges/", {"bot": bot.id, "opponent": opponent.id, "sets": sets}, format="json"
-    )
+    # eager Celery plays the sets when the challenge's rows are committed: run that here
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return client.post(
+            "/api/challenges/",
+            {"bot": bot.id, "opponent": opponent.id, "sets": sets},
+            format="json",
+        )
 
 
 def test_a_challenge_is_played_unrated_at_once_and_shows_its_score(

@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import TestCase
 from rest_framework.test import APIClient
 
 from tournaments import sprt
@@ -15,7 +16,7 @@ from tournaments.services.version_tests import (
     version_tests_settle,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 NUMBERS = ("llr", "lower_bound", "upper_bound", "elo", "elo_low", "elo_high", "elo0", "elo1")
 
@@ -42,7 +43,9 @@ def start(client, candidate, baseline, **options):
         "max_sets": 30,
         **options,
     }
-    return client.post("/api/tests/", payload, format="json")
+    # eager Celery plays the sets when the test's rows are committed: run that here
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return client.post("/api/tests/", payload, format="json")
 
 
 def test_a_clearly_better_candidate_is_accepted(user, user_client, rival, make_bot):
@@ -88,6 +91,8 @@ def test_out_of_sets_the_test_is_inconclusive(user, user_client, make_bot):
     assert test.league.matches.count() == 3
 
 
+# committed: the create's answer shows the test as its sets left it, played on that commit
+@pytest.mark.django_db(transaction=True)
 def test_an_update_counts_each_set_once_however_often_it_runs(user, user_client, make_bot):
     candidate, baseline = make_bot("expert", owner=user), make_bot("random", owner=user)
     shown = start(user_client, candidate, baseline, max_sets=40).json()
@@ -107,21 +112,23 @@ def test_a_lost_update_is_made_good_by_the_settle(user, make_bot, monkeypatch):
     monkeypatch.setattr(matches, "version_test_update", lambda **kwargs: None)
     from tournaments.services.version_tests import version_test_create
 
-    test = version_test_create(
-        user=user,
-        candidate_id=make_bot("expert", owner=user).id,
-        baseline_id=make_bot("random", owner=user).id,
-        elo0=-100,
-        elo1=300,
-        alpha=0.05,
-        beta=0.05,
-        max_sets=30,
-    )
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        test = version_test_create(
+            user=user,
+            candidate_id=make_bot("expert", owner=user).id,
+            baseline_id=make_bot("random", owner=user).id,
+            elo0=-100,
+            elo1=300,
+            alpha=0.05,
+            beta=0.05,
+            max_sets=30,
+        )
     test.refresh_from_db()
     assert test.status == "running" and test.sets == 0
     assert not test.league.matches.exclude(status=Match.Status.FINISHED).exists()
     monkeypatch.undo()
-    assert version_tests_settle() == [test.id]
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert version_tests_settle() == [test.id]
     test.refresh_from_db()
     assert test.status == "accepted"
 
@@ -178,6 +185,8 @@ def test_tests_are_listed_by_bot(user, user_client, make_bot):
     assert APIClient().get(f"/api/tests/?bot={c.id}").json()["results"] == []
 
 
+# committed: the create's answer shows the test as its sets left it, played on that commit
+@pytest.mark.django_db(transaction=True)
 def test_the_owner_is_told_once_when_the_test_ends(user, user_client, make_bot):
     from tournaments.models import Notification
 

@@ -32,9 +32,8 @@ def example_servers() -> Iterator[dict[str, ServerHandle]]:
 _owners = itertools.count(1)
 
 
-@pytest.fixture
-def make_bot(db, example_servers) -> Callable[..., object]:
-    """``make_bot("greedy", owner=user)``: a registered bot at that example server's URL.
+def example_bot(servers: dict[str, ServerHandle], example: str, *, owner=None, name=None, **fields):
+    """A registered bot at that example server's URL, with a new owner unless one is given.
 
     Made straight in the database: registration (and its URL check) is the registry's business.
     """
@@ -42,16 +41,24 @@ def make_bot(db, example_servers) -> Callable[..., object]:
 
     from tournaments.models import Bot
 
-    def make(example: str, *, owner=None, name: str | None = None, **fields) -> Bot:
-        if owner is None:
-            owner = get_user_model().objects.create_user(username=f"owner{next(_owners)}")
-        return Bot.objects.create(
-            owner=owner,
-            name=name or f"{example}-{next(_owners)}",
-            url=example_servers[example].url,
-            secret="whsec_" + "A" * 32,
-            **fields,
-        )
+    if owner is None:
+        owner = get_user_model().objects.create_user(username=f"owner{next(_owners)}")
+    return Bot.objects.create(
+        owner=owner,
+        name=name or f"{example}-{next(_owners)}",
+        url=servers[example].url,
+        secret="whsec_" + "A" * 32,
+        **fields,
+    )
+
+
+@pytest.fixture
+def make_bot(db, example_servers) -> Callable[..., object]:
+    """``make_bot("greedy", owner=user)``: a registered bot at that example server's URL
+    (``example_bot``)."""
+
+    def make(example: str, *, owner=None, name: str | None = None, **fields) -> object:
+        return example_bot(example_servers, example, owner=owner, name=name, **fields)
 
     return make
 

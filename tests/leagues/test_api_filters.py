@@ -1,7 +1,10 @@
 """The API list filters (django-filter): what each selects, our 400 for a bad value, the schema."""
 
 import pytest
+from django.contrib.auth import get_user_model
 
+from tests.leagues.conftest import example_bot
+from tests.performance.data import rows_made, rows_restore
 from tournaments.api.filters import (
     ERROR_BAD_ID,
     ERROR_BOT_REQUIRED,
@@ -13,19 +16,36 @@ from tournaments.models import Game, League, Match, RatingPoint
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def made_leagues(django_db_setup, django_db_blocker, example_servers):
+    """A finished rated league of three checked bots (eager Celery plays it) and an open one of
+    another pool, made by staff: played once for the module (tests/performance/data.py
+    ``rows_made``)."""
+
+    def make():
+        user = get_user_model().objects.create_user(username="staff", is_staff=True)
+        bots = [
+            example_bot(example_servers, name, health="healthy")
+            for name in ("greedy", "random", "random7")
+        ]
+        ids = [b.id for b in bots]
+        played = league_create(creator=user, name="played", bot_ids=ids, rated=True)
+        league_start(league_id=played.id, user=user)
+        trio = league_create(creator=user, name="trio", players=3, bot_ids=ids)
+        return League.objects.get(pk=played.id), trio, bots
+
+    return rows_made(django_db_blocker, make)
 
 
 @pytest.fixture
-def leagues(staff, make_rated_bot):
-    """A finished rated league of three bots (eager Celery plays it) and an open one of another
-    pool, made by staff."""
-    user = staff
-    bots = [make_rated_bot("greedy"), make_rated_bot("random"), make_rated_bot("random7")]
-    played = league_create(creator=user, name="played", bot_ids=[b.id for b in bots], rated=True)
-    league_start(league_id=played.id, user=user)
-    trio = league_create(creator=user, name="trio", players=3, bot_ids=[b.id for b in bots])
-    return League.objects.get(pk=played.id), trio, bots
+def leagues(db, made_leagues):
+    """The module's leagues, restored in this test's database."""
+    made, rows = made_leagues
+    rows_restore(rows)
+    return made
 
 
 def ids(response) -> list[int]:

@@ -25,6 +25,8 @@ from rest_framework.test import APIClient
 from games.wire import DEBUG_MAX_BYTES
 from tests.fakebots.loops import ServerThread
 from tests.fakebots.simple import SimpleBot, not_in_hand
+from tests.leagues.conftest import example_bot
+from tests.performance.data import rows_made, rows_restore
 from tournaments.api.games import accepts_gzip
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import Bot, Game, League, Seat
@@ -32,7 +34,7 @@ from tournaments.selectors.pages import bot_fault_counts, bot_latency_percentile
 from tournaments.services.league_creation import league_create
 from tournaments.services.league_schedules import league_start
 
-pytestmark = pytest.mark.django_db(transaction=True)  # the league is played on commit
+pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
 ILLEGAL_AT = 3  # the debug bot's third move request of each game is answered with a bad card
@@ -76,30 +78,45 @@ def debug_bot():
     thread.stop()
 
 
+@pytest.fixture(scope="module")
+def played_world(django_db_setup, django_db_blocker, example_servers, debug_bot):
+    """The league ``world`` restores, played once for the module (tests/performance/data.py
+    ``rows_made``): the debug bot's recorder keeps the requests of this one play."""
+    recorder, url = debug_bot
+
+    def play() -> dict:
+        users = get_user_model().objects
+        staff = users.create_user(username="staff", is_staff=True)
+        owner, rival = users.create_user(username="owner"), users.create_user(username="rival")
+        mine = Bot.objects.create(
+            owner=owner, name="dbg", url=url, secret="whsec_" + "A" * 32, health="healthy"
+        )
+        theirs = example_bot(example_servers, "greedy", owner=rival, health="healthy")
+        league = league_create(
+            creator=staff,
+            name="debug league",
+            bot_ids=[mine.id, theirs.id],
+            rated=True,
+            move_timeout_ms=10_000,  # a loaded machine must not add timeouts to the planned fault
+        )
+        league_start(league_id=league.id, user=staff)  # eager Celery: plays on commit
+        return {"league": league, "owner": owner, "rival": rival, "bot": mine}
+
+    made, rows = rows_made(django_db_blocker, play)
+    return {**made, "recorder": recorder}, rows
+
+
 @pytest.fixture
-def world(staff, make_bot, debug_bot):
+def world(db, played_world):
     """A finished league: the debug bot (owned by ``owner``) against greedy (owned by someone
     else); returns the league, both owners and the debug bot."""
-    recorder, url = debug_bot
-    users = get_user_model().objects
-    owner, rival = users.create_user(username="owner"), users.create_user(username="rival")
-    mine = Bot.objects.create(
-        owner=owner, name="dbg", url=url, secret="whsec_" + "A" * 32, health="healthy"
-    )
-    theirs = make_bot("greedy", owner=rival, health="healthy")
-    league = league_create(
-        creator=staff,
-        name="debug league",
-        bot_ids=[mine.id, theirs.id],
-        rated=True,
-        move_timeout_ms=10_000,  # a loaded machine must not add timeouts to the planned fault
-    )
-    league_start(league_id=league.id, user=staff)  # eager Celery: plays on commit
-    league.refresh_from_db()
+    made, rows = played_world
+    rows_restore(rows)
+    league = League.objects.get(pk=made["league"].pk)
     assert league.status == League.Status.FINISHED, list(
         league.matches.values_list("status", "attempts", "worker")
     ) + list(league.games.values_list("status", "reason"))
-    return {"league": league, "owner": owner, "rival": rival, "bot": mine, "recorder": recorder}
+    return {**made, "league": league}
 
 
 def client_of(user=None) -> APIClient:

@@ -4,9 +4,12 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
 from tests.clients import client_for
+from tests.leagues.conftest import example_bot
+from tests.performance.data import rows_made, rows_restore
 from tournaments import queueing
 from tournaments.api.errors import SetInPlay
 from tournaments.models import Game, GameLog, League, Match
@@ -14,16 +17,31 @@ from tournaments.services.league_creation import ERROR_NOT_BOT_OWNER
 from tournaments.services.league_states import ERROR_NOT_CREATOR
 from tournaments.services.rating_fits import HISTORY_MIN_CHANGE
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def made_played_league(django_db_setup, django_db_blocker, example_servers):
+    """A finished rated two-player league of three checked bots, made by staff through the API
+    (eager Celery plays it on start): played once for the module (tests/performance/data.py
+    ``rows_made``), restored by ``played_league`` in each test that asks for it."""
+    return rows_made(django_db_blocker, lambda: _league_played(example_servers))
 
 
 @pytest.fixture
-def played_league(user, user_client, make_bot):
-    """A finished rated two-player league of three checked bots, made by staff (eager Celery
-    plays it on start)."""
-    user.is_staff = True
-    user.save()
-    bots = [make_bot(name, health="healthy") for name in ("greedy", "random", "random7")]
+def played_league(db, made_played_league) -> League:
+    league, rows = made_played_league
+    rows_restore(rows)
+    return League.objects.get(pk=league.pk)  # as played: made returned it when it started
+
+
+def _league_played(example_servers) -> League:
+    user = get_user_model().objects.create_user(username="spring-staff", is_staff=True)
+    user_client = client_for(user)
+    bots = [
+        example_bot(example_servers, name, health="healthy")
+        for name in ("greedy", "random", "random7")
+    ]
     created = user_client.post(
         "/api/leagues/",
         {
@@ -160,13 +178,16 @@ def test_matches_games_and_logs(played_league, api_client):
     assert api_client.get("/api/games/?league=-1").status_code == 400
 
 
-def test_log_of_an_unplayed_game_is_404(user_client, make_bot, monkeypatch):
+def test_log_of_an_unplayed_game_is_404(
+    user_client, make_bot, monkeypatch, django_capture_on_commit_callbacks
+):
     monkeypatch.setattr(queueing, "matches_enqueue_on_commit", lambda ids: None)
     bots = [make_bot("greedy").id, make_bot("random").id]
     league_id = user_client.post(
         "/api/leagues/", {"name": "l", "bots": bots}, format="json"
     ).json()["id"]
-    user_client.post(f"/api/leagues/{league_id}/start/")
+    with django_capture_on_commit_callbacks(execute=True):  # the schedule is written on commit
+        user_client.post(f"/api/leagues/{league_id}/start/")
     game = Game.objects.filter(league_id=league_id).first()
     assert user_client.get(f"/api/games/{game.id}/log/").status_code == 404
 
@@ -200,7 +221,7 @@ def test_schema_generates(api_client):
 
 
 def test_reads_cost_the_same_queries_however_many_games_and_load_no_logs(
-    user_client, api_client, make_bot
+    user_client, api_client, make_bot, django_capture_on_commit_callbacks
 ):
     """One query per bot or per game (an N+1) would grow with the league; a list or a rating
     history that loads each game's log (tens of KB) to show a number would be slow."""
@@ -212,7 +233,8 @@ def test_reads_cost_the_same_queries_however_many_games_and_load_no_logs(
         league_id = user_client.post(
             "/api/leagues/", {"name": f"{count}", "bots": [b.id for b in bots]}, format="json"
         ).json()["id"]
-        assert user_client.post(f"/api/leagues/{league_id}/start/").status_code == 202
+        with django_capture_on_commit_callbacks(execute=True):  # played on commit
+            assert user_client.post(f"/api/leagues/{league_id}/start/").status_code == 202
         return league_id
 
     def reads(league_id: int) -> dict[str, list[str]]:
@@ -257,7 +279,7 @@ def test_game_list_and_detail_show_the_same_faults(played_league, api_client):
 
 
 @pytest.fixture
-def duplicate_league(user, user_client, make_bot):
+def duplicate_league(user, user_client, make_bot, django_capture_on_commit_callbacks):
     """A finished unrated league of one owner's three bots: its sets are duplicate sets (each
     set's games dealt the same cards, seats swapped), the only leagues that still share deals."""
     bots = [
@@ -270,7 +292,8 @@ def duplicate_league(user, user_client, make_bot):
     )
     assert created.status_code == 201, created.json()
     league_id = created.json()["id"]
-    assert user_client.post(f"/api/leagues/{league_id}/start/").status_code == 202
+    with django_capture_on_commit_callbacks(execute=True):  # played on commit
+        assert user_client.post(f"/api/leagues/{league_id}/start/").status_code == 202
     league = League.objects.get(pk=league_id)
     match = league.matches.order_by("number").first()
     assert len({game.seed for game in match.games.all()}) == 1  # one deal for the whole set

@@ -52,6 +52,7 @@ def _create(user, bots, **options):
     return league_create(creator=user, name=name, bot_ids=[b.id for b in bots], **options)
 
 
+@pytest.mark.django_db  # nothing is played: no commit to wait for
 def test_create_validates_every_field(user):
     with pytest.raises(ValidationError) as caught:
         league_create(
@@ -65,6 +66,7 @@ def test_create_validates_every_field(user):
     assert set(caught.value.message_dict) == {"games_per_pairing", "move_timeout_ms", "max_faults"}
 
 
+@pytest.mark.django_db  # nothing is played: no commit to wait for
 def test_create_reports_ruleset_problems_and_unknown_bots(user):
     with pytest.raises(ValidationError) as caught:
         league_create(creator=user, name="x", ruleset_name="nope")
@@ -77,6 +79,7 @@ def test_create_reports_ruleset_problems_and_unknown_bots(user):
     assert "999999" in caught.value.message_dict["bots"][0]
 
 
+@pytest.mark.django_db  # nothing is played: no commit to wait for
 def test_create_resolves_ruleset_and_pool(user, make_bot):
     league = _create(user, [make_bot("greedy"), make_bot("random")], players=4)
     assert league.pool == "classic/4p"
@@ -86,6 +89,7 @@ def test_create_resolves_ruleset_and_pool(user, make_bot):
     assert three.games_per_pairing == 3
 
 
+@pytest.mark.django_db  # nothing is played: no commit to wait for
 def test_only_owners_enrol_their_own_bots_and_only_while_open(user, make_bot):
     league = _create(user, [])
     mine = make_bot("greedy", owner=user)
@@ -103,6 +107,7 @@ def test_only_owners_enrol_their_own_bots_and_only_while_open(user, make_bot):
         league_enrol(league_id=league.id, bot_id=other.id, user=user)
 
 
+@pytest.mark.django_db  # nothing is played: no commit to wait for
 def test_only_the_creator_starts_and_too_few_bots_cannot_start(user, make_bot):
     bot = make_bot("greedy")
     league = _create(user, [bot])

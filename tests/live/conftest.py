@@ -35,6 +35,17 @@ def asgi(transactional_db, redis_url, tmp_path) -> Iterator[Callable[..., AsgiSe
         server.stop()
 
 
+@pytest.fixture(scope="module")
+def shared_server(django_db_setup, redis_url, tmp_path_factory) -> Iterator[AsgiServer]:
+    """uvicorn (a keep-alive every second) started once for the tests of a module that stay
+    within the usual limits on open streams: starting one takes seconds. It reads the test
+    database, so its tests still ask for ``transactional_db`` (their rows committed)."""
+    log = tmp_path_factory.mktemp("uvicorn") / "uvicorn.log"
+    running = AsgiServer(redis_url, log, ESCOBA_LIVE_HEARTBEAT_S="1")
+    yield running
+    running.stop()
+
+
 @pytest.fixture
 def server(asgi) -> AsgiServer:
     """uvicorn keeping at most three streams open."""

@@ -26,8 +26,9 @@ from web.sse import TOO_MANY_STREAMS
 
 @pytest.mark.integration
 def test_a_viewer_gets_the_game_so_far_then_each_play_and_resumes_where_it_was(
-    server, feeds, django_user_model
+    shared_server, transactional_db, feeds, django_user_model
 ):
+    server = shared_server
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
     game = pending_game(owner)
     plays = list(legal_moves(game.seed, 20))
@@ -78,7 +79,10 @@ def test_a_viewer_gets_the_game_so_far_then_each_play_and_resumes_where_it_was(
 
 
 @pytest.mark.integration
-def test_a_game_played_again_starts_its_viewers_afresh(server, feeds, django_user_model):
+def test_a_game_played_again_starts_its_viewers_afresh(
+    shared_server, transactional_db, feeds, django_user_model
+):
+    server = shared_server
     owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
     game = pending_game(owner)
     plays = list(legal_moves(game.seed, 4))
@@ -199,7 +203,8 @@ def test_under_asgi_requests_take_their_postgresql_sessions_from_a_pool(server, 
 
 
 @pytest.mark.integration
-def test_unknown_ids_and_addresses_get_our_json_404(server):
+def test_unknown_ids_and_addresses_get_our_json_404(shared_server, transactional_db):
+    server = shared_server
     unknown = [
         ("/live/games/999999/", NO_SUCH_GAME),
         ("/live/league/999999/", NO_SUCH_PAGE),

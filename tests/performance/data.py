@@ -4,6 +4,11 @@ The leagues are written by the pool filler's bulk writer (``benchmarks.pool_data
 schedules as ``league_start`` writes them, each game played by the engine from its seed, the rows
 and running totals the services leave, a rating fit per league), among bots made here, each with
 its own owner.
+
+Rows costly to make and read by several tests of a module are made once per module:
+``rows_for_a_module`` keeps them in a transaction open for the module's tests (every test of the
+module reads them), ``rows_made`` keeps a copy that ``rows_restore`` writes back in each test
+that asks (the others find none).
 """
 
 from __future__ import annotations
@@ -11,7 +16,10 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.contrib.auth import get_user_model
 
@@ -19,6 +27,63 @@ from benchmarks.pool_data import leagues_plan, leagues_write
 from tournaments.models import Bot, Game, League, Seat
 
 BOTS_PER_LEAGUE = 10
+T = TypeVar("T")
+
+
+@contextmanager
+def rows_for_a_module(django_db_blocker, make: Callable[[], T]) -> Iterator[T]:
+    """What ``make()`` writes stays for the tests of one module, rolled back after the last.
+
+    For a module fixture (asking for ``django_db_setup``) whose rows are costly to make and
+    which every test of the module reads: ``make`` writes inside a transaction that stays open
+    while the module's tests run. Each ``django_db`` test (not a transactional one: it would
+    empty the tables) runs in a savepoint of it, rolled back after the test, so no test sees
+    another's writes; the rows themselves are rolled back after the module, so no other module
+    sees them. On-commit callbacks of ``make`` run when it returns, as
+    ``django_capture_on_commit_callbacks(execute=True)`` runs them in a test.
+    """
+    from django.db import transaction
+    from django.test import TestCase
+
+    with django_db_blocker.unblock(), transaction.atomic():
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            made = make()
+        yield made
+        transaction.set_rollback(True)
+
+
+def rows_made(django_db_blocker, make: Callable[[], T]) -> tuple[T, list[dict]]:
+    """What ``make()`` returns, and the rows it added (Django's "python" serialization), made
+    in a transaction that is rolled back: for a module fixture (asking for ``django_db_setup``)
+    whose rows are costly to make, restored by ``rows_restore`` in each test that asks for them,
+    so a test that does not ask finds none, and no test sees another's writes. On-commit
+    callbacks of ``make`` run when it returns, as ``django_capture_on_commit_callbacks(execute=
+    True)`` runs them in a test."""
+    from django.apps import apps
+    from django.core import serializers
+    from django.db import transaction
+    from django.test import TestCase
+
+    models = [model for model in apps.get_models() if model._meta.managed]
+    with django_db_blocker.unblock(), transaction.atomic():
+        before = {model: list(model._base_manager.values_list("pk", flat=True)) for model in models}
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            made = make()
+        rows = []
+        for model in models:
+            added = model._base_manager.exclude(pk__in=before[model]).order_by("pk")
+            rows.extend(serializers.serialize("python", added))
+        transaction.set_rollback(True)
+    return made, rows
+
+
+def rows_restore(rows: list[dict]) -> None:
+    """Write back the rows ``rows_made`` kept, with their ids, as they were (raw saves: no
+    model ``save()`` and no signals run, as when Django loads a fixture)."""
+    from django.core import serializers
+
+    for row in serializers.deserialize("python", rows):
+        row.save()
 
 
 @dataclass

@@ -1,5 +1,7 @@
 """Cached reads: served without SQL, revalidated with ETags, dropped when a result is recorded."""
 
+from collections.abc import Iterator
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
@@ -8,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from benchmarks.pool_data import LEAGUE_OWNER, _bots, league_play
+from tests.performance.data import rows_for_a_module
 from tournaments.models import Game, League
 
 pytestmark = pytest.mark.django_db
@@ -16,19 +19,25 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def read_cache_on(settings):
     """The test settings turn cached reads off (their cache is per process); here they are on,
-    from an empty cache (row ids start again in every test's database)."""
+    from an empty cache (row ids made by a test come again in the next test's savepoint)."""
     settings.ESCOBA_READ_CACHE_S = 300
     cache.clear()
     yield
     cache.clear()
 
 
-@pytest.fixture
-def played(django_capture_on_commit_callbacks) -> League:
-    """A finished rated league of 4 bots, played through the services, its pool fitted."""
-    with django_capture_on_commit_callbacks(execute=True):
+@pytest.fixture(scope="module")
+def played(django_db_setup, django_db_blocker) -> Iterator[League]:
+    """A finished rated league of 4 bots, played through the services, its pool fitted: played
+    once for the module; each test reads it in a savepoint of its own (tests/performance/data.py
+    ``rows_for_a_module``), so what a test adds or changes is gone before the next."""
+
+    def play() -> League:
         league_play(bot_ids=_bots(4), name="cached")
-    return League.objects.get(name="cached")
+        return League.objects.get(name="cached")
+
+    with rows_for_a_module(django_db_blocker, play) as league:
+        yield league
 
 
 def _rankings(client: APIClient) -> list:
