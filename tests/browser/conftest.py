@@ -10,6 +10,7 @@ Screenshots go to ``tests/browser/artifacts/`` (ignored by git) on every run; wi
 
 import os
 import shutil
+import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,17 +107,97 @@ def screenshot() -> Callable:
 
 @dataclass
 class LeagueWorld:
-    """A league between example bots (finished, or running in a worker), and who owns what."""
+    """A league between example bots (finished, or running in a worker), and who owns what;
+    ``prepared``: what ``prepare`` returned (see ``league_world``)."""
 
     owner: object
     password: str = OWNER_PASSWORD
     bots: list = field(default_factory=list)
     league: object = None
     servers: list = field(default_factory=list)
+    prepared: object = None
+
+
+@dataclass
+class SavedDatabase:
+    """A test database as a setup left it (an in-memory SQLite copy), and what the setup
+    returned (primary keys and plain values, read again from the copy)."""
+
+    image: sqlite3.Connection
+    value: object
+
+
+@pytest.fixture(scope="session")
+def _saved_databases() -> Iterator[dict[object, SavedDatabase]]:
+    saved: dict[object, SavedDatabase] = {}
+    yield saved
+    for database in saved.values():
+        database.image.close()
+
+
+def _database_is_empty() -> bool:
+    """Nothing of a test's own yet (a flushed database): a saved one may replace it whole."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from tournaments.models import Bot, League
+
+    return connection.vendor == "sqlite" and not any(
+        model.objects.exists() for model in (get_user_model(), Bot, League)
+    )
+
+
+def _database_copy(*, to_image: sqlite3.Connection | None = None) -> sqlite3.Connection:
+    """Copy the test database into a new in-memory image, or ``to_image`` back into it.
+
+    SQLite's backup API copies every page, the sequences' counters included, so a restored
+    database is the saved one exactly; the live server's and this thread's connections see it at
+    their next statement (SQLite notices the file changed)."""
+    from django.contrib.contenttypes.models import ContentType
+    from django.db import connection
+
+    connection.ensure_connection()
+    assert connection.get_autocommit(), "a database is copied outside transactions only"
+    if to_image is None:
+        image = sqlite3.connect(":memory:", check_same_thread=False)
+        connection.connection.backup(image)
+        return image
+    to_image.backup(connection.connection)
+    ContentType.objects.clear_cache()  # their ids are the saved ones now
+    return to_image
 
 
 @pytest.fixture
-def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., LeagueWorld]]:
+def saved_database(transactional_db, _saved_databases) -> Callable[..., object]:
+    """``saved_database(key, setup)``: ``setup()``'s return value, with the rows it wrote.
+
+    The first test of the session to ask for ``key`` runs ``setup`` (a league played, say) and
+    the database it leaves is saved; a later test asking for the same key gets a copy of that
+    database and the value ``setup`` returned (keep it to primary keys and plain values), in a
+    fraction of a second. Each test still starts from the same rows, and what it writes is gone
+    after it (``transactional_db``), as when each played its own.
+
+    Only into an empty database (nothing the test made before) on SQLite: otherwise ``setup``
+    runs each time, as it would without this."""
+
+    def use(key: object, setup: Callable[[], object]) -> object:
+        empty = _database_is_empty()
+        if empty and key in _saved_databases:
+            saved = _saved_databases[key]
+            _database_copy(to_image=saved.image)
+            return saved.value
+        value = setup()
+        if empty:
+            _saved_databases[key] = SavedDatabase(image=_database_copy(), value=value)
+        return value
+
+    return use
+
+
+@pytest.fixture
+def league_world(
+    transactional_db, django_user_model, saved_database
+) -> Iterator[Callable[..., LeagueWorld]]:
     """``league_world()`` serves random, greedy and expert, registers them, and plays a
     two-player league among them (3 pairings x 2 games, duplicate deals).
 
@@ -124,12 +205,22 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
     every n-th move; ``players`` 3 or 4 plays three-bot tables or partnerships instead.
     Celery runs eagerly in tests, so the league is played when this returns; with a real worker
     (``worker_beside_live_server``) it is only enqueued, and plays while the test watches.
+
+    ``prepare(world)``, if given, adds to the played league what a test module needs (more
+    rated sets, a fit); what it returns is ``world.prepared``.
+
+    Played eagerly, a league is played once per session (``saved_database``, ``prepare``'s
+    rows included): a later test asking for the same one gets a copy of its database, its bots
+    served by the test's own servers (their addresses written over the saved ones).
+    ``fresh=True`` plays it anyway, for a test that needs what playing leaves outside the
+    database (counters in Redis).
     """
 
     from bots_sdk.examples.expert import make_expert
     from bots_sdk.examples.greedy import choose as greedy
     from bots_sdk.examples.random import make_random
     from bots_sdk.server import serve_in_thread
+    from config.celery_app import app
     from tests.fakebots.players import Flaky, Slow
     from tournaments.models import Bot, League
     from tournaments.services.bots import bot_register
@@ -138,24 +229,21 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
 
     worlds: list[LeagueWorld] = []
 
-    def build(move_delay: float = 0.0, flaky_every: int = 0, players: int = 2) -> LeagueWorld:
-        # staff, with checked bots: only such leagues are rated
-        owner = django_user_model.objects.create_user(
-            username="ana", password=OWNER_PASSWORD, is_staff=True
-        )
-        world = LeagueWorld(owner=owner)
-        worlds.append(world)
+    def serve(world: LeagueWorld, move_delay: float, flaky_every: int) -> list:
         chooses = {"random": make_random(7), "greedy": greedy, "expert": make_expert()}
         if flaky_every:
             chooses["random"] = Flaky(flaky_every, chooses["random"])
         for name, choose in chooses.items():
             target = Slow(move_delay, choose) if move_delay else choose
-            server = serve_in_thread(target, name=name)
-            world.servers.append(server)
-            world.bots.append(bot_register(owner=owner, name=name, url=server.url))
-        Bot.objects.filter(owner=owner).update(health=Bot.Health.HEALTHY)
+            world.servers.append(serve_in_thread(target, name=name))
+        return world.servers
+
+    def play(world: LeagueWorld, players: int) -> None:
+        for server, name in zip(world.servers, ("random", "greedy", "expert"), strict=True):
+            world.bots.append(bot_register(owner=world.owner, name=name, url=server.url))
+        Bot.objects.filter(owner=world.owner).update(health=Bot.Health.HEALTHY)
         world.league = league_create(
-            creator=owner,
+            creator=world.owner,
             name="Test league",
             players=players,
             move_timeout_ms=5000,
@@ -169,8 +257,47 @@ def league_world(transactional_db, django_user_model) -> Iterator[Callable[..., 
         # this one fields its bots as shared-hand teams.
         if players != 4:
             League.objects.filter(pk=world.league.pk).update(rated=True)
-        league_start(league_id=world.league.pk, user=owner)
+        league_start(league_id=world.league.pk, user=world.owner)
         world.league.refresh_from_db()
+
+    def build(
+        move_delay: float = 0.0,
+        flaky_every: int = 0,
+        players: int = 2,
+        prepare: Callable[[LeagueWorld], object] | None = None,
+        fresh: bool = False,
+    ) -> LeagueWorld:
+        world = LeagueWorld(owner=None)
+        worlds.append(world)
+        serve(world, move_delay, flaky_every)
+
+        def setup() -> dict:
+            # staff, with checked bots: only such leagues are rated
+            world.owner = django_user_model.objects.create_user(
+                username="ana", password=OWNER_PASSWORD, is_staff=True
+            )
+            play(world, players)
+            prepared = prepare(world) if prepare is not None else None
+            return {
+                "owner": world.owner.pk,
+                "bots": [bot.pk for bot in world.bots],
+                "league": world.league.pk,
+                "prepared": prepared,
+            }
+
+        # A league a worker plays while the test watches is played afresh.
+        if move_delay or fresh or not app.conf.task_always_eager:
+            setup()
+            return world
+        prepared_by = prepare and f"{prepare.__module__}.{prepare.__qualname__}"
+        key = ("league", flaky_every, players, prepared_by)
+        rows = saved_database(key, setup)
+        for pk, server in zip(rows["bots"], world.servers, strict=True):
+            Bot.objects.filter(pk=pk).update(url=server.url)
+        world.owner = django_user_model.objects.get(pk=rows["owner"])
+        world.bots = [Bot.objects.get(pk=pk) for pk in rows["bots"]]
+        world.league = League.objects.get(pk=rows["league"])
+        world.prepared = rows["prepared"]
         return world
 
     yield build
