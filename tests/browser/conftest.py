@@ -37,33 +37,75 @@ PHONE = {"width": 390, "height": 844}
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator:
-    """Chromium under Playwright, for one test module at a time.
+class _Chromium:
+    """One Chromium for every browser test that runs in a row (one per run of consecutive
+    tests under tests/browser), closed before any other test runs.
 
-    Module scope, not session: while it is open, the sync API keeps an event loop running in the
-    main thread, and tests of other modules that call ``asyncio.run`` would fail beside it.
-    """
+    Not simply session-scoped: while it is open, the sync API keeps an event loop running in
+    the main thread, and tests of other directories that call ``asyncio.run`` would fail beside
+    it. ``pytest_runtest_teardown`` below closes it when the next test is not one of ours (under
+    pytest-xdist too: a worker always knows its next test)."""
+
+    def __init__(self) -> None:
+        self.playwright = None
+        self.browser = None
+        self.allow_async_before: str | None = None
+
+    def get(self):
+        if self.browser is not None:
+            return self.browser
+        from playwright.sync_api import sync_playwright
+
+        # Playwright's sync API keeps an event loop running in the test's thread, which Django
+        # takes for async code; the ORM calls the tests make beside it are still plain
+        # synchronous calls.
+        self.allow_async_before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+        self.playwright = sync_playwright().start()
+        self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        return self.browser
+
+    def close(self) -> None:
+        if self.playwright is None:
+            return
+        try:
+            if self.browser is not None:
+                self.browser.close()
+            self.playwright.stop()
+        finally:
+            self.playwright = self.browser = None
+            if self.allow_async_before is None:
+                os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+            else:
+                os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = self.allow_async_before
+
+
+_CHROMIUM = _Chromium()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    """After a test here (its fixtures torn down), close Chromium unless the next test is here
+    too (``nextitem`` is None after the last test)."""
+    try:
+        return (yield)
+    finally:
+        if nextitem is None or HERE.resolve() not in Path(nextitem.path).resolve().parents:
+            _CHROMIUM.close()
+
+
+def pytest_sessionfinish() -> None:
+    _CHROMIUM.close()
+
+
+@pytest.fixture
+def browser():
+    """Chromium under Playwright (shared by the browser tests run in a row: ``_Chromium``)."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is missing; .ci/run installs it (apt-get install chromium)")
         pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an event loop running in the test's thread, which Django takes
-    # for async code; the ORM calls the tests make beside it are still plain synchronous calls.
-    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            yield browser
-            browser.close()
-    finally:
-        if before is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
+    return _CHROMIUM.get()
 
 
 @pytest.fixture
