@@ -350,5 +350,10 @@ def league_world(
 
 @pytest.fixture
 def worker_beside_live_server(live_server, celery_worker_factory):
-    """A real Celery worker for a test that also uses the live server (started first)."""
-    return celery_worker_factory()
+    """A real Celery worker for a test that also uses the live server (started first).
+
+    Killed after the test, not stopped warmly: the league it plays is of no more use, and a
+    warm shutdown would wait out the match in play (15 s before it kills anyway)."""
+    worker = celery_worker_factory()
+    yield worker
+    worker.kill()
