@@ -10,12 +10,18 @@ Screenshots go to ``tests/browser/artifacts/`` (ignored by git) on every run; wi
 
 import os
 import shutil
-import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from tests.browser.saved import (
+    SavedDatabase,
+    SavedDatabases,
+    database_copy,
+    database_is_empty,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -160,78 +166,41 @@ class LeagueWorld:
     prepared: object = None
 
 
-@dataclass
-class SavedDatabase:
-    """A test database as a setup left it (an in-memory SQLite copy), and what the setup
-    returned (primary keys and plain values, read again from the copy)."""
-
-    image: sqlite3.Connection
-    value: object
-
-
 @pytest.fixture(scope="session")
-def _saved_databases() -> Iterator[dict[object, SavedDatabase]]:
-    saved: dict[object, SavedDatabase] = {}
+def _saved_databases(tmp_path_factory) -> Iterator[SavedDatabases]:
+    # Under pytest-xdist, the parent of a worker's base temporary folder is the run's, shared.
+    shared = None
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "browser-databases"
+        shared.mkdir(exist_ok=True)
+    saved = SavedDatabases(shared)
     yield saved
-    for database in saved.values():
-        database.image.close()
-
-
-def _database_is_empty() -> bool:
-    """Nothing of a test's own yet (a flushed database): a saved one may replace it whole."""
-    from django.contrib.auth import get_user_model
-    from django.db import connection
-
-    from tournaments.models import Bot, League
-
-    return connection.vendor == "sqlite" and not any(
-        model.objects.exists() for model in (get_user_model(), Bot, League)
-    )
-
-
-def _database_copy(*, to_image: sqlite3.Connection | None = None) -> sqlite3.Connection:
-    """Copy the test database into a new in-memory image, or ``to_image`` back into it.
-
-    SQLite's backup API copies every page, the sequences' counters included, so a restored
-    database is the saved one exactly; the live server's and this thread's connections see it at
-    their next statement (SQLite notices the file changed)."""
-    from django.contrib.contenttypes.models import ContentType
-    from django.db import connection
-
-    connection.ensure_connection()
-    assert connection.get_autocommit(), "a database is copied outside transactions only"
-    if to_image is None:
-        image = sqlite3.connect(":memory:", check_same_thread=False)
-        connection.connection.backup(image)
-        return image
-    to_image.backup(connection.connection)
-    ContentType.objects.clear_cache()  # their ids are the saved ones now
-    return to_image
+    saved.close()
 
 
 @pytest.fixture
 def saved_database(transactional_db, _saved_databases) -> Callable[..., object]:
     """``saved_database(key, setup)``: ``setup()``'s return value, with the rows it wrote.
 
-    The first test of the session to ask for ``key`` runs ``setup`` (a league played, say) and
-    the database it leaves is saved; a later test asking for the same key gets a copy of that
-    database and the value ``setup`` returned (keep it to primary keys and plain values), in a
-    fraction of a second. Each test still starts from the same rows, and what it writes is gone
-    after it (``transactional_db``), as when each played its own.
+    The first test of the run to ask for ``key`` runs ``setup`` (a league played, say) and the
+    database it leaves is saved (tests/browser/saved.py); a later test asking for the same key
+    gets a copy of that database and the value ``setup`` returned (keep it to primary keys and
+    plain values: JSON), in a fraction of a second. Each test still starts from the same rows,
+    and what it writes is gone after it (``transactional_db``), as when each played its own.
 
     Only into an empty database (nothing the test made before) on SQLite: otherwise ``setup``
     runs each time, as it would without this."""
 
     def use(key: object, setup: Callable[[], object]) -> object:
-        empty = _database_is_empty()
-        if empty and key in _saved_databases:
-            saved = _saved_databases[key]
-            _database_copy(to_image=saved.image)
-            return saved.value
-        value = setup()
-        if empty:
-            _saved_databases[key] = SavedDatabase(image=_database_copy(), value=value)
-        return value
+        if not database_is_empty():
+            return setup()
+        with _saved_databases.claim(key) as saved:
+            if saved is not None:
+                database_copy(to_image=saved.image)
+                return saved.value
+            value = setup()
+            _saved_databases.keep(key, SavedDatabase(image=database_copy(), value=value))
+            return value
 
     return use
 
