@@ -58,8 +58,9 @@ class _Chromium:
         self.allow_async_before: str | None = None
 
     def get(self):
-        if self.browser is not None:
+        if self.browser is not None and self.browser.is_connected():
             return self.browser
+        self.close()  # one that crashed, if any: start another
         from playwright.sync_api import sync_playwright
 
         # Playwright's sync API keeps an event loop running in the test's thread, which Django
@@ -75,7 +76,7 @@ class _Chromium:
         if self.playwright is None:
             return
         try:
-            if self.browser is not None:
+            if self.browser is not None and self.browser.is_connected():
                 self.browser.close()
             self.playwright.stop()
         finally:
