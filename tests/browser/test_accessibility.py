@@ -14,7 +14,7 @@ import pytest
 from django.urls import Resolver404, resolve
 from playwright.sync_api import expect
 
-from tests.browser.a11y import page_problems
+from tests.browser.a11y import at_width, page_problems
 from tests.browser.conftest import DESKTOP, VIEWPORTS
 from tests.browser.data import stored_game
 from tests.browser.forms import POST_WITH_CSRF, log_in
@@ -48,10 +48,9 @@ class Sweep:
         except Resolver404:
             pass  # the 404 page
         for width, viewport in VIEWPORTS.items():
-            self.page.set_viewport_size(viewport)
-            self.page.wait_for_timeout(200)  # resize handlers, reflow
+            at_width(self.page, viewport)
             self.problems += [f"{label} @{width}: {line}" for line in page_problems(self.page)]
-        self.page.set_viewport_size(DESKTOP)
+        at_width(self.page, DESKTOP)
 
     def visit(self, path: str, label: str | None = None) -> None:
         self.page.goto(f"{self.base_url}{path}")
@@ -234,8 +233,7 @@ def test_the_api_docs_page_has_only_swagger_uis_own_problems(live_server, page, 
         act()
         page.wait_for_timeout(300)
         for width, viewport in VIEWPORTS.items():
-            page.set_viewport_size(viewport)
-            page.wait_for_timeout(200)
+            at_width(page, viewport)
             for line in page_problems(page):
                 rule = line.split(" ", 1)[0]
                 if rule in SWAGGER_UI_OWN:

@@ -12,7 +12,7 @@ import pytest
 from django.urls import resolve
 from playwright.sync_api import expect
 
-from tests.browser.a11y import page_problems
+from tests.browser.a11y import at_width, page_problems
 from tests.browser.conftest import DESKTOP, VIEWPORTS
 from tournaments.models import Game
 
@@ -41,8 +41,7 @@ def test_axe_finds_nothing_on_a_running_league(
         _wait_for_updates(page, page.evaluate("window.escobaLive.updates") + 1)
         status = page.locator("#league-live [data-part=status]").inner_text()
         for width, viewport in VIEWPORTS.items():
-            page.set_viewport_size(viewport)
-            page.wait_for_timeout(200)
+            at_width(page, viewport)
             problems += [f"{status} @{width}: {line}" for line in page_problems(page)]
     page.set_viewport_size(DESKTOP)
     assert problems == [], "\n".join(problems)

@@ -10,14 +10,20 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def staff_client(client, django_user_model):
+def world(league_world):
+    return league_world()
+
+
+@pytest.fixture
+def staff_client(world, client, django_user_model):
+    """Signed in as staff, made after the league (``league_world`` saves an empty database's
+    league once and copies it into the next test's, never into one with rows of its own)."""
     staff = django_user_model.objects.create_superuser(username="boss", password="x-long-pass-9")
     client.force_login(staff)
     return client
 
 
-def test_each_game_links_to_its_replay(league_world, staff_client):
-    league_world()
+def test_each_game_links_to_its_replay(world, staff_client):
     game = Game.objects.filter(status=Game.Status.FINISHED).first()
     replay = reverse("game_replay", args=[game.pk]).encode()
     assert replay in staff_client.get(reverse("admin:tournaments_game_changelist")).content
@@ -27,8 +33,7 @@ def test_each_game_links_to_its_replay(league_world, staff_client):
     assert replay in staff_client.get(match).content
 
 
-def test_the_league_admin_starts_a_league(league_world, staff_client):
-    world = league_world()
+def test_the_league_admin_starts_a_league(world, staff_client):
     league = league_create(
         creator=world.owner, name="Second", players=2, bot_ids=[bot.pk for bot in world.bots]
     )

@@ -7,7 +7,7 @@ import pytest
 import redis
 from playwright.sync_api import expect
 
-from tests.browser.a11y import page_problems
+from tests.browser.a11y import at_width, page_problems
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.conftest import celery_app_on_broker
 
@@ -18,8 +18,7 @@ PASSWORD = "operator-pass-9912"
 def _problems(page, label: str) -> list[str]:
     found = []
     for width, viewport in {"desktop": DESKTOP, "phone": PHONE}.items():
-        page.set_viewport_size(viewport)
-        page.wait_for_timeout(200)
+        at_width(page, viewport)
         found += [f"{label} @{width}: {line}" for line in page_problems(page)]
         wide = page.evaluate("document.documentElement.scrollWidth")
         if wide > viewport["width"]:
@@ -33,7 +32,8 @@ def test_the_arena_health_page_passes_axe_with_figures_and_without(
 ):
     redis.Redis.from_url(redis_url).flushall()
     settings.REDIS_URL = redis_url
-    world = league_world()  # played eagerly here: its games are counted in this Redis
+    # Played eagerly here, never copied from a saved one: its games are counted in this Redis.
+    world = league_world(fresh=True)
     with celery_app_on_broker(redis_url):  # the queue depths, from the same Redis
         django_user_model.objects.create_superuser(username="operator", password=PASSWORD)
         page.goto(f"{live_server.url}/admin/login/?next=/admin/")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 
 import pytest
 from playwright.sync_api import expect
@@ -21,11 +23,24 @@ THINK_S = 0.1  # per move: a game of 150 to 300 plays lasts 15 to 30 seconds
 
 
 @pytest.fixture
-def asgi_server(celery_worker_process, redis_url, tmp_path) -> Iterator[AsgiServer]:
-    """uvicorn beside a real worker: the worker publishes, the server streams."""
-    server = AsgiServer(redis_url, tmp_path / "uvicorn.log")
+def asgi_server(celery_worker_factory, redis_url, tmp_path) -> Iterator[AsgiServer]:
+    """uvicorn beside a real worker: the worker publishes, the server streams.
+
+    Both start at once (uvicorn from a thread: each only waits for its own process). After
+    the test the worker is killed, not stopped warmly: the league it plays is of no more use,
+    and a warm shutdown would wait out the match in play (15 s before it kills anyway)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        starting = pool.submit(AsgiServer, redis_url, tmp_path / "uvicorn.log")
+        try:
+            worker = celery_worker_factory()
+        except BaseException:
+            with suppress(Exception):
+                starting.result().stop()
+            raise
+        server = starting.result()
     yield server
     server.stop()
+    worker.kill()
 
 
 def _first_game(league):

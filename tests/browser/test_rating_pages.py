@@ -16,7 +16,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from tests.browser.a11y import axe_violations
+from tests.browser.a11y import at_width, axe_violations
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.ratings.conftest import record_sets, staff  # noqa: F401 (fixtures)
 from tournaments.models import Bot, Rating
@@ -27,34 +27,42 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 
 @pytest.fixture
-def rated_world(league_world, record_sets):  # noqa: F811
+def rated_world(league_world, request):
     """random (provisional, paused after 3 no-shows), greedy (established, 1 no-show) and
     expert (version 2.0 just announced: provisional, its 1.x rating kept in its profile)."""
-    world = league_world()
-    random_bot, greedy, expert = world.bots
-    pool = world.league.pool
-    rng = random.Random(12)
-    record_sets(pool, [(greedy, expert, float(rng.random() < 0.3)) for _ in range(90)], fit=False)
-    Bot.objects.filter(pk=random_bot.pk).update(
-        no_shows=3, no_shows_in_row=3, rated_paused_at=timezone.now()
-    )
-    Bot.objects.filter(pk=greedy.pk).update(no_shows=1)
-    old_version = Bot.objects.get(pk=expert.pk).protocol_version
-    Bot.objects.filter(pk=expert.pk).update(protocol_version="2.0")
-    expert.refresh_from_db()
-    bot_version_observe(bot=expert)
-    # A few sets each for the provisional ones (with the anchor at their mean, greedy's interval
-    # narrows below ±100 only once theirs are not wild): about ±130 against greedy's ±85.
-    few = 8
-    record_sets(
-        pool,
-        [(expert, greedy, 1.0 if i % 2 else 0.5) for i in range(few)]
-        + [(expert, random_bot, 0.5 if i % 2 else 1.0) for i in range(few)]
-        + [(random_bot, greedy, 0.0 if i % 3 else 1.0) for i in range(few)],
-        fit=False,
-    )
-    ratings_fit(pool=pool)
-    world.old_version = old_version
+
+    def rate(world) -> str:
+        """The rated sets, no-shows and new version above, added to the played league, and
+        fitted; returns expert's old version. Played once per session (``league_world``)."""
+        record = request.getfixturevalue("record_sets")
+        random_bot, greedy, expert = world.bots
+        pool = world.league.pool
+        rng = random.Random(12)
+        record(pool, [(greedy, expert, float(rng.random() < 0.3)) for _ in range(90)], fit=False)
+        Bot.objects.filter(pk=random_bot.pk).update(
+            no_shows=3, no_shows_in_row=3, rated_paused_at=timezone.now()
+        )
+        Bot.objects.filter(pk=greedy.pk).update(no_shows=1)
+        old_version = Bot.objects.get(pk=expert.pk).protocol_version
+        Bot.objects.filter(pk=expert.pk).update(protocol_version="2.0")
+        expert.refresh_from_db()
+        bot_version_observe(bot=expert)
+        # A few sets each for the provisional ones (with the anchor at their mean, greedy's
+        # interval narrows below ±100 only once theirs are not wild): about ±130 against
+        # greedy's ±85.
+        few = 8
+        record(
+            pool,
+            [(expert, greedy, 1.0 if i % 2 else 0.5) for i in range(few)]
+            + [(expert, random_bot, 0.5 if i % 2 else 1.0) for i in range(few)]
+            + [(random_bot, greedy, 0.0 if i % 3 else 1.0) for i in range(few)],
+            fit=False,
+        )
+        ratings_fit(pool=pool)
+        return old_version
+
+    world = league_world(prepare=rate)
+    world.old_version = world.prepared
     return world
 
 
@@ -191,8 +199,7 @@ def test_axe_finds_nothing_on_rankings_and_bot_pages_with_every_rating_state(
     for path in paths:
         page.goto(f"{live_server.url}{path}")
         for viewport in (DESKTOP, PHONE):
-            page.set_viewport_size(viewport)
-            page.wait_for_timeout(200)
+            at_width(page, viewport)
             problems += [f"{path} {viewport['width']}px: {line}" for line in axe_violations(page)]
         page.set_viewport_size(DESKTOP)
     assert problems == []

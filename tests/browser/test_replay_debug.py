@@ -27,19 +27,29 @@ def talker(state):
 
 
 @pytest.fixture
-def debug_game(transactional_db, django_user_model):
-    """A finished game between the owner's talking bot and another user's greedy bot."""
-    owner = django_user_model.objects.create_user(username="ana", password=OWNER_PASSWORD)
-    rival = django_user_model.objects.create_user(username="rui", password=OWNER_PASSWORD)
+def debug_game(saved_database, django_user_model):
+    """A finished game between the owner's talking bot and another user's greedy bot (played
+    once per session: ``saved_database``)."""
     servers = [serve_in_thread(talker, name="talker"), serve_in_thread(greedy, name="greedy")]
-    mine = bot_register(owner=owner, name="talker", url=servers[0].url)
-    theirs = bot_register(owner=rival, name="greedy", url=servers[1].url)
-    Bot.objects.update(health=Bot.Health.HEALTHY)
-    league = league_create(creator=owner, name="talk", bot_ids=[mine.pk])
-    league.entries.create(bot=theirs)
-    league_start(league_id=league.pk, user=owner)  # eager Celery: played on commit
-    game = Game.objects.filter(league=league).order_by("pk").first()
-    yield game, owner, mine
+
+    def play() -> dict:
+        owner = django_user_model.objects.create_user(username="ana", password=OWNER_PASSWORD)
+        rival = django_user_model.objects.create_user(username="rui", password=OWNER_PASSWORD)
+        mine = bot_register(owner=owner, name="talker", url=servers[0].url)
+        theirs = bot_register(owner=rival, name="greedy", url=servers[1].url)
+        Bot.objects.update(health=Bot.Health.HEALTHY)
+        league = league_create(creator=owner, name="talk", bot_ids=[mine.pk])
+        league.entries.create(bot=theirs)
+        league_start(league_id=league.pk, user=owner)  # eager Celery: played on commit
+        game = Game.objects.filter(league=league).order_by("pk").first()
+        return {"game": game.pk, "bots": [mine.pk, theirs.pk]}
+
+    rows = saved_database("debug game", play)
+    for pk, server in zip(rows["bots"], servers, strict=True):  # this test's own servers
+        Bot.objects.filter(pk=pk).update(url=server.url)
+    game = Game.objects.get(pk=rows["game"])
+    mine = Bot.objects.get(pk=rows["bots"][0])
+    yield game, mine.owner, mine
     for server in servers:
         server.stop()
 
