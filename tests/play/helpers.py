@@ -26,8 +26,8 @@ def play_out(client, play_id: int, choose=lambda legal: legal[-1], limit_s: floa
             state = read.json()
         if state["status"] == "finished":
             return state
-        if state["status"] == "waiting":  # a worker plays the bots: look again soon
-            time.sleep(0.05)
+        if state["status"] == "waiting":  # a worker plays the bots
+            time.sleep(0.2)
             state = None
             continue
         request = state["request"]

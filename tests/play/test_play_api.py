@@ -118,8 +118,8 @@ def test_the_clock_plays_the_fallback_and_then_forfeits(person, make_bot, settin
         if state["status"] == "finished":
             break
         assert state["clock_ms"] is None or state["clock_ms"] <= 1000
-        # The 1 s clock runs out: its start moved back by more than a second, as a second's
-        # wait would (nothing else reads the time of the turn's start).
+        # The 1 s clock runs out: it is measured from the turn's stored start, so moving that
+        # back by more than a second is what waiting a second did, without the wait.
         PersonGame.objects.filter(pk=made["id"], person_to_move=True).update(
             turn_started_at=F("turn_started_at") - datetime.timedelta(seconds=1.05)
         )

@@ -25,7 +25,7 @@ def wait_for(client, play_id: int, status: str, limit_s: float = 120) -> dict:
         state = client.get(f"/api/play/{play_id}/").json()
         if state["status"] == status:
             return state
-        time.sleep(0.05)
+        time.sleep(0.2)
     raise AssertionError(f"not {status} in time: {state}")
 
 
