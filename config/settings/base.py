@@ -104,6 +104,9 @@ ESCOBA_SCHEDULE_BATCH_MATCHES = env_int("ESCOBA_SCHEDULE_BATCH_MATCHES", 200)
 ESCOBA_PLAY_MAX_GAMES = env_int("ESCOBA_PLAY_MAX_GAMES", 3)
 ESCOBA_PLAY_CLOCK_S = env_int("ESCOBA_PLAY_CLOCK_S", 120)
 ESCOBA_PLAY_BOT_TIMEOUT_MS = env_int("ESCOBA_PLAY_BOT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS)
+# Seconds, beyond three of those bot timeouts, after which a bots' turn with no answer stored
+# is sent to the games queue again (its worker died while calling the bot).
+ESCOBA_PLAY_STALL_S = env_int("ESCOBA_PLAY_STALL_S", 5)
 # Seconds between sweeps that re-send the matches of running leagues gone quiet (a Redis that
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)

@@ -1,15 +1,19 @@
-"""Example bots on loopback for a person to play, and helpers that play legal moves."""
+"""Example bots on loopback for a person to play, shorter games where a test needs a whole game
+but not a long one, and a test database that does not wait for the disk."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 
 import pytest
 
 from bots_sdk.examples import greedy
 from bots_sdk.examples import random as random_bot
 from bots_sdk.server import ServerHandle, serve_in_thread
+from tests.play.helpers import short_games as short_games_of
+from tests.play.helpers import unsynced_sqlite
 
 _names = itertools.count(1)
 
@@ -44,3 +48,18 @@ def make_bot(db, play_servers) -> Callable[..., object]:
         )
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _unsynced_database(transactional_db) -> Iterator[None]:
+    """Every test here commits at each step of a game (see ``unsynced_sqlite``)."""
+    with unsynced_sqlite():
+        yield
+
+
+@pytest.fixture
+def short_games() -> Iterator[Callable[..., None]]:
+    """``short_games(target=1)``: the person's games created after the call play under these
+    ruleset options (see ``tests.play.helpers.short_games``)."""
+    with ExitStack() as stack:
+        yield lambda **options: stack.enter_context(short_games_of(**options))

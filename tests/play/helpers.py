@@ -1,29 +1,115 @@
-"""What the tests of people's games share: a game played out with legal moves."""
+"""What the tests of people's games share: a game played out with legal moves, shorter games,
+and a test database that does not wait for the disk."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 
 def play_out(client, play_id: int, choose=lambda legal: legal[-1], limit_s: float = 300) -> dict:
-    """Answer every move request with a legal move until the game is over; the last state."""
+    """Answer every move request with a legal move until the game is over; the last state.
+
+    Each move's answer is the state after it (``POST .../move/`` answers as ``GET`` does), so
+    the game is read again only while the bots are to move."""
     deadline = time.monotonic() + limit_s
+    state = None
     while time.monotonic() < deadline:
-        read = client.get(f"/api/play/{play_id}/")
-        if read.status_code == 429:  # the API's throttle: a polite client waits as told
-            time.sleep(float(read["Retry-After"]))
-            continue
-        assert read.status_code == 200, read.content
-        state = read.json()
+        if state is None:
+            read = client.get(f"/api/play/{play_id}/")
+            if read.status_code == 429:  # the API's throttle: a polite client waits as told
+                time.sleep(float(read["Retry-After"]))
+                continue
+            assert read.status_code == 200, read.content
+            state = read.json()
         if state["status"] == "finished":
             return state
-        if state["status"] == "waiting":
+        if state["status"] == "waiting":  # a worker plays the bots
             time.sleep(0.2)
+            state = None
             continue
         request = state["request"]
         assert request["protocol"] == "escoba/1"
         assert request["you"]["seat"] == state["seat"]
         move = choose(request["legal_moves"])
         answer = client.post(f"/api/play/{play_id}/move/", move, format="json")
+        if answer.status_code == 429:
+            time.sleep(float(answer["Retry-After"]))
+            state = None
+            continue
         assert answer.status_code == 200, answer.json()
+        state = answer.json()
+        assert state["id"] == play_id
     raise AssertionError("the game did not end in time")
+
+
+@contextmanager
+def short_games(**options: Any) -> Iterator[None]:
+    """Every person's game created meanwhile (by this process: the API, the pages, a live
+    server's threads) plays under its preset with these ruleset ``options`` (``target=1``:
+    over with the first round that is not tied).
+
+    Why: a classic game to 21 points is about six rounds, over 200 answers, and each step of a
+    person's game replays every answer stored (tournaments/services/play.py), so its cost grows
+    with the square of its length. What the tests check of a whole game (every move request
+    answered, the end, the stored log, the record, the replay) is the same in a game of one or
+    two rounds. The options are set as the league is first saved, so the bots' requests carry
+    them from the first one, as for any game created with them.
+    """
+    from django.db.models.signals import pre_save
+
+    from tournaments.models import League
+
+    def shorten(sender, instance: League, **kwargs) -> None:
+        if instance._state.adding and instance.kind == League.Kind.PLAY:
+            ruleset = instance.ruleset
+            instance.ruleset = {**ruleset, "options": {**ruleset["options"], **options}}
+
+    uid = "tests.play.short_games"
+    pre_save.connect(shorten, sender=League, weak=False, dispatch_uid=uid)
+    try:
+        yield
+    finally:
+        pre_save.disconnect(sender=League, dispatch_uid=uid)
+
+
+def _synchronous(connection, value: int | None = None) -> int | None:
+    """SQLite's ``PRAGMA synchronous`` of ``connection``, set to ``value`` first if given."""
+    if connection.vendor != "sqlite":
+        return None
+    with connection.cursor() as cursor:
+        if value is not None:
+            cursor.execute(f"PRAGMA synchronous = {int(value)}")
+        return cursor.execute("PRAGMA synchronous").fetchone()[0]
+
+
+@contextmanager
+def unsynced_sqlite() -> Iterator[None]:
+    """SQLite commits of this process (every thread's connection) meanwhile hand the file to
+    the OS without waiting for the disk (``PRAGMA synchronous = OFF``); as they were after.
+
+    Why: a person's game commits at every step, and on this machine's disk each commit's
+    fsync took 15-20 ms, a fifth of a played game's time. A test database need not outlive a
+    crash of the machine; what other processes (a Celery worker) read of the file is the same.
+    """
+    from django.db import connection, connections
+    from django.db.backends.signals import connection_created
+
+    before = _synchronous(connection)
+
+    def created(sender, connection, **kwargs) -> None:
+        _synchronous(connection, 0)
+
+    uid = "tests.play.unsynced_sqlite"
+    connection_created.connect(created, weak=False, dispatch_uid=uid)
+    for each in connections.all(initialized_only=True):
+        _synchronous(each, 0)
+    try:
+        yield
+    finally:
+        connection_created.disconnect(dispatch_uid=uid)
+        if before is not None:
+            for each in connections.all(initialized_only=True):
+                _synchronous(each, before)

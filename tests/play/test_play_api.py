@@ -3,10 +3,12 @@ clock, resuming, the table of 4, never rated (tournaments/services/play.py)."""
 
 from __future__ import annotations
 
+import datetime
 import time
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db.models import F
 
 from tests.clients import client_for
 from tests.play.helpers import play_out
@@ -21,7 +23,10 @@ def person(transactional_db):
     return get_user_model().objects.create_user(username="person", password="x" * 20)
 
 
-def test_a_person_plays_a_whole_game_of_legal_moves(person, make_bot):
+def test_a_person_plays_a_whole_game_of_legal_moves(person, make_bot, short_games):
+    # Exactly two rounds (no target reached at 21 points): the game goes from one round's deal
+    # to the next, and ends, as a longer one does.
+    short_games(max_rounds=2)
     bot = make_bot("greedy")
     client = client_for(person)
     made = client.post("/api/play/", {"opponent": bot.id, "ruleset": "classic", "players": 2})
@@ -35,6 +40,8 @@ def test_a_person_plays_a_whole_game_of_legal_moves(person, make_bot):
     assert state["replay_url"] == f"/games/{game.id}/"
     log = GameLog.objects.get(game=game)
     assert log.document["result"]["winner"] in (0, 1, None)
+    # Two rounds, unless the bot lost by its faults (a machine too loaded to answer in time).
+    assert len(log.document["rounds"]) == 2 or log.document["result"]["reason"] == "forfeit"
     # The bot's seat is stored like any other; the person has none, and nothing is rated.
     seat = Seat.objects.get(game=game)
     assert seat.bot == bot and seat.moves > 0 and seat.finished_at is not None
@@ -111,7 +118,11 @@ def test_the_clock_plays_the_fallback_and_then_forfeits(person, make_bot, settin
         if state["status"] == "finished":
             break
         assert state["clock_ms"] is None or state["clock_ms"] <= 1000
-        time.sleep(1.05)
+        # The 1 s clock runs out: it is measured from the turn's stored start, so moving that
+        # back by more than a second is what waiting a second did, without the wait.
+        PersonGame.objects.filter(pk=made["id"], person_to_move=True).update(
+            turn_started_at=F("turn_started_at") - datetime.timedelta(seconds=1.05)
+        )
         timeouts += 1
         assert play.play_clocks_enforce() in ([], [made["id"]])
     game = Game.objects.get(pk=made["game"])
@@ -123,7 +134,8 @@ def test_the_clock_plays_the_fallback_and_then_forfeits(person, make_bot, settin
     assert game.forfeit == state["seat"] and game.reason
 
 
-def test_a_reload_resumes_the_game(person, make_bot):
+def test_a_reload_resumes_the_game(person, make_bot, short_games):
+    short_games(target=1)  # the first round that is not tied ends it
     bot = make_bot("random")
     client = client_for(person)
     made = client.post("/api/play/", {"opponent": bot.id}).json()
@@ -151,7 +163,8 @@ def test_bots_that_do_not_accept_challenges_and_the_quota(person, make_bot, sett
     assert client.post("/api/play/", {"opponent": own.id, "players": 3}).status_code == 400
 
 
-def test_the_partnership_table(person, make_bot):
+def test_the_partnership_table(person, make_bot, short_games):
+    short_games(target=1)  # the first round that is not tied ends it
     partner, left, right = make_bot("greedy"), make_bot("random"), make_bot("greedy")
     client = client_for(person)
     made = client.post("/api/play/", {"players": 4, "partner": partner.id,

@@ -43,10 +43,11 @@ def test_the_play_button_the_page_and_who_may_see_it(make_bot):
     assert browser.post(f"/bots/{shy.pk}/play/").status_code == 400
 
 
-def test_a_bots_record_against_people_on_its_page_and_in_the_rankings(make_bot):
+def test_a_bots_record_against_people_on_its_page_and_in_the_rankings(make_bot, short_games):
     from tournaments.models import Rating
     from tournaments.selectors.play import bot_people_record
 
+    short_games(target=1)  # a whole game, over with its first round that is not tied
     person = get_user_model().objects.create_user(username="ranker")
     bot = make_bot("greedy")
     client = client_for(person)

@@ -30,9 +30,16 @@ def wait_for(client, play_id: int, status: str, limit_s: float = 120) -> dict:
 
 
 def test_a_worker_plays_the_bots_and_a_restart_loses_nothing(
-    celery_worker_process, make_bot, redis_url, settings
+    celery_worker_process, make_bot, redis_url, settings, short_games
 ):
     settings.REDIS_URL = redis_url
+    # A game to 1 point, over with its first round that is not tied: 3 moves before the worker
+    # dies and all the others after it came back, to the end, the stored game and its feed.
+    short_games(target=1)
+    # The bots' turn the killed worker was playing is sent again once no answer came for this
+    # long (read by this process's reads); 1 s beyond the bot's three timeouts still waits past
+    # any call the dead worker could have been making.
+    settings.ESCOBA_PLAY_STALL_S = 1
     person = get_user_model().objects.create_user(username="player")
     client = client_for(person)
     bot = make_bot("random")

@@ -96,7 +96,7 @@ def stall_s() -> float:
     """Seconds after which a bots' turn with no answer stored is sent to the queue again: a
     worker that died while calling the bot left its ``play.advance`` message unacknowledged,
     out of sight until the broker's visibility timeout."""
-    return 5.0 + 3 * settings.ESCOBA_PLAY_BOT_TIMEOUT_MS / 1000
+    return settings.ESCOBA_PLAY_STALL_S + 3 * settings.ESCOBA_PLAY_BOT_TIMEOUT_MS / 1000
 
 
 def play_state_body(state: PlayState) -> dict[str, Any]:
