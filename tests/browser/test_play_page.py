@@ -15,7 +15,7 @@ from bots_sdk.server import serve_in_thread
 from tests.browser.a11y import page_problems
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.forms import log_in
-from tests.play.helpers import short_games, unsynced_sqlite
+from tests.play.helpers import short_games
 from tournaments.models import Bot, PersonGame
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
@@ -29,7 +29,7 @@ def greedy_bot(transactional_db):
     author = get_user_model().objects.create_user(username="author")
     # A game to 1 point, over with its first round that is not tied: a whole game from the
     # Play button to the replay by keyboard alone, as one to 21 points would be six times over.
-    with unsynced_sqlite(), short_games(target=1):
+    with short_games(target=1):
         yield Bot.objects.create(owner=author, name="greedy-38", url=server.url,
                                  secret="whsec_" + "A" * 32)  # fmt: skip
     server.stop()

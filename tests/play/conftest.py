@@ -13,7 +13,6 @@ from bots_sdk.examples import greedy
 from bots_sdk.examples import random as random_bot
 from bots_sdk.server import ServerHandle, serve_in_thread
 from tests.play.helpers import short_games as short_games_of
-from tests.play.helpers import unsynced_sqlite
 
 _names = itertools.count(1)
 
@@ -48,13 +47,6 @@ def make_bot(db, play_servers) -> Callable[..., object]:
         )
 
     return make
-
-
-@pytest.fixture(autouse=True)
-def _unsynced_database(transactional_db) -> Iterator[None]:
-    """Every test here commits at each step of a game (see ``unsynced_sqlite``)."""
-    with unsynced_sqlite():
-        yield
 
 
 @pytest.fixture
