@@ -18,7 +18,9 @@ run: $(INSTALLED) engine-build
 #
 # test-fast, before every commit: lint, the import contracts, and every test that starts no
 # process, browser or database server: the markers integration, browser, postgres and slow are
-# left out (tests/tiers.py says which tests are slow and why). Its times: docs/benchmarks.md.
+# left out (tests/tiers.py says which tests are slow and why; a file whose every test is left out
+# is not even imported, tests/whole_modules.py). Every test keeps its full checks (Hypothesis
+# counts included): the time goes to the tests themselves. Its times: docs/benchmarks.md.
 #
 # test, in CI (.ci/run runs exactly this) and before a merge: every check.
 # - ruff, the import contracts, the engine build's report, the Node.js starter's own tests;

@@ -66,6 +66,7 @@ import pytest
 from scripts.private_redis import PrivateRedis
 from scripts.processes import celery_worker_command, wait_for_workers
 from tests.tiers import longest_first, mark_tiers
+from tests.whole_modules import left_out
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_PASSWORD = "correct-horse-battery-staple"
@@ -73,6 +74,11 @@ USER_PASSWORD = "correct-horse-battery-staple"
 
 def database_is_postgres() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A file or directory whose every test `-m` leaves out is not imported (whole_modules.py)."""
+    return True if left_out(collection_path, ROOT, config.option.markexpr) else None
 
 
 # Marking must come before pytest's own `-m` selection, a plain hook of its mark plugin: a mark

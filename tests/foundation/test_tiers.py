@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.tiers import LONGEST, SLOW, longest_first
+from tests.whole_modules import left_out, never_selects
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,3 +71,36 @@ def test_make_test_fast_leaves_out_what_the_tiers_mark():
     assert not [i for i in ids if "test_module_entry_point" in i or "test_make_test_fast" in i]
     assert "tests/foundation/test_tiers.py::test_every_module_the_tiers_name_exists" in ids
     assert any(i.startswith("tests/engine/test_engine_cli.py::") for i in ids)
+
+
+@pytest.mark.parametrize(
+    ("markexpr", "slow_never", "browser_never"),
+    [
+        ("not integration and not browser and not postgres and not slow", True, True),
+        ("not slow", True, False),
+        ("slow", False, False),
+        ("not slow or integration", False, False),  # a slow integration test is selected
+        ("not (slow and integration)", False, False),
+        ("not browser", False, True),
+    ],
+)
+def test_a_mark_is_never_selected_only_when_no_other_mark_can_select_it(
+    markexpr, slow_never, browser_never
+):
+    assert never_selects(markexpr, "slow") is slow_never
+    assert never_selects(markexpr, "browser") is browser_never
+
+
+def test_only_paths_whose_every_test_is_left_out_are_not_imported():
+    fast = "not integration and not browser and not postgres and not slow"
+    whole_module = next(key for key in SLOW if "::" not in key and key.endswith(".py"))
+    one_slow_test = next(key for key in SLOW if "::" in key).split("::")[0]
+
+    assert left_out(ROOT / whole_module, ROOT, fast)
+    assert left_out(ROOT / "tests/browser", ROOT, fast)
+    assert left_out(ROOT / "tests/browser/test_pages.py", ROOT, fast)
+    assert not left_out(ROOT / one_slow_test, ROOT, fast)  # its other tests are fast
+    assert not left_out(ROOT / "tests", ROOT, fast)
+    assert not left_out(ROOT / "tests/engine", ROOT, fast)
+    assert not left_out(ROOT / whole_module, ROOT, "")  # no -m: everything runs
+    assert not left_out(ROOT / whole_module, ROOT, "slow")
