@@ -48,6 +48,11 @@ logger = logging.getLogger(__name__)
 # Events waiting for one viewer at most; one more and the viewer is dropped (it reconnects and
 # resumes). At 50 plays a second that is two seconds behind.
 VIEWER_BACKLOG = 100
+# Entries of a run that came before one they follow, held until it comes: two processes may
+# append one game's entries, each after its own commit (a person's game: the web process for the
+# person's move, a worker for the bots'), so entry n + 1 can overtake entry n. More waiting than
+# this and a lost entry is taken for granted: the viewers are told the game stalled.
+ENTRIES_AHEAD = 8
 # How long Redis may take to confirm a subscription before it counts as unreachable.
 REDIS_SUBSCRIBE_S = 5.0
 KEEP_ALIVE = comment("keep-alive")
@@ -129,6 +134,7 @@ class GameReplay:
         self._plays: list[bytes] = []  # the run's rendered play events: n = index + 1
         self._snapshot: tuple[int, bytes] | None = None
         self._note: bytes | None = None  # why there is no run to show (stalled, reset)
+        self._ahead: dict[int, bytes | str] = {}  # entries of this run ahead of the next one
         self._end: bytes | None = None
         self._ready = False  # the list was read: viewers can be caught up
         self._ended = False  # the game's end entry was read
@@ -208,7 +214,7 @@ class GameReplay:
 
     async def _take(self, raw: bytes | str) -> None:
         """Apply one entry (once, in order, from the list or the channel) and send what it
-        changed to the viewers."""
+        changed to the viewers; an entry ahead of the next one waits for it (``ENTRIES_AHEAD``)."""
         try:
             entry = orjson.loads(raw)
             run, n, kind = entry["run"], entry["n"], entry["kind"]
@@ -222,12 +228,22 @@ class GameReplay:
         if run != self.run or n <= self.n:
             return  # another run's, or already applied
         if n > self.n + 1:
-            self._stall()
+            self._ahead[n] = raw
+            if len(self._ahead) > ENTRIES_AHEAD:
+                self._stall()
             return
+        self._apply(entry)
+        while self.run == run and self.n + 1 in self._ahead:
+            self._apply(orjson.loads(self._ahead.pop(self.n + 1)))
+
+    def _apply(self, entry: dict) -> None:
+        """Apply the run's next entry."""
+        run, n, kind = entry["run"], entry["n"], entry["kind"]
         self.n = n
         if kind == "end":
             if entry.get("status") == "replay":
                 self.run, self._public, self._plays, self._note = None, None, [], RESET
+                self._ahead.clear()
                 self._event(RESET)
             else:
                 self._ended = True
@@ -257,6 +273,7 @@ class GameReplay:
         self._ruleset, self._seed = Ruleset.from_dict(game.league.ruleset), game.seed
         self._public, self.run, self.n = PublicGame(self._ruleset, self._seed), run, 0
         self._plays, self._snapshot, self._note = [], None, None
+        self._ahead.clear()
         if self._ready:
             self._broadcast(self._snapshot_event())
 
@@ -264,6 +281,7 @@ class GameReplay:
         if self._note is STALLED and self.run is None:
             return
         self.run, self._public, self._plays, self._note = None, None, [], STALLED
+        self._ahead.clear()
         self._event(STALLED)
 
     # -- the subscription ---------------------------------------------------------------------

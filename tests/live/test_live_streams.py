@@ -13,10 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 
 from scripts.private_redis import PrivateRedis
 from tests.live.feeds import Feeds, legal_moves, pending_game
 from tests.live.servers import AsgiServer, Stream
+from tournaments.live_feed import live_game_key
 from tournaments.messages import NOT_FOUND
 from tournaments.models import Game, GameLog
 from web.game_streams import NO_SUCH_GAME
@@ -76,6 +78,38 @@ def test_a_viewer_gets_the_game_so_far_then_each_play_and_resumes_where_it_was(
     assert end["event"] == "end"
     assert end["data"] == {"status": "finished", "log_url": f"/api/games/{game.pk}/log/"}
     assert again.next() is None
+
+
+@pytest.mark.integration
+def test_an_entry_that_overtook_the_one_before_it_waits_for_it(
+    shared_server, transactional_db, feeds, django_user_model, redis_url
+):
+    """Two processes append a person's game's entries, each after its own commit (the web
+    process for the person's moves, a worker for the bots'): entry n + 1 may reach Redis before
+    entry n. The viewers still get every play, in order, and no "stalled"."""
+    owner = django_user_model.objects.create_user(username="ana", password="x-long-pass-1")
+    game = pending_game(owner)
+    client = redis.Redis.from_url(redis_url)
+    key = live_game_key(game.pk)
+    feeds.start(game.pk)
+    deadline = time.monotonic() + 10
+    while client.llen(key) < 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    run = json.loads(client.lindex(key, 0))["run"]
+    stream = Stream(shared_server.port, f"/live/games/{game.pk}/")
+    assert stream.next()["event"] == "snapshot"
+    entries = [
+        {"run": run, "n": n, "kind": "play", "seat": seat, "move": move, "fault": None}
+        for n, (seat, move) in enumerate(legal_moves(game.seed, 3), start=1)
+    ]
+    for entry in (entries[1], entries[0], entries[2]):
+        payload = json.dumps(entry)
+        client.rpush(key, payload)
+        client.publish(key, payload)
+    events = [stream.next() for _ in range(3)]
+    assert [(e["event"], e["data"]["n"]) for e in events] == [("play", n) for n in (1, 2, 3)]
+    stream.close()
+    client.close()
 
 
 @pytest.mark.integration
