@@ -323,6 +323,8 @@ DEMO_BOTS = {
 # environment variable of the same name; 0: full speed) keeps it in progress for about two
 # minutes, its standings filling in as games finish, at little CPU.
 ESCOBA_DEMO_THINK_MS = 200
+# Games each pair of demo bots plays (the environment variable ESCOBA_DEMO_GAMES_PER_PAIRING): a
+# smaller league when only its being played matters (the tests of make run).
 DEMO_GAMES_PER_PAIRING = 4
 
 
@@ -415,9 +417,10 @@ def start_demo_league(supervisor: Supervisor) -> None:
     if unfinished.stdout.strip().endswith("True"):
         say("the demo league of the last run goes on")
     else:
+        games = os.environ.get("ESCOBA_DEMO_GAMES_PER_PAIRING", str(DEMO_GAMES_PER_PAIRING))
         league = [
             "league_run", "--detach", "--unrated", "--name", DEMO_LEAGUE_NAME,
-            "--bots", ",".join(DEMO_BOTS), "--games-per-pairing", str(DEMO_GAMES_PER_PAIRING),
+            "--bots", ",".join(DEMO_BOTS), "--games-per-pairing", games,
         ]  # fmt: skip
         command = python_command("manage.py", *league)
         subprocess.run(command, cwd=ROOT, env=supervisor.env, check=True)

@@ -2,6 +2,8 @@
 children through /proc."""
 
 import os
+import signal
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,3 +36,16 @@ def run_environment(tmp_path: Path, port: int, **extra: str) -> dict[str, str]:
         if key not in {"DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "SECRET_KEY"}
     }
     return environment | {"ESCOBA_DATA_DIR": str(tmp_path), "ESCOBA_PORT": str(port), **extra}
+
+
+def stop_gently(
+    process: subprocess.Popen, signum: int = signal.SIGINT, timeout: float = 60
+) -> None:
+    """Stop a run the clean way (``signum``, so it stops what it started), killed only when it
+    takes longer than ``timeout`` seconds."""
+    process.send_signal(signum)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

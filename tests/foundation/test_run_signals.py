@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from scripts.private_redis import free_port
-from tests.foundation.run_processes import ROOT, alive, children_of, run_environment
+from tests.foundation.run_processes import (
+    ROOT,
+    alive,
+    children_of,
+    run_environment,
+    stop_gently,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -67,49 +73,57 @@ def stopped(process: subprocess.Popen, processes: set[int]) -> int:
     return code
 
 
-def test_make_run_in_the_background_stops_on_sigterm_and_its_supervisor_on_sigint(tmp_path):
-    """``make run`` with SIGINT ignored: ``kill -TERM`` of make stops it all; the supervisor
-    alone (``python -m scripts.run``, as make runs it), on SIGINT. The demo is off: quicker."""
-    environment = run_environment(tmp_path, free_port(), ESCOBA_DEMO="0")
-    log_path = tmp_path / "run.out"
+def launch(command: list[str], environment: dict[str, str], log_path: Path) -> subprocess.Popen:
+    """Start ``command`` as a background job (SIGINT ignored), its output to ``log_path``."""
     log_path.touch()
     with open(log_path, "ab") as log:
-        make = subprocess.Popen(
-            ["make", "--no-print-directory", "run"],
-            cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, stdout=log,
+        return subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, stdout=log,
             stderr=subprocess.STDOUT, preexec_fn=ignore_sigint,
         )  # fmt: skip
+
+
+def test_make_run_in_the_background_stops_on_sigterm_and_its_supervisor_on_sigint(tmp_path):
+    """``make run`` with SIGINT ignored: ``kill -TERM`` of make stops it all; the supervisor
+    alone (``python -m scripts.run``, as make runs it), on SIGINT. The demo is off: quicker.
+    The two runs start at once, each in a data directory and on a port of its own, so their
+    start-ups overlap instead of following each other."""
+    make_dir, alone_dir = tmp_path / "make", tmp_path / "alone"
+    make_log, alone_log = make_dir / "run.out", alone_dir / "run.out"
+    make_dir.mkdir()
+    alone_dir.mkdir()
+    make = launch(
+        ["make", "--no-print-directory", "run"],
+        run_environment(make_dir, free_port(), ESCOBA_DEMO="0"),
+        make_log,
+    )
+    supervisor_process = launch(
+        [sys.executable, "-m", "scripts.run"],
+        run_environment(alone_dir, free_port(), ESCOBA_DEMO="0"),
+        alone_log,
+    )
     processes: set[int] = set()
     try:
-        started(make, log_path, 1)
+        started(make, make_log, 1)
+        started(supervisor_process, alone_log, 1)
         supervisor = supervisor_of(make)
-        processes = descendants(make.pid)
+        make_processes = descendants(make.pid)
+        alone_processes = descendants(supervisor_process.pid)
+        processes = make_processes | alone_processes
         # redis-server, worker, beat, web (and the supervisor and whatever they started)
         assert len(children_of(supervisor)) == 4
-        make.send_signal(signal.SIGTERM)
-        stopped(make, processes)
-    finally:
-        for pid in processes:
-            if alive(pid):
-                subprocess.run(["kill", "-KILL", str(pid)], check=False)
-    assert "[escoba] stopping web" in log_path.read_text()
-    assert log_path.read_text().rstrip().count("[escoba] stopped") == 1
-
-    with open(log_path, "ab") as log:
-        supervisor_process = subprocess.Popen(
-            [sys.executable, "-m", "scripts.run"],
-            cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, preexec_fn=ignore_sigint,
-        )  # fmt: skip
-    processes = set()
-    try:
-        started(supervisor_process, log_path, 2)
-        processes = descendants(supervisor_process.pid)
         assert len(children_of(supervisor_process.pid)) == 4
+        make.send_signal(signal.SIGTERM)
+        stopped(make, make_processes)
         supervisor_process.send_signal(signal.SIGINT)
-        assert stopped(supervisor_process, processes) == 0
+        assert stopped(supervisor_process, alone_processes) == 0
     finally:
+        for process in (make, supervisor_process):  # a failed assertion: stop it the clean way
+            if process.poll() is None:
+                stop_gently(process, signal.SIGTERM)
         for pid in processes:
             if alive(pid):
                 subprocess.run(["kill", "-KILL", str(pid)], check=False)
-    assert log_path.read_text().count("[escoba] stopped") == 2
+    assert "[escoba] stopping web" in make_log.read_text()
+    assert make_log.read_text().rstrip().count("[escoba] stopped") == 1
+    assert alone_log.read_text().count("[escoba] stopped") == 1

@@ -192,8 +192,10 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python, bin_dir = str(venv / "bin" / "python"), venv / "bin"
+    # --no-compile: no byte-code written at install (Python writes its own cache on import);
+    # it changes nothing checked here, and compiling numpy's 500 files takes seconds.
     install = subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "./games", "./bots_sdk"],
+        [python, "-m", "pip", "install", "--quiet", "--no-compile", "./games", "./bots_sdk"],
         cwd=repo,
         capture_output=True,
         text=True,
