@@ -54,6 +54,7 @@ import gc
 import os
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -119,6 +120,21 @@ def _short_collections() -> None:
     """
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _results_may_be_waited_for() -> None:
+    """The test process is no Celery worker: ``result.get()`` may always wait here.
+
+    Why: Celery runs an eager task with a process-wide "a join would block" flag set, saving
+    and restoring the old value around it. Two threads of this process running eager tasks at
+    once (a live server's request thread and the test's) can restore in the wrong order and
+    leave the flag set for good; every later ``result.get()`` in the process then raises
+    "Never call result.get() within a task!" in tests that never ran a task in a thread.
+    """
+    state = sys.modules.get("celery._state")  # not loaded: no task ran, nothing to reset
+    if state is not None:
+        state._set_task_join_will_block(False)
 
 
 @pytest.fixture(autouse=True)
