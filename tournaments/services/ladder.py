@@ -181,10 +181,10 @@ def ladder_entrants(league: League, bots: list[Bot]) -> tuple[list[Entrant], lis
 def _lock(league: League) -> League | None:
     """The ladder league's row, locked for this transaction; None when another fill holds it."""
     try:
-        query = League.objects.select_for_update(skip_locked=True)
+        query = League.objects.select_for_update(skip_locked=True, no_key=True)
         return query.filter(pk=league.pk).first()
     except NotSupportedError:  # a database without SKIP LOCKED serialises writers instead
-        return League.objects.select_for_update().get(pk=league.pk)
+        return League.objects.select_for_update(no_key=True).get(pk=league.pk)
 
 
 def ladder_fill(*, pool: str, rng: random.Random | None = None) -> list[int]:

@@ -47,8 +47,14 @@ GROWING = (League.Kind.LADDER, League.Kind.TEST)
 def league_lock(league_id: int) -> League:
     """The league, locked for a change: every change of a league's state begins here, so its
     cached reads, and the list of leagues that shows its status, are invalidated here too (a
-    lock that changes nothing costs one bump)."""
-    league = League.objects.select_for_update().get(pk=league_id)
+    lock that changes nothing costs one bump).
+
+    ``FOR NO KEY UPDATE`` (``no_key``), as for every lock of a league: its writers still take
+    turns, but a transaction that wrote a row pointing at the league (a game, a tally) can
+    check that key at its commit (PostgreSQL's deferred foreign keys take ``FOR KEY SHARE``)
+    while a writer holds the league. With ``FOR UPDATE`` a ladder fill holding the league and
+    waiting for the league's tally deadlocked with a game stored at that moment."""
+    league = League.objects.select_for_update(no_key=True).get(pk=league_id)
     reads_changed(f"league:{league_id}", "leagues")
     return league
 

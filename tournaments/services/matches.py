@@ -183,7 +183,8 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     # one pauses and whose fill skips a locked row (``services.ladder``): its matches would
     # make the fills skip.
     league_id, kind = Match.objects.values_list("league_id", "league__kind").get(pk=match_id)
-    leagues = League.objects if kind == League.Kind.LADDER else League.objects.select_for_update()
+    locked = League.objects.select_for_update(no_key=True)  # see league_lock
+    leagues = League.objects if kind == League.Kind.LADDER else locked
     league = leagues.get(pk=league_id)
     match = Match.objects.select_for_update().get(pk=match_id)
     now = timezone.now()
