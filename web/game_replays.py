@@ -134,7 +134,7 @@ class GameReplay:
         self._plays: list[bytes] = []  # the run's rendered play events: n = index + 1
         self._snapshot: tuple[int, bytes] | None = None
         self._note: bytes | None = None  # why there is no run to show (stalled, reset)
-        self._ahead: dict[int, bytes | str] = {}  # entries of this run ahead of the next one
+        self._ahead: dict[int, dict] = {}  # entries of this run ahead of the next one
         self._end: bytes | None = None
         self._ready = False  # the list was read: viewers can be caught up
         self._ended = False  # the game's end entry was read
@@ -228,13 +228,13 @@ class GameReplay:
         if run != self.run or n <= self.n:
             return  # another run's, or already applied
         if n > self.n + 1:
-            self._ahead[n] = raw
+            self._ahead[n] = entry
             if len(self._ahead) > ENTRIES_AHEAD:
                 self._stall()
             return
         self._apply(entry)
         while self.run == run and self.n + 1 in self._ahead:
-            self._apply(orjson.loads(self._ahead.pop(self.n + 1)))
+            self._apply(self._ahead.pop(self.n + 1))
 
     def _apply(self, entry: dict) -> None:
         """Apply the run's next entry."""

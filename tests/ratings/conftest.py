@@ -78,12 +78,12 @@ def ratings_settled() -> bool:
 
     Meanwhile it does what beat does in production (no beat runs beside the tests' workers):
     while not settled, every few seconds the sweep sends again what a killed worker lost: the
-    valuations, the corrections and the fits. A fit
-    killed mid-way holds its pool's lease until it runs out, and the fit requests sent meanwhile
-    give way to it; only a later request, as the sweep's, fits the pool again."""
+    valuations, the corrections and the fits. A fit killed mid-way holds its pool's lease until
+    it runs out, and the fit requests sent meanwhile give way to it; only a later request, as the
+    sweep's, fits the pool again."""
     from tournaments.models import RatedSet
     from tournaments.services.baselines import baselines_sweep
-    from tournaments.services.rating_fits import ratings_recompute
+    from tournaments.services.rating_fits import ratings_recompute, ratings_sweep
 
     settled = (
         not RatedSet.objects.filter(corrected_at__isnull=True).exists()
@@ -91,7 +91,8 @@ def ratings_settled() -> bool:
     )
     if not settled and time.monotonic() - _last_sweep[0] > SWEEP_EVERY_S:
         _last_sweep[0] = time.monotonic()
-        baselines_sweep(older_than_s=SWEEP_EVERY_S)  # its refits: ratings_sweep
+        baselines_sweep(older_than_s=SWEEP_EVERY_S)
+        ratings_sweep()
     return settled
 
 

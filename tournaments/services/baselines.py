@@ -18,8 +18,9 @@ that duplicate deals used to cancel is measured instead (``games.ratings.baselin
    when the period's first set is corrected, band by band on the pool's sets corrected before
    the period began (``ESCOBA_BASELINE_PERIOD_DAYS``), ``DEFAULT_BETAS`` for a band with too few.
 4. **The lag is bounded**: ``baselines_sweep`` (beat, every ``ESCOBA_SWEEP_INTERVAL_S``) values
-   rated games left without a value, corrects sets whose values are all in, and refits pools
-   corrected since their latest fit, so a lost message delays a correction by one sweep.
+   rated games left without a value and corrects sets whose values are all in; a fit lost after a
+   correction is ``ratings.sweep``'s (beat, the same interval), which refits a pool with a set or
+   a correction newer than its latest fit. A lost message delays a correction by one sweep.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from tournaments.models import (
     Rating,
     SetScore,
 )
-from tournaments.services.rating_fits import ratings_fit_request, ratings_sweep
+from tournaments.services.rating_fits import ratings_fit_request
 
 logger = logging.getLogger(__name__)
 
@@ -215,8 +216,8 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
 def baselines_sweep(*, older_than_s: float = SWEEP_AFTER_S) -> dict[str, int]:
     """Make good what a lost message left behind (for Celery beat): value the rated games
     finished more than ``older_than_s`` ago that have no value of their deal, correct the rated
-    sets whose values are all in, and refit the pools with a set or a correction newer than their
-    latest fit (``ratings_sweep``)."""
+    sets whose values are all in (each correction requests its refit; a refit lost after it is
+    ``ratings_sweep``'s, beat's other sweep)."""
     cut = timezone.now() - datetime.timedelta(seconds=older_than_s)
     unvalued = list(
         Game.objects.filter(league__rated=True, status=Game.Status.FINISHED, finished_at__lt=cut)
@@ -233,5 +234,4 @@ def baselines_sweep(*, older_than_s: float = SWEEP_AFTER_S) -> dict[str, int]:
         )[:1000]
     )
     corrected = sum(rated_set_correct(match_id=m) is not None for m in uncorrected)
-    refits = len(ratings_sweep())
-    return {"valued": len(unvalued), "corrected": corrected, "refits": refits}
+    return {"valued": len(unvalued), "corrected": corrected}
