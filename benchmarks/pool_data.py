@@ -247,19 +247,23 @@ def _worker_start(params: dict[str, Any]) -> None:
     _worker["tables"] = Tables()
 
 
-def _worker_chunk(chunk: ChunkTask) -> tuple[int, int]:
+def _worker_chunk(chunk: ChunkTask) -> tuple[int, int, float]:
+    """Write a chunk in a worker: its leagues, games and the CPU seconds the worker spent."""
+    cpu = time.process_time()
     connection = _worker["connection"]
     with connection.cursor() as cursor:
         games = chunk_write(cursor, "postgresql", _worker["tables"], chunk)
     connection.commit()
-    return len(chunk.leagues), games
+    return len(chunk.leagues), games, time.process_time() - cpu
 
 
-def _chunk_here(chunk: ChunkTask) -> tuple[int, int]:
+def _chunk_here(chunk: ChunkTask) -> tuple[int, int, float]:
     from django.db import connection, transaction
 
+    cpu = time.process_time()
     with transaction.atomic(), connection.cursor() as cursor:
-        return len(chunk.leagues), chunk_write(cursor, connection.vendor, Tables(), chunk)
+        games = chunk_write(cursor, connection.vendor, Tables(), chunk)
+    return len(chunk.leagues), games, time.process_time() - cpu
 
 
 def leagues_write(
@@ -275,8 +279,6 @@ def leagues_write(
     fitting the pool every ``fit_every`` leagues and once at the end; returns the games written."""
     from django.db import connection, connections
 
-    from tournaments.services.rating_fits import ratings_fit
-
     chunks = [
         chunk_task(tasks[i : i + chunk_leagues], distinct_logs)
         for i in range(0, len(tasks), chunk_leagues)
@@ -284,6 +286,7 @@ def leagues_write(
     started = time.perf_counter()
     have = _finished_games()
     leagues = written = 0
+    cpu = Cpu()
     if processes and connection.vendor == "postgresql":
         settings = connection.settings_dict
         params = {
@@ -295,21 +298,51 @@ def leagues_write(
         context = multiprocessing.get_context("fork")
         with context.Pool(processes, initializer=_worker_start, initargs=(params,)) as pool:
             results = pool.imap_unordered(_worker_chunk, chunks)
-            for chunk_leagues_done, games in results:
+            for chunk_leagues_done, games, chunk_cpu in results:
+                cpu.chunks += chunk_cpu
                 leagues, written = _after_chunk(
-                    leagues, written, chunk_leagues_done, games, fit_every, ratings_fit
+                    leagues, written, chunk_leagues_done, games, fit_every, cpu
                 )
                 _progress(have + written, written, started, goal)
     else:
         for chunk in chunks:
-            chunk_leagues_done, games = _chunk_here(chunk)
+            chunk_leagues_done, games, chunk_cpu = _chunk_here(chunk)
+            cpu.chunks += chunk_cpu
             leagues, written = _after_chunk(
-                leagues, written, chunk_leagues_done, games, fit_every, ratings_fit
+                leagues, written, chunk_leagues_done, games, fit_every, cpu
             )
     if tasks:
-        ratings_fit(pool=POOL)
+        cpu.fit()
+        tallied = time.process_time()
         _tallies_rebuild([task.name for task in tasks])
+        cpu.tallies += time.process_time() - tallied
+        cpu.report(written)
     return written
+
+
+@dataclass
+class Cpu:
+    """CPU seconds of a bulk fill by what spent them: the chunks (in the workers, or here
+    without them), the pool's fits and the tallies' rebuild (here)."""
+
+    chunks: float = 0.0
+    fits: float = 0.0
+    tallies: float = 0.0
+
+    def fit(self) -> None:
+        from tournaments.services.rating_fits import ratings_fit
+
+        cpu = time.process_time()
+        ratings_fit(pool=POOL)
+        self.fits += time.process_time() - cpu
+
+    def report(self, games: int) -> None:
+        ms = 1000 / max(games, 1)
+        print(
+            f"CPU per game: chunks {self.chunks * ms:.3f} ms, fits {self.fits * ms:.3f} ms, "
+            f"tallies {self.tallies * ms:.3f} ms",
+            flush=True,
+        )
 
 
 def _tallies_rebuild(names: list[str]) -> None:
@@ -324,9 +357,9 @@ def _tallies_rebuild(names: list[str]) -> None:
         tallies_rebuild(league_ids=ids)
 
 
-def _after_chunk(leagues, written, chunk_leagues_done, games, fit_every, fit) -> tuple[int, int]:
+def _after_chunk(leagues, written, chunk_leagues_done, games, fit_every, cpu) -> tuple[int, int]:
     if fit_every and (leagues + chunk_leagues_done) // fit_every > leagues // fit_every:
-        fit(pool=POOL)
+        cpu.fit()
     return leagues + chunk_leagues_done, written + games
 
 

@@ -25,13 +25,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import deflate
 import orjson
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, game_participants, set_pair_scores
 from games.scheduling import ScheduledMatch
-from tournaments import packed
 from tournaments.latency import nearest_rank_percentile
 
 # What a match records as the worker that played it, and its claim's prefix.
@@ -51,25 +51,27 @@ class Play(NamedTuple):
 
 
 def play_game(ruleset: Ruleset, seed: int) -> tuple[dict[str, Any], list[Play]]:
-    """A game of ``seed`` played by the engine: a random legal move per play and a latency per
-    play (whole hundredths of a ms), both drawn from a generator seeded by ``seed``, so the same
-    seed gives the same game whichever filler plays it. Returns the engine's log and the plays."""
-    draw = random.Random(seed).random
-    low, steps = round(LATENCY_MS[0] * 100), round((LATENCY_MS[1] - LATENCY_MS[0]) * 100) + 1
+    """A game of ``seed`` played by the engine: a random legal move per play, then a latency per
+    play (whole hundredths of a ms), all drawn from one generator seeded by ``seed``, so the same
+    seed gives the same game whichever filler plays it. Returns the engine's log and the plays.
+
+    The engine's ``play_random`` makes the moves: the compiled build plays the whole game in C,
+    several times faster than choosing from ``legal_moves()`` here. The plays are read back from
+    the log, which the game needs anyway."""
+    rng = random.Random(seed)
     game = EngineGame.new(ruleset, seed=seed)
+    game.play_random(rng, to_game_end=True)
+    log = game.log()
+    draw = rng.random
+    low, steps = round(LATENCY_MS[0] * 100), round((LATENCY_MS[1] - LATENCY_MS[0]) * 100) + 1
     plays: list[Play] = []
     append = plays.append
-    round_number, play = 0, 0
-    while not game.is_over:
-        if game.round != round_number:
-            round_number, play = game.round, 0
-        play += 1
-        seat = game.current_seat
-        moves = game.legal_moves()
-        move = moves[int(draw() * len(moves))]
-        game.apply(move)
-        append(Play(seat, round_number, play, move.to_str(), (low + int(draw() * steps)) / 100))
-    return game.log(), plays
+    for round_number, logged in enumerate(log["rounds"], 1):
+        for play, p in enumerate(logged["plays"], 1):
+            capture = p["capture"]
+            move = p["card"] + ":" + "+".join(capture) if capture else p["card"]  # Move.to_str()
+            append(Play(p["seat"], round_number, play, move, (low + int(draw() * steps)) / 100))
+    return log, plays
 
 
 class Played(NamedTuple):
@@ -83,14 +85,22 @@ class Played(NamedTuple):
     figures: dict[int, dict[str, Any]]
 
 
+# gzip levels of libdeflate (``deflate``), which packs at its level 6 about 2x faster than zlib
+# at level 6 and 4x faster than zlib at level 9 (``packed.LEVEL_LOG``), for a log 7 % larger
+# and diagnostics 1 % smaller (docs/benchmarks.md, "Reads at scale"). ``packed.unpack`` reads any
+# gzip; the decoded values are the services'.
+LEVEL_LOG = 6
+LEVEL_DIAGNOSTICS = 6
+
+
 def game_played(ruleset: Ruleset, seed: int) -> Played:
     log, plays = play_game(ruleset, seed)
     return Played(
         seed,
         log["result"],
         len(plays),
-        packed.pack(log, level=packed.LEVEL_LOG),
-        packed.pack(diagnostics_of(plays), level=packed.LEVEL_DIAGNOSTICS),
+        bytes(deflate.gzip_compress(orjson.dumps(log), LEVEL_LOG)),
+        bytes(deflate.gzip_compress(diagnostics_json(plays), LEVEL_DIAGNOSTICS)),
         seat_figures(plays),
     )
 
@@ -100,18 +110,21 @@ _reused: dict[int, Played] = {}
 # The seeds of reused logs: ``REUSED_SEED + n`` for n below ``distinct_logs``.
 REUSED_SEED = 1 << 40
 
+# One play of ``GameLog.diagnostics`` (``PlayCall.diagnostics``, keys in its order) for a call
+# that made a play, with no fault, debug text or request body. Formatted as text rather than
+# built as a dict per play for orjson: a game has some 260 plays. A latency is a float of whole
+# hundredths, whose repr is its JSON; a move's text has no character JSON escapes.
+_DIAGNOSTIC = (
+    '{"round":%d,"play":%d,"move":"%s","seat":%d,"latency_ms":%r,"fault":null,"detail":null,'
+    '"debug":null,"debug_truncated":false,"request":null}'
+)
 
-def diagnostics_of(plays: list[Play]) -> list[dict[str, Any]]:
-    """The plays as ``GameLog.diagnostics`` keeps them (``PlayCall.diagnostics``) for calls that
-    each made a play, with no fault, debug text or request body."""
-    return [
-        {
-            "round": p.round, "play": p.play, "move": p.move, "seat": p.seat,
-            "latency_ms": p.latency_ms, "fault": None, "detail": None, "debug": None,
-            "debug_truncated": False, "request": None,
-        }
-        for p in plays
-    ]  # fmt: skip
+
+def diagnostics_json(plays: list[Play]) -> bytes:
+    """The plays as ``GameLog.diagnostics`` keeps them, as JSON (see ``_DIAGNOSTIC``)."""
+    template = _DIAGNOSTIC
+    rows = [template % (p.round, p.play, p.move, p.seat, p.latency_ms) for p in plays]
+    return ("[" + ",".join(rows) + "]").encode()
 
 
 def seat_figures(plays: list[Play]) -> dict[int, dict[str, Any]]:
