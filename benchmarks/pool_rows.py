@@ -39,6 +39,7 @@ from tournaments.latency import nearest_rank_percentile
 WORKER = "pool-data"
 # Each play's latency (ms) is drawn in this range, as a quick bot's.
 LATENCY_MS = (0.2, 3.0)
+LATENCY_HUNDREDTHS = range(round(LATENCY_MS[0] * 100), round(LATENCY_MS[1] * 100) + 1)
 
 
 class Play(NamedTuple):
@@ -64,7 +65,7 @@ def play_game(ruleset: Ruleset, seed: int) -> tuple[dict[str, Any], list[Play]]:
     game.play_random(rng, to_game_end=True)
     log = game.log()
     draw = rng.random
-    low, steps = round(LATENCY_MS[0] * 100), round((LATENCY_MS[1] - LATENCY_MS[0]) * 100) + 1
+    low, steps = LATENCY_HUNDREDTHS.start, len(LATENCY_HUNDREDTHS)
     plays: list[Play] = []
     append = plays.append
     for round_number, logged in enumerate(log["rounds"], 1):
@@ -111,20 +112,22 @@ _reused: dict[int, Played] = {}
 # The seeds of reused logs: ``REUSED_SEED + n`` for n below ``distinct_logs``.
 REUSED_SEED = 1 << 40
 
-# One play of ``GameLog.diagnostics`` (``PlayCall.diagnostics``, keys in its order) for a call
-# that made a play, with no fault, debug text or request body. Formatted as text rather than
-# built as a dict per play for orjson: a game has some 260 plays. A latency is a float of whole
-# hundredths, whose repr is its JSON; a move's text has no character JSON escapes.
-_DIAGNOSTIC = (
-    '{"round":%d,"play":%d,"move":"%s","seat":%d,"latency_ms":%r,"fault":null,"detail":null,'
-    '"debug":null,"debug_truncated":false,"request":null}'
-)
+# The JSON of each latency a play may have: its repr.
+_LATENCY_JSON = {h / 100: repr(h / 100) for h in LATENCY_HUNDREDTHS}
 
 
 def diagnostics_json(plays: list[Play]) -> bytes:
-    """The plays as ``GameLog.diagnostics`` keeps them, as JSON (see ``_DIAGNOSTIC``)."""
-    template = _DIAGNOSTIC
-    rows = [template % (p.round, p.play, p.move, p.seat, p.latency_ms) for p in plays]
+    """The plays as ``GameLog.diagnostics`` keeps them (``PlayCall.diagnostics``, keys in its
+    order) for calls that each made a play, with no fault, debug text or request body. Written
+    as JSON text rather than as a dict per play for orjson (a game has some 260 plays): a move's
+    text has no character JSON escapes."""
+    text = _LATENCY_JSON
+    rows = [
+        f'{{"round":{p.round},"play":{p.play},"move":"{p.move}","seat":{p.seat},'
+        f'"latency_ms":{text[p.latency_ms]},"fault":null,"detail":null,"debug":null,'
+        f'"debug_truncated":false,"request":null}}'
+        for p in plays
+    ]
     return ("[" + ",".join(rows) + "]").encode()
 
 
