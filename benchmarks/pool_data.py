@@ -8,9 +8,10 @@ processes (one per core) each play a chunk of leagues with the engine from their
 seeds and write its rows in one transaction, by ``COPY`` on PostgreSQL, the same rows the
 services leave (tests/performance/test_pool_data.py fills a pool both ways and compares them).
 This process plans the leagues (bots drawn at random, seeds, schedules as ``league_start``
-writes them, every id reserved up front), fits the pool through ``ratings_fit`` every
-``--fit-every`` leagues (fits are coalesced in production too) and once at the end, and runs
-``VACUUM ANALYZE`` on PostgreSQL.
+writes them, every id reserved up front), counts each written chunk's tallies
+(``tallies_rebuild``) while the workers write the next chunks, fits the pool through
+``ratings_fit`` every ``--fit-every`` leagues (fits are coalesced in production too) and once at
+the end, and runs ``VACUUM ANALYZE`` on PostgreSQL. It prints the CPU per game of each part.
 
 ``--services`` plays each league through the real services instead, one game at a time:
 ``league_create``, ``league_start``, ``match_begin``, ``game_finish``, ``match_finish``,
@@ -25,13 +26,14 @@ seed. Leagues have ``--bots-per-league`` bots (default 10: 45 pairings, 90 games
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import multiprocessing
 import os
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from benchmarks.pool_rows import ChunkTask, LeagueTask, Tables, chunk_write, league_sizes, play_game
 from games.engine import Move, Ruleset
@@ -245,21 +247,38 @@ def _worker_start(params: dict[str, Any]) -> None:
     connection.commit()
     _worker["connection"] = connection
     _worker["tables"] = Tables()
+    gc.freeze()  # what the fork inherited is never garbage: no collection need look at it
 
 
-def _worker_chunk(chunk: ChunkTask) -> tuple[int, int]:
+class ChunkDone(NamedTuple):
+    """A chunk written: its leagues' ids, its games and the CPU seconds its writer spent."""
+
+    league_ids: list[int]
+    games: int
+    cpu: float
+
+
+def _chunk_done(chunk: ChunkTask, games: int, cpu: float) -> ChunkDone:
+    league_ids = [task.ids["league"] for task in chunk.leagues]
+    return ChunkDone(league_ids, games, time.process_time() - cpu)
+
+
+def _worker_chunk(chunk: ChunkTask) -> ChunkDone:
+    cpu = time.process_time()
     connection = _worker["connection"]
     with connection.cursor() as cursor:
         games = chunk_write(cursor, "postgresql", _worker["tables"], chunk)
     connection.commit()
-    return len(chunk.leagues), games
+    return _chunk_done(chunk, games, cpu)
 
 
-def _chunk_here(chunk: ChunkTask) -> tuple[int, int]:
+def _chunk_here(chunk: ChunkTask) -> ChunkDone:
     from django.db import connection, transaction
 
+    cpu = time.process_time()
     with transaction.atomic(), connection.cursor() as cursor:
-        return len(chunk.leagues), chunk_write(cursor, connection.vendor, Tables(), chunk)
+        games = chunk_write(cursor, connection.vendor, Tables(), chunk)
+    return _chunk_done(chunk, games, cpu)
 
 
 def leagues_write(
@@ -275,15 +294,13 @@ def leagues_write(
     fitting the pool every ``fit_every`` leagues and once at the end; returns the games written."""
     from django.db import connection, connections
 
-    from tournaments.services.rating_fits import ratings_fit
-
     chunks = [
         chunk_task(tasks[i : i + chunk_leagues], distinct_logs)
         for i in range(0, len(tasks), chunk_leagues)
     ]
     started = time.perf_counter()
     have = _finished_games()
-    leagues = written = 0
+    fill = Fill(fit_every=fit_every)
     if processes and connection.vendor == "postgresql":
         settings = connection.settings_dict
         params = {
@@ -294,40 +311,60 @@ def leagues_write(
         connections.close_all()
         context = multiprocessing.get_context("fork")
         with context.Pool(processes, initializer=_worker_start, initargs=(params,)) as pool:
-            results = pool.imap_unordered(_worker_chunk, chunks)
-            for chunk_leagues_done, games in results:
-                leagues, written = _after_chunk(
-                    leagues, written, chunk_leagues_done, games, fit_every, ratings_fit
-                )
-                _progress(have + written, written, started, goal)
+            for done in pool.imap_unordered(_worker_chunk, chunks):
+                fill.chunk_done(done)
+                _progress(have + fill.games, fill.games, started, goal)
     else:
         for chunk in chunks:
-            chunk_leagues_done, games = _chunk_here(chunk)
-            leagues, written = _after_chunk(
-                leagues, written, chunk_leagues_done, games, fit_every, ratings_fit
-            )
+            fill.chunk_done(_chunk_here(chunk))
     if tasks:
+        fill.fit()
+        fill.report()
+    return fill.games
+
+
+@dataclass
+class Fill:
+    """A bulk fill's leagues and games written so far, and the CPU seconds spent on them: by
+    the chunks (in the workers, or here without them), and here on the tallies and fits."""
+
+    fit_every: int
+    leagues: int = 0
+    games: int = 0
+    chunks_cpu: float = 0.0
+    tallies_cpu: float = 0.0
+    fits_cpu: float = 0.0
+
+    def chunk_done(self, done: ChunkDone) -> None:
+        """Count a chunk written: its leagues' standings, crosstable and progress, the rows the
+        services keep as they store each game (``services.tallies``), are counted here while
+        the workers write the next chunks; the pool is fitted every ``fit_every`` leagues."""
+        from tournaments.services.tallies import tallies_rebuild
+
+        self.chunks_cpu += done.cpu
+        cpu = time.process_time()
+        tallies_rebuild(league_ids=done.league_ids)
+        self.tallies_cpu += time.process_time() - cpu
+        before = self.leagues
+        self.leagues += len(done.league_ids)
+        self.games += done.games
+        if self.fit_every and self.leagues // self.fit_every > before // self.fit_every:
+            self.fit()
+
+    def fit(self) -> None:
+        from tournaments.services.rating_fits import ratings_fit
+
+        cpu = time.process_time()
         ratings_fit(pool=POOL)
-        _tallies_rebuild([task.name for task in tasks])
-    return written
+        self.fits_cpu += time.process_time() - cpu
 
-
-def _tallies_rebuild(names: list[str]) -> None:
-    """Count the written leagues' standings, crosstable and progress, the rows the services keep
-    as they store each game (``services.tallies``)."""
-    from tournaments.models import League
-    from tournaments.services.tallies import tallies_rebuild
-
-    for start in range(0, len(names), 500):
-        batch = names[start : start + 500]
-        ids = list(League.objects.filter(name__in=batch).values_list("id", flat=True))
-        tallies_rebuild(league_ids=ids)
-
-
-def _after_chunk(leagues, written, chunk_leagues_done, games, fit_every, fit) -> tuple[int, int]:
-    if fit_every and (leagues + chunk_leagues_done) // fit_every > leagues // fit_every:
-        fit(pool=POOL)
-    return leagues + chunk_leagues_done, written + games
+    def report(self) -> None:
+        ms = 1000 / max(self.games, 1)
+        print(
+            f"CPU per game: chunks {self.chunks_cpu * ms:.3f} ms, here {self.tallies_cpu * ms:.3f}"
+            f" ms on tallies and {self.fits_cpu * ms:.3f} ms on fits",
+            flush=True,
+        )
 
 
 def pool_fill(

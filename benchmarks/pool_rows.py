@@ -20,24 +20,26 @@ and the metrics counters in Redis. The ratings are fitted by ``benchmarks.pool_d
 from __future__ import annotations
 
 import datetime
+import gc
 import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import deflate
 import orjson
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, game_participants, set_pair_scores
 from games.scheduling import ScheduledMatch
-from tournaments import packed
 from tournaments.latency import nearest_rank_percentile
 
 # What a match records as the worker that played it, and its claim's prefix.
 WORKER = "pool-data"
 # Each play's latency (ms) is drawn in this range, as a quick bot's.
 LATENCY_MS = (0.2, 3.0)
+LATENCY_HUNDREDTHS = range(round(LATENCY_MS[0] * 100), round(LATENCY_MS[1] * 100) + 1)
 
 
 class Play(NamedTuple):
@@ -51,25 +53,27 @@ class Play(NamedTuple):
 
 
 def play_game(ruleset: Ruleset, seed: int) -> tuple[dict[str, Any], list[Play]]:
-    """A game of ``seed`` played by the engine: a random legal move per play and a latency per
-    play (whole hundredths of a ms), both drawn from a generator seeded by ``seed``, so the same
-    seed gives the same game whichever filler plays it. Returns the engine's log and the plays."""
-    draw = random.Random(seed).random
-    low, steps = round(LATENCY_MS[0] * 100), round((LATENCY_MS[1] - LATENCY_MS[0]) * 100) + 1
+    """A game of ``seed`` played by the engine: a random legal move per play, then a latency per
+    play (whole hundredths of a ms), all drawn from one generator seeded by ``seed``, so the same
+    seed gives the same game whichever filler plays it. Returns the engine's log and the plays.
+
+    The engine's ``play_random`` makes the moves: the compiled build plays the whole game in C,
+    several times faster than choosing from ``legal_moves()`` here. The plays are read back from
+    the log, which the game needs anyway."""
+    rng = random.Random(seed)
     game = EngineGame.new(ruleset, seed=seed)
+    game.play_random(rng, to_game_end=True)
+    log = game.log()
+    draw = rng.random
+    low, steps = LATENCY_HUNDREDTHS.start, len(LATENCY_HUNDREDTHS)
     plays: list[Play] = []
     append = plays.append
-    round_number, play = 0, 0
-    while not game.is_over:
-        if game.round != round_number:
-            round_number, play = game.round, 0
-        play += 1
-        seat = game.current_seat
-        moves = game.legal_moves()
-        move = moves[int(draw() * len(moves))]
-        game.apply(move)
-        append(Play(seat, round_number, play, move.to_str(), (low + int(draw() * steps)) / 100))
-    return game.log(), plays
+    for round_number, logged in enumerate(log["rounds"], 1):
+        for play, p in enumerate(logged["plays"], 1):
+            capture = p["capture"]
+            move = p["card"] + ":" + "+".join(capture) if capture else p["card"]  # Move.to_str()
+            append(Play(p["seat"], round_number, play, move, (low + int(draw() * steps)) / 100))
+    return log, plays
 
 
 class Played(NamedTuple):
@@ -83,14 +87,22 @@ class Played(NamedTuple):
     figures: dict[int, dict[str, Any]]
 
 
+# gzip levels of libdeflate (``deflate``), which packs at its level 6 about 2x faster than zlib
+# at level 6 and 4x faster than zlib at level 9 (``packed.LEVEL_LOG``), for a log 7 % larger
+# and diagnostics 1 % smaller (docs/benchmarks.md, "Reads at scale"). ``packed.unpack`` reads any
+# gzip; the decoded values are the services'.
+LEVEL_LOG = 6
+LEVEL_DIAGNOSTICS = 6
+
+
 def game_played(ruleset: Ruleset, seed: int) -> Played:
     log, plays = play_game(ruleset, seed)
     return Played(
         seed,
         log["result"],
         len(plays),
-        packed.pack(log, level=packed.LEVEL_LOG),
-        packed.pack(diagnostics_of(plays), level=packed.LEVEL_DIAGNOSTICS),
+        bytes(deflate.gzip_compress(orjson.dumps(log), LEVEL_LOG)),
+        bytes(deflate.gzip_compress(diagnostics_json(plays), LEVEL_DIAGNOSTICS)),
         seat_figures(plays),
     )
 
@@ -100,18 +112,23 @@ _reused: dict[int, Played] = {}
 # The seeds of reused logs: ``REUSED_SEED + n`` for n below ``distinct_logs``.
 REUSED_SEED = 1 << 40
 
+# The JSON of each latency a play may have: its repr.
+_LATENCY_JSON = {h / 100: repr(h / 100) for h in LATENCY_HUNDREDTHS}
 
-def diagnostics_of(plays: list[Play]) -> list[dict[str, Any]]:
-    """The plays as ``GameLog.diagnostics`` keeps them (``PlayCall.diagnostics``) for calls that
-    each made a play, with no fault, debug text or request body."""
-    return [
-        {
-            "round": p.round, "play": p.play, "move": p.move, "seat": p.seat,
-            "latency_ms": p.latency_ms, "fault": None, "detail": None, "debug": None,
-            "debug_truncated": False, "request": None,
-        }
+
+def diagnostics_json(plays: list[Play]) -> bytes:
+    """The plays as ``GameLog.diagnostics`` keeps them (``PlayCall.diagnostics``, keys in its
+    order) for calls that each made a play, with no fault, debug text or request body. Written
+    as JSON text rather than as a dict per play for orjson (a game has some 260 plays): a move's
+    text has no character JSON escapes."""
+    text = _LATENCY_JSON
+    rows = [
+        f'{{"round":{p.round},"play":{p.play},"move":"{p.move}","seat":{p.seat},'
+        f'"latency_ms":{text[p.latency_ms]},"fault":null,"detail":null,"debug":null,'
+        f'"debug_truncated":false,"request":null}}'
         for p in plays
-    ]  # fmt: skip
+    ]
+    return ("[" + ",".join(rows) + "]").encode()
 
 
 def seat_figures(plays: list[Play]) -> dict[int, dict[str, Any]]:
@@ -294,7 +311,7 @@ def league_rows(
                 "finished", result["winner"], orjson.dumps(result["totals"]).decode(),
                 result["reason"], result["forfeit_seat"], played.moves, 0, True, started, moment,
             ))  # fmt: skip
-            rows["log"].append((game_id, played.log_gzip, played.diagnostics_gzip, "[]"))
+            rows["log"].append((game_id, played.log_gzip, played.diagnostics_gzip, []))
             for seat, bot_id in enumerate(seating):
                 f = played.figures.get(seat)
                 rows["seat"].append((
@@ -366,34 +383,63 @@ def chunk_write(cursor: Any, vendor: str, tables: Tables, chunk: ChunkTask) -> i
     now = datetime.datetime.now(datetime.UTC)
     totals = Totals()
     rows: Rows = defaultdict(list)
-    for task in chunk.leagues:
-        for table, table_rows in league_rows(task, chunk, ruleset, now, totals).items():
-            rows[table] += table_rows
+    # What a game makes (its log's dicts and lists, rows) holds no reference cycle: freed by
+    # reference counts. The collector stays off while the games are played, so its collections
+    # do not walk the chunk's objects again and again (about a tenth of a game's CPU).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for task in chunk.leagues:
+            for table, table_rows in league_rows(task, chunk, ruleset, now, totals).items():
+                rows[table] += table_rows
+    finally:
+        if collecting:
+            gc.enable()
     if vendor != "postgresql":
         rows = {
             table: [_sqlite_row(row) for row in table_rows] for table, table_rows in rows.items()
         }
     for table in COLUMNS:  # in the order of their foreign keys
-        rows_write(cursor, vendor, tables.names[table], COLUMNS[table], rows.get(table, []))
+        rows_write(
+            cursor, vendor, tables.names[table], COLUMNS[table], rows.get(table, []),
+            BINARY_TYPES.get(table, ()),
+        )  # fmt: skip
     totals_add(cursor, tables, chunk.pool, totals)
     return len(rows["game"])
 
 
 def _sqlite_row(row: tuple) -> tuple:
-    """Values as Django's SQLite backend stores them: aware times as naive UTC text."""
+    """Values as Django's SQLite backend stores them: aware times as naive UTC text, JSON values
+    (lists) as their text."""
     return tuple(
-        value.replace(tzinfo=None).isoformat(" ") if isinstance(value, datetime.datetime) else value
+        value.replace(tzinfo=None).isoformat(" ")
+        if isinstance(value, datetime.datetime)
+        else orjson.dumps(value).decode()
+        if isinstance(value, list)
+        else value
         for value in row
     )
 
 
-def rows_write(cursor: Any, vendor: str, table: str, columns: tuple, rows: list[tuple]) -> None:
-    """Insert ``rows``: by ``COPY`` on PostgreSQL, else by ``executemany``."""
+# Tables sent by binary COPY, with their columns' types: a log's two gzip documents (some 5 KB)
+# would travel as hex text twice their size, for the server to parse back. Other tables' rows
+# are short: text COPY, which needs no types.
+BINARY_TYPES = {"log": ("bigint", "bytea", "bytea", "jsonb")}
+
+
+def rows_write(
+    cursor: Any, vendor: str, table: str, columns: tuple, rows: list[tuple], types: tuple = ()
+) -> None:
+    """Insert ``rows``: by ``COPY`` on PostgreSQL (binary when the columns' ``types`` are
+    given), else by ``executemany``."""
     if not rows:
         return
     names = ", ".join(columns)
     if vendor == "postgresql":
-        with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+        binary = " (FORMAT BINARY)" if types else ""
+        with cursor.copy(f"COPY {table} ({names}) FROM STDIN{binary}") as copy:
+            if types:
+                copy.set_types(list(types))
             for row in rows:
                 copy.write_row(row)
         return

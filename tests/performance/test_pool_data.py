@@ -14,7 +14,18 @@ import pytest
 from benchmarks import pool_data
 from games.engine import replay_log
 from tests.performance.data import head_to_head_counted
-from tournaments.models import Bot, Game, HeadToHead, League, Match, Rating, SetScore
+from tournaments.models import (
+    Bot,
+    Game,
+    HeadToHead,
+    League,
+    LeaguePair,
+    LeagueStanding,
+    LeagueTally,
+    Match,
+    Rating,
+    SetScore,
+)
 from tournaments.services.rating_fits import ratings_fit, ratings_recompute
 
 pytestmark = pytest.mark.django_db
@@ -103,6 +114,24 @@ def league_of(league: League) -> dict:
     }
 
 
+def tallies_of(league: League) -> dict:
+    """The league's progress, standings and crosstable as its tally rows keep them."""
+    fields = ("games", "wins", "draws", "losses", "points_for", "points_against", "sets_won")
+    return {
+        "tally": LeagueTally.objects.filter(league=league).values(
+            "games", "finished", "aborted", "faults"
+        )[0],
+        "standings": list(
+            LeagueStanding.objects.filter(league=league).order_by("bot").values("bot", *fields)
+        ),
+        "pairs": list(
+            LeaguePair.objects.filter(league=league).values_list(
+                "bot", "opponent", "score", "games"
+            )
+        ),
+    }
+
+
 def test_a_league_written_in_bulk_has_the_rows_the_services_leave():
     bot_ids = pool_data._bots(4)
     bulk = bulk_league(bot_ids, "bulk")
@@ -112,6 +141,8 @@ def test_a_league_written_in_bulk_has_the_rows_the_services_leave():
     assert league_of(bulk) == league_of(services)
     assert league_of(bulk)["status"] == "finished" and league_of(bulk)["games_planned"] == 12
     assert matches_of(bulk) == matches_of(services)
+    assert tallies_of(bulk) == tallies_of(services)
+    assert tallies_of(bulk)["tally"]["finished"] == 12 and len(tallies_of(bulk)["pairs"]) == 12
     bulk_games = games_of(bulk)
     assert [g["seed"] for g in bulk_games] == [g["seed"] for g in games_of(services)]
     assert bulk_games == games_of(services)
