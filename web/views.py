@@ -234,6 +234,7 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
         "league": league,
         "bots": bots,
         "games": page.rows,
+        "game_seats": page_selectors.game_seat_names(game_ids=[game.pk for game in page.rows]),
         "next_url": _page_url(request, "after", page.after),
         "previous_url": _page_url(request, "before", page.before),
     }
@@ -261,7 +262,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "latency": page_selectors.bot_latency_percentiles(bot=bot),
         "faults": page_selectors.bot_fault_counts(bot=bot),
         "head_to_head": page_selectors.bot_head_to_head(bot=bot),
-        "recent_games": page_selectors.bot_recent_games(bot=bot, limit=RECENT_GAMES),
+        "recent_games": page_selectors.bot_recent_game_rows(bot=bot, limit=RECENT_GAMES),
         "is_owner": request.user.is_authenticated and bot.owner_id == request.user.pk,
         "challenges": ladder_selectors.bot_challenges(bot),
         "version_tests": ladder_selectors.bot_version_tests(bot),

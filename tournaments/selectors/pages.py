@@ -196,16 +196,41 @@ def _game_list() -> QuerySet[Game]:
     return Game.objects.prefetch_related(selectors.seats_with_bots())
 
 
-def league_recent_games(*, league: League, limit: int) -> QuerySet[Game]:
-    """The league's last ``limit`` finished games, newest first, with their seats' bots."""
-    return (
-        _game_list()
-        .filter(league=league, status=Game.Status.FINISHED)
-        .order_by("-finished_at", "-id")[:limit]
+def game_seat_names(*, game_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
+    """Each game's seats in seat order as (team, bot name), in one query of plain rows: what a
+    list of games shows of who played, without a model instance per seat and per bot."""
+    seats: dict[int, list[tuple[int, str]]] = {game_id: [] for game_id in game_ids}
+    rows = (
+        Seat.objects.filter(game_id__in=game_ids)
+        .order_by("game_id", "seat")
+        .values_list("game_id", "team", "bot__name")
     )
+    for game_id, team, name in rows:
+        seats[game_id].append((team, name))
+    return seats
+
+
+def _with_seats(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seats = game_seat_names(game_ids=[game["id"] for game in games])
+    for game in games:
+        game["seats"] = seats[game["id"]]
+    return games
+
+
+def league_recent_games(*, league: League, limit: int) -> list[dict[str, Any]]:
+    """The league's last ``limit`` finished games, newest first, as plain rows: ``id``,
+    ``totals``, ``faults`` and ``seats`` (``game_seat_names``)."""
+    games = (
+        Game.objects.filter(league=league, status=Game.Status.FINISHED)
+        .order_by("-finished_at", "-id")
+        .values("id", "totals", "faults")[:limit]
+    )
+    return _with_seats(list(games))
 
 
 GAMES_PER_PAGE = 50
+# What a page of games shows of each (its seats come apart, from ``game_seat_names``).
+GAME_LISTED = ("id", "number", "match", "match__number", "totals", "status", "winner", "faults")
 
 
 @dataclass
@@ -247,10 +272,10 @@ def league_games_between(
     distinct ids means some id is unknown."""
     bots = list(Bot.objects.filter(pk__in=bot_ids).order_by("name"))
     games = (
-        _game_list()
-        .filter(league=league)
+        Game.objects.filter(league=league)
         .exclude(observers.rated_games_in_play())
         .select_related("match")
+        .only(*GAME_LISTED)
     )
     for bot in bots:
         games = games.filter(seats__bot=bot)
@@ -270,6 +295,18 @@ def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
     return (
         _game_list().filter(pk__in=recent).select_related("league").order_by("-finished_at", "-id")
     )
+
+
+def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
+    """``bot_recent_games`` as plain rows: ``id``, ``totals``, ``league_id``, ``league_name``
+    and ``seats`` (``game_seat_names``)."""
+    recent = _recent_seats(bot).values("game_id")[:limit]
+    games = (
+        Game.objects.filter(pk__in=recent)
+        .order_by("-finished_at", "-id")
+        .values("id", "totals", "league_id", league_name=F("league__name"))
+    )
+    return _with_seats(list(games))
 
 
 def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
