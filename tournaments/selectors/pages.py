@@ -23,6 +23,7 @@ from tournaments import observers
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import (
     Bot,
+    BotVersion,
     Game,
     GameLog,
     HeadToHead,
@@ -68,19 +69,20 @@ def _recent_seats(bot: Bot) -> QuerySet[Seat]:
     )
 
 
-def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
-    """Move latency over the bot's recent games, from each seat's stored figures (never a log):
-    ``[{"label", "ms"}]``, [] if none.
+_LATENCY_COLUMNS = (
+    "moves", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_max_ms"
+)  # fmt: skip
 
-    ``p50`` and ``p95`` are the median over those games of each game's own percentile (a
-    typical game), ``max`` the slowest move of all and ``mean`` the mean over every move.
-    """
-    rows = list(
+
+def _latency_rows(bot: Bot) -> list[tuple]:
+    return list(
         _recent_seats(bot)
         .filter(moves__gt=0, latency_p50_ms__isnull=False)
-        .values_list("moves", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms",
-                     "latency_max_ms")[:RECENT_GAMES]
-    )  # fmt: skip
+        .values_list(*_LATENCY_COLUMNS)[:RECENT_GAMES]
+    )
+
+
+def _latency_figures(rows: list[tuple]) -> list[dict[str, Any]]:
     if not rows:
         return []
     moves = sum(row[0] for row in rows)
@@ -93,13 +95,40 @@ def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
     ]
 
 
+def _fault_figures(kinds_of_seats: list[dict[str, int] | None]) -> list[dict[str, Any]]:
+    counts: Counter[str] = Counter()
+    for kinds in kinds_of_seats:
+        counts.update(kinds or {})
+    return [{"kind": kind, "count": count} for kind, count in counts.most_common()]
+
+
+def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
+    """Move latency over the bot's recent games, from each seat's stored figures (never a log):
+    ``[{"label", "ms"}]``, [] if none.
+
+    ``p50`` and ``p95`` are the median over those games of each game's own percentile (a
+    typical game), ``max`` the slowest move of all and ``mean`` the mean over every move.
+    """
+    return _latency_figures(_latency_rows(bot))
+
+
 def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
     """Faults by kind over the bot's recent games, most frequent first: ``[{"kind", "count"}]``,
     summed from each seat's stored ``fault_kinds``."""
-    counts: Counter[str] = Counter()
-    for kinds in _recent_seats(bot).values_list("fault_kinds", flat=True)[:RECENT_GAMES]:
-        counts.update(kinds or {})
-    return [{"kind": kind, "count": count} for kind, count in counts.most_common()]
+    return _fault_figures(
+        list(_recent_seats(bot).values_list("fault_kinds", flat=True)[:RECENT_GAMES])
+    )
+
+
+def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``bot_latency_percentiles`` and ``bot_fault_counts`` from one read of the recent seats
+    (a profile shows both); a second read only when fewer than ``RECENT_GAMES`` of them have
+    latency figures (no-shows) and older seats may have some."""
+    seats = list(_recent_seats(bot).values_list(*_LATENCY_COLUMNS, "fault_kinds")[:RECENT_GAMES])
+    timed = [row[:5] for row in seats if row[0] > 0 and row[2] is not None]
+    if len(timed) < len(seats) == RECENT_GAMES:
+        timed = _latency_rows(bot)
+    return _latency_figures(timed), _fault_figures([row[5] for row in seats])
 
 
 def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
@@ -298,15 +327,77 @@ def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
 
 
 def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
-    """``bot_recent_games`` as plain rows: ``id``, ``totals``, ``league_id``, ``league_name``
-    and ``seats`` (``game_seat_names``)."""
+    """``bot_recent_games`` as plain rows, in one query: ``id``, ``totals``, ``league_id``,
+    ``league_name`` and ``seats`` (as ``game_seat_names``)."""
     recent = _recent_seats(bot).values("game_id")[:limit]
-    games = (
-        Game.objects.filter(pk__in=recent)
-        .order_by("-finished_at", "-id")
-        .values("id", "totals", "league_id", league_name=F("league__name"))
+    seats = (
+        Seat.objects.filter(game_id__in=recent)
+        .order_by("-game__finished_at", "-game_id", "seat")
+        .values_list("game_id", "team", "bot__name", "game__totals", "game__league_id",
+                     "game__league__name")
+    )  # fmt: skip
+    games: dict[int, dict[str, Any]] = {}
+    for game_id, team, name, totals, league_id, league_name in seats:
+        game = games.get(game_id)
+        if game is None:
+            game = games[game_id] = {
+                "id": game_id,
+                "totals": totals,
+                "league_id": league_id,
+                "league_name": league_name,
+                "seats": [],
+            }
+        game["seats"].append((team, name))
+    return list(games.values())
+
+
+def bot_shown(bot_id: int) -> Bot | None:
+    """The bot with its owner as its public page shows it, or None: without its secret (which
+    would be decrypted for nothing) and its last check report (kilobytes of JSON)."""
+    bots = Bot.objects.select_related("owner").defer("secret", "last_check_report")
+    return bots.filter(pk=bot_id).first()
+
+
+_RATING_COLUMNS = ("pool", "rating", "rating_low", "rating_high", "provisional", "sets", "games",
+                   "rank")  # fmt: skip
+
+
+def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
+    """The bot's published ratings as its page shows them, in one query: ``pools`` (where any
+    version has a rating, alphabetically, as ``rating_selectors.bot_pools``), ``current`` (its
+    current version's ratings by pool, as ``bot_current_ratings``) and ``versions`` (newest
+    first, each with its ratings by pool, as ``bot_versions``); ratings as plain dicts of
+    ``pool``, ``rating``, ``rating_low``, ``rating_high``, ``provisional``, ``sets``, ``games``
+    and ``rank``."""
+    rows = (
+        BotVersion.objects.filter(bot=bot)
+        .order_by("-first_seen_at", "-id", "ratings__pool")
+        .values_list(
+            "id", "version", "first_seen_at", *(f"ratings__{name}" for name in _RATING_COLUMNS)
+        )
     )
-    return _with_seats(list(games))
+    versions: dict[int, dict[str, Any]] = {}
+    for version_id, version, first_seen_at, *figures in rows:
+        entry = versions.setdefault(
+            version_id,
+            {
+                "version": version,
+                "current": version == bot.protocol_version,
+                "first_seen_at": first_seen_at,
+                "ratings": [],
+            },
+        )
+        if figures[0] is not None:
+            rating = dict(zip(_RATING_COLUMNS, figures, strict=True))
+            for name in ("rating", "rating_low", "rating_high"):
+                rating[name] = float(rating[name])
+            entry["ratings"].append(rating)
+    current = [entry for entry in versions.values() if entry["current"]]
+    return {
+        "pools": sorted({r["pool"] for entry in versions.values() for r in entry["ratings"]}),
+        "current": current[0]["ratings"] if current else [],
+        "versions": list(versions.values()),
+    }
 
 
 def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
