@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
@@ -136,25 +136,25 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
     first one happened (a replay step), newest game first."""
     seats = (
         Seat.objects.filter(game__league=league, faults__gt=0)
-        .select_related("bot", "game")
-        .annotate(game_faults=F("game__log__faults"))
-        .order_by("-game_id", "seat")[:limit]
-    )
+        .order_by("-game_id", "seat")
+        .values_list("game_id", "bot_id", "bot__name", "seat", "faults", "game__forfeit",
+                     "game__log__faults")[:limit]
+    )  # fmt: skip
     rows = []
-    for seat in seats:
-        faults = [fault for fault in seat.game_faults or [] if fault.get("seat") == seat.seat]
+    for game_id, bot_id, bot_name, seat, count, forfeit, game_faults in seats:
+        faults = [fault for fault in game_faults or [] if fault.get("seat") == seat]
         kinds = Counter(str(fault.get("kind", "unknown")) for fault in faults)
         first = faults[0] if faults else None
         rows.append(
             {
-                "game_id": seat.game_id,
-                "bot_id": seat.bot_id,
-                "bot": seat.bot.name,
-                "seat": seat.seat,
-                "count": seat.faults,
+                "game_id": game_id,
+                "bot_id": bot_id,
+                "bot": bot_name,
+                "seat": seat,
+                "count": count,
                 "kinds": kinds.most_common(),
                 "step": f"r{first['round']}p{first['play']}" if first else "",
-                "forfeit": seat.game.forfeit == seat.seat,
+                "forfeit": forfeit == seat,
             }
         )
     return rows
@@ -239,22 +239,34 @@ def game_seat_names(*, game_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
     return seats
 
 
-def _with_seats(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    seats = game_seat_names(game_ids=[game["id"] for game in games])
-    for game in games:
-        game["seats"] = seats[game["id"]]
-    return games
+def _games_with_seats(game_ids: QuerySet, **fields: str) -> list[dict[str, Any]]:
+    """The games of ``game_ids`` (a subquery of ids), latest finished first, as plain rows read
+    with their seats in one query: ``id``, each of ``fields`` (the row's key: the game's field)
+    and ``seats`` (as ``game_seat_names``)."""
+    seats = (
+        Seat.objects.filter(game_id__in=game_ids)
+        .order_by("-game__finished_at", "-game_id", "seat")
+        .values_list("game_id", "team", "bot__name", *(f"game__{f}" for f in fields.values()))
+    )
+    games: dict[int, dict[str, Any]] = {}
+    for game_id, team, name, *values in seats:
+        game = games.get(game_id)
+        if game is None:
+            game = games[game_id] = {"id": game_id, **dict(zip(fields, values, strict=True))}
+            game["seats"] = []
+        game["seats"].append((team, name))
+    return list(games.values())
 
 
 def league_recent_games(*, league: League, limit: int) -> list[dict[str, Any]]:
     """The league's last ``limit`` finished games, newest first, as plain rows: ``id``,
-    ``totals``, ``faults`` and ``seats`` (``game_seat_names``)."""
-    games = (
+    ``totals``, ``faults`` and ``seats`` (as ``game_seat_names``), in one query."""
+    recent = (
         Game.objects.filter(league=league, status=Game.Status.FINISHED)
         .order_by("-finished_at", "-id")
-        .values("id", "totals", "faults")[:limit]
+        .values("id")[:limit]
     )
-    return _with_seats(list(games))
+    return _games_with_seats(recent, totals="totals", faults="faults")
 
 
 GAMES_PER_PAGE = 50
@@ -330,25 +342,8 @@ def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
     """``bot_recent_games`` as plain rows, in one query: ``id``, ``totals``, ``league_id``,
     ``league_name`` and ``seats`` (as ``game_seat_names``)."""
     recent = _recent_seats(bot).values("game_id")[:limit]
-    seats = (
-        Seat.objects.filter(game_id__in=recent)
-        .order_by("-game__finished_at", "-game_id", "seat")
-        .values_list("game_id", "team", "bot__name", "game__totals", "game__league_id",
-                     "game__league__name")
-    )  # fmt: skip
-    games: dict[int, dict[str, Any]] = {}
-    for game_id, team, name, totals, league_id, league_name in seats:
-        game = games.get(game_id)
-        if game is None:
-            game = games[game_id] = {
-                "id": game_id,
-                "totals": totals,
-                "league_id": league_id,
-                "league_name": league_name,
-                "seats": [],
-            }
-        game["seats"].append((team, name))
-    return list(games.values())
+    return _games_with_seats(recent, totals="totals", league_id="league_id",
+                             league_name="league__name")  # fmt: skip
 
 
 def bot_shown(bot_id: int) -> Bot | None:
