@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, QuerySet
+from django.db.models import Count, F, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
@@ -39,8 +39,50 @@ RECENT_GAMES = 100
 
 
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
-    """The ranking of ``pool`` as the rankings page shows it (see ``rating_selectors``)."""
-    return rating_selectors.ranking_rows(pool=pool)
+    """The ranking of ``pool`` as the rankings and ladder pages show it: the rows of
+    ``rating_selectors.ranking_rows``, read as plain rows. A ``Rating`` with its bot, owner and
+    version built per row, and each bot's secret decrypted for nothing, cost most of the read."""
+    ratings = list(
+        rating_selectors.ranking(pool).values(
+            "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high",
+            "provisional", "sets", "games", "los_next", "updated_at",
+            name=F("bot__name"), version_name=F("version__version"),
+            owner=F("bot__owner__username"), no_shows=F("bot__no_shows"),
+            no_shows_in_row=F("bot__no_shows_in_row"), paused_at=F("bot__rated_paused_at"),
+        )
+    )  # fmt: skip
+    version_ids = [rating["version_id"] for rating in ratings]
+    scores = rating_selectors._set_scores(version_ids, pool)
+    trends = rating_selectors._trends(version_ids, pool)
+    rows = []
+    for rating in ratings:
+        version_id, low, high = rating["version_id"], rating["rating_low"], rating["rating_high"]
+        rows.append(
+            {
+                "rank": rating["rank"],
+                "bot": rating["bot_id"],
+                "name": rating["name"],
+                "version": rating["version_name"],
+                "pool": rating["pool"],
+                "rating": float(rating["rating"]),
+                "rating_low": float(low),
+                "rating_high": float(high),
+                "provisional": rating["provisional"],
+                "sets": rating["sets"],
+                "games": rating["games"],
+                "los_next": rating["los_next"],
+                "updated_at": rating["updated_at"],
+                "bot_id": rating["bot_id"],
+                "owner": rating["owner"],
+                "interval": (float(high) - float(low)) / 2,
+                "set_score": 100 * scores[version_id] if version_id in scores else None,
+                "trend": trends.get(version_id, 0.0),
+                "no_shows": rating["no_shows"],
+                "no_shows_in_row": rating["no_shows_in_row"],
+                "rated_paused": rating["paused_at"] is not None,
+            }
+        )
+    return rows
 
 
 def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
