@@ -25,7 +25,6 @@ from tournaments import observers
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
-from tournaments.selectors import ladder as ladder_selectors
 from tournaments.selectors import leagues as selectors
 from tournaments.selectors import pages as page_selectors
 from tournaments.selectors import play as play_selectors
@@ -266,8 +265,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "head_to_head": page_selectors.bot_head_to_head(bot=bot),
         "recent_games": page_selectors.bot_recent_game_rows(bot=bot, limit=RECENT_GAMES),
         "is_owner": request.user.is_authenticated and bot.owner_id == request.user.pk,
-        "challenges": ladder_selectors.bot_challenges(bot),
-        "version_tests": ladder_selectors.bot_version_tests(bot),
+        "challenges": page_selectors.bot_challenge_rows(bot=bot),
+        "version_tests": page_selectors.bot_version_test_rows(bot=bot),
         "challenge_form": _challenge_form(request, bot),
         "people": play_selectors.bot_people_record(bot=bot),
         "can_play": request.user.is_authenticated

@@ -5,7 +5,8 @@ import pytest
 from django.utils import timezone
 
 from tests.performance.data import fill_database
-from tournaments.models import Bot, League, Seat
+from tournaments.models import Bot, Challenge, League, Seat, VersionTest
+from tournaments.selectors import ladder as ladder_selectors
 from tournaments.selectors import pages
 from tournaments.selectors import ratings as rating_selectors
 from tournaments.services.bot_versions import bot_version_observe
@@ -109,3 +110,34 @@ def test_recent_game_rows_are_the_games_the_querysets_list(filled):
     assert [teams_label(row["seats"]) for row in recent] == [matchup(game) for game in played]
     names = pages.game_seat_names(game_ids=[game.pk for game in played])
     assert [teams_label(names[game.pk]) for game in played] == [matchup(g) for g in played]
+
+
+def _as_shown(instance, keys: tuple[str, ...]) -> dict:
+    """What a template reads of ``instance`` at each key (dotted: a related row's field)."""
+    row: dict = {}
+    for key in keys:
+        *related, name = key.split(".")
+        target, value = row, instance
+        for part in related:
+            target, value = target.setdefault(part, {}), getattr(value, part)
+        target[name] = getattr(value, name)
+    return row
+
+
+def test_challenge_and_version_test_rows_are_what_the_instances_show(filled):
+    bot, other = (Bot.objects.get(pk=pk) for pk in filled.bots[:2])
+    first, second = (League.objects.get(pk=pk) for pk in filled.leagues[:2])
+    Challenge.objects.create(creator=bot.owner, bot=other, opponent=bot, sets=3, league=first)
+    VersionTest.objects.create(
+        creator=bot.owner, candidate=bot, baseline=other, elo0=0, elo1=10, alpha=0.05,
+        beta=0.05, max_sets=100, league=second, sets=7, series=[[1, 0.5]] * 50,
+    )  # fmt: skip
+    challenges = list(ladder_selectors.bot_challenges(bot))
+    assert len(challenges) == 1
+    keys = ("pk", "sets", "created_at", "bot.name", "opponent.name", "league.status")
+    assert pages.bot_challenge_rows(bot=bot) == [_as_shown(c, keys) for c in challenges]
+    tests = list(ladder_selectors.bot_version_tests(bot))
+    assert len(tests) == 1
+    keys = ("pk", "status", "sets", "candidate.name", "baseline.name")
+    assert pages.bot_version_test_rows(bot=bot) == [_as_shown(t, keys) for t in tests]
+    assert pages.bot_version_test_rows(bot=Bot.objects.get(pk=filled.bots[2])) == []

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
@@ -24,6 +24,7 @@ from tournaments.latency import nearest_rank_percentile
 from tournaments.models import (
     Bot,
     BotVersion,
+    Challenge,
     Game,
     GameLog,
     HeadToHead,
@@ -31,7 +32,9 @@ from tournaments.models import (
     LeagueTally,
     Notification,
     Seat,
+    VersionTest,
 )
+from tournaments.selectors import ladder as ladder_selectors
 from tournaments.selectors import leagues as selectors
 from tournaments.selectors import ratings as rating_selectors
 
@@ -435,6 +438,45 @@ def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
         "current": current[0]["ratings"] if current else [],
         "versions": list(versions.values()),
     }
+
+
+def _ladder_rows(
+    model: type[Challenge | VersionTest], bot: Bot, sides: tuple[str, str], shown: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The newest ``ladder_selectors.LISTED`` rows of ``model`` with ``bot`` on either side, as
+    plain dicts shaped like the instances a template reads: ``shown`` maps each key (dotted for
+    a related row's field, as ``bot.name``) to its column."""
+    either = Q(**{sides[0]: bot}) | Q(**{sides[1]: bot})
+    rows = model.objects.filter(either).order_by("-created_at", "-id")
+    shaped = []
+    for values in rows.values_list(*shown.values())[: ladder_selectors.LISTED]:
+        row: dict[str, Any] = {}
+        for key, value in zip(shown, values, strict=True):
+            *related, name = key.split(".")
+            target = row
+            for part in related:
+                target = target.setdefault(part, {})
+            target[name] = value
+        shaped.append(row)
+    return shaped
+
+
+def bot_challenge_rows(*, bot: Bot) -> list[dict[str, Any]]:
+    """``ladder_selectors.bot_challenges`` as its page lists them (``pk``, ``sets``,
+    ``created_at``, ``bot.name``, ``opponent.name``, ``league.status``): no two bots and a
+    league built, with the bots' secrets decrypted, per challenge."""
+    shown = {"pk": "id", "sets": "sets", "created_at": "created_at", "bot.name": "bot__name",
+             "opponent.name": "opponent__name", "league.status": "league__status"}  # fmt: skip
+    return _ladder_rows(Challenge, bot, ("bot", "opponent"), shown)
+
+
+def bot_version_test_rows(*, bot: Bot) -> list[dict[str, Any]]:
+    """``ladder_selectors.bot_version_tests`` as its page lists them (``pk``, ``status``,
+    ``sets``, ``candidate.name``, ``baseline.name``): without each test's series and counts,
+    which grow with its sets."""
+    shown = {"pk": "id", "status": "status", "sets": "sets", "candidate.name": "candidate__name",
+             "baseline.name": "baseline__name"}  # fmt: skip
+    return _ladder_rows(VersionTest, bot, ("candidate", "baseline"), shown)
 
 
 def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
