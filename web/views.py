@@ -25,7 +25,6 @@ from tournaments import observers
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
-from tournaments.selectors import ladder as ladder_selectors
 from tournaments.selectors import leagues as selectors
 from tournaments.selectors import pages as page_selectors
 from tournaments.selectors import play as play_selectors
@@ -234,6 +233,7 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
         "league": league,
         "bots": bots,
         "games": page.rows,
+        "game_seats": page_selectors.game_seat_names(game_ids=[game.pk for game in page.rows]),
         "next_url": _page_url(request, "after", page.after),
         "previous_url": _page_url(request, "before", page.before),
     }
@@ -242,29 +242,31 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
 
 @cached_page(lambda bot_id: [f"bot:{bot_id}", "ratings"])
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
-    bot = _found(page_selectors.bot_find(bot_id))
-    pools = rating_selectors.bot_pools(bot)
+    bot = _found(page_selectors.bot_shown(bot_id))
+    figures = page_selectors.bot_rating_figures(bot=bot)
+    pools = figures["pools"]
     pool = request.GET.get("pool") if request.GET.get("pool") in pools else None
     pool = pool or (pools[0] if pools else DEFAULT_POOL)
     series = rating_selectors.bot_rating_series(bot, pool)
     # The chart draws the current version: a new version starts a new, provisional series.
     current = next((entry for entry in series if entry["current"]), None)
+    latency, faults = page_selectors.bot_latency_and_faults(bot=bot)
     context = {
         "bot": bot,
         "pool": pool,
         "pools": pools,
-        "ratings": rating_selectors.bot_current_ratings(bot),
+        "ratings": figures["current"],
         "chart_ratings": [point["rating"] for point in current["points"]] if current else [],
-        "versions": rating_selectors.bot_versions(bot),
+        "versions": figures["versions"],
         "provisional_half_width": provisional_half_width(),
         "noshow_pause_after": noshow_pause_after(),
-        "latency": page_selectors.bot_latency_percentiles(bot=bot),
-        "faults": page_selectors.bot_fault_counts(bot=bot),
+        "latency": latency,
+        "faults": faults,
         "head_to_head": page_selectors.bot_head_to_head(bot=bot),
-        "recent_games": page_selectors.bot_recent_games(bot=bot, limit=RECENT_GAMES),
+        "recent_games": page_selectors.bot_recent_game_rows(bot=bot, limit=RECENT_GAMES),
         "is_owner": request.user.is_authenticated and bot.owner_id == request.user.pk,
-        "challenges": ladder_selectors.bot_challenges(bot),
-        "version_tests": ladder_selectors.bot_version_tests(bot),
+        "challenges": page_selectors.bot_challenge_rows(bot=bot),
+        "version_tests": page_selectors.bot_version_test_rows(bot=bot),
         "challenge_form": _challenge_form(request, bot),
         "people": play_selectors.bot_people_record(bot=bot),
         "can_play": request.user.is_authenticated

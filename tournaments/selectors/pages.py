@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
@@ -23,6 +23,8 @@ from tournaments import observers
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import (
     Bot,
+    BotVersion,
+    Challenge,
     Game,
     GameLog,
     HeadToHead,
@@ -30,7 +32,9 @@ from tournaments.models import (
     LeagueTally,
     Notification,
     Seat,
+    VersionTest,
 )
+from tournaments.selectors import ladder as ladder_selectors
 from tournaments.selectors import leagues as selectors
 from tournaments.selectors import ratings as rating_selectors
 
@@ -38,8 +42,50 @@ RECENT_GAMES = 100
 
 
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
-    """The ranking of ``pool`` as the rankings page shows it (see ``rating_selectors``)."""
-    return rating_selectors.ranking_rows(pool=pool)
+    """The ranking of ``pool`` as the rankings and ladder pages show it: the rows of
+    ``rating_selectors.ranking_rows``, read as plain rows. A ``Rating`` with its bot, owner and
+    version built per row, and each bot's secret decrypted for nothing, cost most of the read."""
+    ratings = list(
+        rating_selectors.ranking(pool).values(
+            "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high",
+            "provisional", "sets", "games", "los_next", "updated_at",
+            name=F("bot__name"), version_name=F("version__version"),
+            owner=F("bot__owner__username"), no_shows=F("bot__no_shows"),
+            no_shows_in_row=F("bot__no_shows_in_row"), paused_at=F("bot__rated_paused_at"),
+        )
+    )  # fmt: skip
+    version_ids = [rating["version_id"] for rating in ratings]
+    scores = rating_selectors._set_scores(version_ids, pool)
+    trends = rating_selectors._trends(version_ids, pool)
+    rows = []
+    for rating in ratings:
+        version_id, low, high = rating["version_id"], rating["rating_low"], rating["rating_high"]
+        rows.append(
+            {
+                "rank": rating["rank"],
+                "bot": rating["bot_id"],
+                "name": rating["name"],
+                "version": rating["version_name"],
+                "pool": rating["pool"],
+                "rating": float(rating["rating"]),
+                "rating_low": float(low),
+                "rating_high": float(high),
+                "provisional": rating["provisional"],
+                "sets": rating["sets"],
+                "games": rating["games"],
+                "los_next": rating["los_next"],
+                "updated_at": rating["updated_at"],
+                "bot_id": rating["bot_id"],
+                "owner": rating["owner"],
+                "interval": (float(high) - float(low)) / 2,
+                "set_score": 100 * scores[version_id] if version_id in scores else None,
+                "trend": trends.get(version_id, 0.0),
+                "no_shows": rating["no_shows"],
+                "no_shows_in_row": rating["no_shows_in_row"],
+                "rated_paused": rating["paused_at"] is not None,
+            }
+        )
+    return rows
 
 
 def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
@@ -68,19 +114,20 @@ def _recent_seats(bot: Bot) -> QuerySet[Seat]:
     )
 
 
-def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
-    """Move latency over the bot's recent games, from each seat's stored figures (never a log):
-    ``[{"label", "ms"}]``, [] if none.
+_LATENCY_COLUMNS = (
+    "moves", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_max_ms"
+)  # fmt: skip
 
-    ``p50`` and ``p95`` are the median over those games of each game's own percentile (a
-    typical game), ``max`` the slowest move of all and ``mean`` the mean over every move.
-    """
-    rows = list(
+
+def _latency_rows(bot: Bot) -> list[tuple]:
+    return list(
         _recent_seats(bot)
         .filter(moves__gt=0, latency_p50_ms__isnull=False)
-        .values_list("moves", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms",
-                     "latency_max_ms")[:RECENT_GAMES]
-    )  # fmt: skip
+        .values_list(*_LATENCY_COLUMNS)[:RECENT_GAMES]
+    )
+
+
+def _latency_figures(rows: list[tuple]) -> list[dict[str, Any]]:
     if not rows:
         return []
     moves = sum(row[0] for row in rows)
@@ -93,13 +140,40 @@ def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
     ]
 
 
+def _fault_figures(kinds_of_seats: list[dict[str, int] | None]) -> list[dict[str, Any]]:
+    counts: Counter[str] = Counter()
+    for kinds in kinds_of_seats:
+        counts.update(kinds or {})
+    return [{"kind": kind, "count": count} for kind, count in counts.most_common()]
+
+
+def bot_latency_percentiles(*, bot: Bot) -> list[dict[str, Any]]:
+    """Move latency over the bot's recent games, from each seat's stored figures (never a log):
+    ``[{"label", "ms"}]``, [] if none.
+
+    ``p50`` and ``p95`` are the median over those games of each game's own percentile (a
+    typical game), ``max`` the slowest move of all and ``mean`` the mean over every move.
+    """
+    return _latency_figures(_latency_rows(bot))
+
+
 def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
     """Faults by kind over the bot's recent games, most frequent first: ``[{"kind", "count"}]``,
     summed from each seat's stored ``fault_kinds``."""
-    counts: Counter[str] = Counter()
-    for kinds in _recent_seats(bot).values_list("fault_kinds", flat=True)[:RECENT_GAMES]:
-        counts.update(kinds or {})
-    return [{"kind": kind, "count": count} for kind, count in counts.most_common()]
+    return _fault_figures(
+        list(_recent_seats(bot).values_list("fault_kinds", flat=True)[:RECENT_GAMES])
+    )
+
+
+def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``bot_latency_percentiles`` and ``bot_fault_counts`` from one read of the recent seats
+    (a profile shows both); a second read only when fewer than ``RECENT_GAMES`` of them have
+    latency figures (no-shows) and older seats may have some."""
+    seats = list(_recent_seats(bot).values_list(*_LATENCY_COLUMNS, "fault_kinds")[:RECENT_GAMES])
+    timed = [row[:5] for row in seats if row[0] > 0 and row[2] is not None]
+    if len(timed) < len(seats) == RECENT_GAMES:
+        timed = _latency_rows(bot)
+    return _latency_figures(timed), _fault_figures([row[5] for row in seats])
 
 
 def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
@@ -107,25 +181,25 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
     first one happened (a replay step), newest game first."""
     seats = (
         Seat.objects.filter(game__league=league, faults__gt=0)
-        .select_related("bot", "game")
-        .annotate(game_faults=F("game__log__faults"))
-        .order_by("-game_id", "seat")[:limit]
-    )
+        .order_by("-game_id", "seat")
+        .values_list("game_id", "bot_id", "bot__name", "seat", "faults", "game__forfeit",
+                     "game__log__faults")[:limit]
+    )  # fmt: skip
     rows = []
-    for seat in seats:
-        faults = [fault for fault in seat.game_faults or [] if fault.get("seat") == seat.seat]
+    for game_id, bot_id, bot_name, seat, count, forfeit, game_faults in seats:
+        faults = [fault for fault in game_faults or [] if fault.get("seat") == seat]
         kinds = Counter(str(fault.get("kind", "unknown")) for fault in faults)
         first = faults[0] if faults else None
         rows.append(
             {
-                "game_id": seat.game_id,
-                "bot_id": seat.bot_id,
-                "bot": seat.bot.name,
-                "seat": seat.seat,
-                "count": seat.faults,
+                "game_id": game_id,
+                "bot_id": bot_id,
+                "bot": bot_name,
+                "seat": seat,
+                "count": count,
                 "kinds": kinds.most_common(),
                 "step": f"r{first['round']}p{first['play']}" if first else "",
-                "forfeit": seat.game.forfeit == seat.seat,
+                "forfeit": forfeit == seat,
             }
         )
     return rows
@@ -196,16 +270,53 @@ def _game_list() -> QuerySet[Game]:
     return Game.objects.prefetch_related(selectors.seats_with_bots())
 
 
-def league_recent_games(*, league: League, limit: int) -> QuerySet[Game]:
-    """The league's last ``limit`` finished games, newest first, with their seats' bots."""
-    return (
-        _game_list()
-        .filter(league=league, status=Game.Status.FINISHED)
-        .order_by("-finished_at", "-id")[:limit]
+def game_seat_names(*, game_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
+    """Each game's seats in seat order as (team, bot name), in one query of plain rows: what a
+    list of games shows of who played, without a model instance per seat and per bot."""
+    seats: dict[int, list[tuple[int, str]]] = {game_id: [] for game_id in game_ids}
+    rows = (
+        Seat.objects.filter(game_id__in=game_ids)
+        .order_by("game_id", "seat")
+        .values_list("game_id", "team", "bot__name")
     )
+    for game_id, team, name in rows:
+        seats[game_id].append((team, name))
+    return seats
+
+
+def _games_with_seats(game_ids: QuerySet, **fields: str) -> list[dict[str, Any]]:
+    """The games of ``game_ids`` (a subquery of ids), latest finished first, as plain rows read
+    with their seats in one query: ``id``, each of ``fields`` (the row's key: the game's field)
+    and ``seats`` (as ``game_seat_names``)."""
+    seats = (
+        Seat.objects.filter(game_id__in=game_ids)
+        .order_by("-game__finished_at", "-game_id", "seat")
+        .values_list("game_id", "team", "bot__name", *(f"game__{f}" for f in fields.values()))
+    )
+    games: dict[int, dict[str, Any]] = {}
+    for game_id, team, name, *values in seats:
+        game = games.get(game_id)
+        if game is None:
+            game = games[game_id] = {"id": game_id, **dict(zip(fields, values, strict=True))}
+            game["seats"] = []
+        game["seats"].append((team, name))
+    return list(games.values())
+
+
+def league_recent_games(*, league: League, limit: int) -> list[dict[str, Any]]:
+    """The league's last ``limit`` finished games, newest first, as plain rows: ``id``,
+    ``totals``, ``faults`` and ``seats`` (as ``game_seat_names``), in one query."""
+    recent = (
+        Game.objects.filter(league=league, status=Game.Status.FINISHED)
+        .order_by("-finished_at", "-id")
+        .values("id")[:limit]
+    )
+    return _games_with_seats(recent, totals="totals", faults="faults")
 
 
 GAMES_PER_PAGE = 50
+# What a page of games shows of each (its seats come apart, from ``game_seat_names``).
+GAME_LISTED = ("id", "number", "match", "match__number", "totals", "status", "winner", "faults")
 
 
 @dataclass
@@ -247,10 +358,10 @@ def league_games_between(
     distinct ids means some id is unknown."""
     bots = list(Bot.objects.filter(pk__in=bot_ids).order_by("name"))
     games = (
-        _game_list()
-        .filter(league=league)
+        Game.objects.filter(league=league)
         .exclude(observers.rated_games_in_play())
         .select_related("match")
+        .only(*GAME_LISTED)
     )
     for bot in bots:
         games = games.filter(seats__bot=bot)
@@ -270,6 +381,102 @@ def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
     return (
         _game_list().filter(pk__in=recent).select_related("league").order_by("-finished_at", "-id")
     )
+
+
+def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
+    """``bot_recent_games`` as plain rows, in one query: ``id``, ``totals``, ``league_id``,
+    ``league_name`` and ``seats`` (as ``game_seat_names``)."""
+    recent = _recent_seats(bot).values("game_id")[:limit]
+    return _games_with_seats(recent, totals="totals", league_id="league_id",
+                             league_name="league__name")  # fmt: skip
+
+
+def bot_shown(bot_id: int) -> Bot | None:
+    """The bot with its owner as its public page shows it, or None: without its secret (which
+    would be decrypted for nothing) and its last check report (kilobytes of JSON)."""
+    bots = Bot.objects.select_related("owner").defer("secret", "last_check_report")
+    return bots.filter(pk=bot_id).first()
+
+
+_RATING_COLUMNS = ("pool", "rating", "rating_low", "rating_high", "provisional", "sets", "games",
+                   "rank")  # fmt: skip
+
+
+def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
+    """The bot's published ratings as its page shows them, in one query: ``pools`` (where any
+    version has a rating, alphabetically, as ``rating_selectors.bot_pools``), ``current`` (its
+    current version's ratings by pool, as ``bot_current_ratings``) and ``versions`` (newest
+    first, each with its ratings by pool, as ``bot_versions``); ratings as plain dicts of
+    ``pool``, ``rating``, ``rating_low``, ``rating_high``, ``provisional``, ``sets``, ``games``
+    and ``rank``."""
+    rows = (
+        BotVersion.objects.filter(bot=bot)
+        .order_by("-first_seen_at", "-id", "ratings__pool")
+        .values_list(
+            "id", "version", "first_seen_at", *(f"ratings__{name}" for name in _RATING_COLUMNS)
+        )
+    )
+    versions: dict[int, dict[str, Any]] = {}
+    for version_id, version, first_seen_at, *figures in rows:
+        entry = versions.setdefault(
+            version_id,
+            {
+                "version": version,
+                "current": version == bot.protocol_version,
+                "first_seen_at": first_seen_at,
+                "ratings": [],
+            },
+        )
+        if figures[0] is not None:
+            rating = dict(zip(_RATING_COLUMNS, figures, strict=True))
+            for name in ("rating", "rating_low", "rating_high"):
+                rating[name] = float(rating[name])
+            entry["ratings"].append(rating)
+    current = [entry for entry in versions.values() if entry["current"]]
+    return {
+        "pools": sorted({r["pool"] for entry in versions.values() for r in entry["ratings"]}),
+        "current": current[0]["ratings"] if current else [],
+        "versions": list(versions.values()),
+    }
+
+
+def _ladder_rows(
+    model: type[Challenge | VersionTest], bot: Bot, sides: tuple[str, str], shown: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The newest ``ladder_selectors.LISTED`` rows of ``model`` with ``bot`` on either side, as
+    plain dicts shaped like the instances a template reads: ``shown`` maps each key (dotted for
+    a related row's field, as ``bot.name``) to its column."""
+    either = Q(**{sides[0]: bot}) | Q(**{sides[1]: bot})
+    rows = model.objects.filter(either).order_by("-created_at", "-id")
+    shaped = []
+    for values in rows.values_list(*shown.values())[: ladder_selectors.LISTED]:
+        row: dict[str, Any] = {}
+        for key, value in zip(shown, values, strict=True):
+            *related, name = key.split(".")
+            target = row
+            for part in related:
+                target = target.setdefault(part, {})
+            target[name] = value
+        shaped.append(row)
+    return shaped
+
+
+def bot_challenge_rows(*, bot: Bot) -> list[dict[str, Any]]:
+    """``ladder_selectors.bot_challenges`` as its page lists them (``pk``, ``sets``,
+    ``created_at``, ``bot.name``, ``opponent.name``, ``league.status``): no two bots and a
+    league built, with the bots' secrets decrypted, per challenge."""
+    shown = {"pk": "id", "sets": "sets", "created_at": "created_at", "bot.name": "bot__name",
+             "opponent.name": "opponent__name", "league.status": "league__status"}  # fmt: skip
+    return _ladder_rows(Challenge, bot, ("bot", "opponent"), shown)
+
+
+def bot_version_test_rows(*, bot: Bot) -> list[dict[str, Any]]:
+    """``ladder_selectors.bot_version_tests`` as its page lists them (``pk``, ``status``,
+    ``sets``, ``candidate.name``, ``baseline.name``): without each test's series and counts,
+    which grow with its sets."""
+    shown = {"pk": "id", "status": "status", "sets": "sets", "candidate.name": "candidate__name",
+             "baseline.name": "baseline__name"}  # fmt: skip
+    return _ladder_rows(VersionTest, bot, ("candidate", "baseline"), shown)
 
 
 def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
