@@ -7,9 +7,10 @@ N two-player classic games (pairings of the 8 SDK example bots of `benchmarks.le
 own `python -m bots_sdk serve` process, requests signed) are handed to the match service's games
 loop (`tournaments.services.matches.game_submit`: the shared `Caller`, the runner, the
 live feeds publishing every play to a private Redis), all at once, from a plain thread, as match
-tasks hand them over. Reported: this process's CPU per move (`os.times`, user + system), which
-is what a league worker spends per move whatever else runs on the machine, and the Redis
-server's. No Celery and no database: `benchmarks.league` measures those with the rest.
+tasks hand them over; the garbage collector is set as a ready worker sets it. Reported: this
+process's CPU per move (`os.times`, user + system), which is what a league worker spends per move
+whatever else runs on the machine, and the Redis server's. No Celery and no database:
+`benchmarks.league` measures those with the rest.
 
 `--profile N` runs one more round under `cProfile` on the loop's thread, by CPU time, and
 prints the N functions with the most time of their own and the N with the most in total.
@@ -40,6 +41,10 @@ def setup(redis_url: str) -> None:
     import django
 
     django.setup()
+    # The collector as a worker has it once ready (frozen start-up objects, a higher threshold).
+    from config.celery_app import settle_garbage_collector
+
+    settle_garbage_collector()
 
 
 def play_round(urls: list[str], games: int, first_seed: int) -> tuple[int, float]:

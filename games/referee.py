@@ -36,6 +36,7 @@ from .wire import (
     WireHistory,
     anonymous_seat_names,
     end_notice,
+    game_block,
     move_reply_debug,
     move_request,
     parse_move_reply,
@@ -177,6 +178,7 @@ class Referee:
         self._ids = {"game_id": game_id, "timeout_ms": timeout_ms}
         self._latencies: list[float | None] = [None] * len(seat_names)
         self._history = WireHistory()
+        self._game_block = game_block(game.ruleset, game_id, timeout_ms)
 
     @property
     def timeout_ms(self) -> int:
@@ -213,7 +215,7 @@ class Referee:
         view = self.game.view(seat)
         body = move_request(view, seat_names=self.shown_names, latency_ms=self._latencies[seat],
                             time_bank_ms=self.timeout_ms, history=self._history.of(view),
-                            **self._ids)  # fmt: skip
+                            game=self._game_block, **self._ids)  # fmt: skip
         return Turn(seat, view.round, len(view.history) + 1, view, body)
 
     def judge(self, turn: Turn, answer: Answer) -> Ruling:

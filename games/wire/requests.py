@@ -11,10 +11,11 @@ whom to dodge or to feed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine import ALL_CARDS, Card, GameView, LuckyDeal, Play, Result, Ruleset
+from ..engine import ALL_CARDS, Card, GameView, LuckyDeal, Move, Play, Result, Ruleset
 from .schemas import PROTOCOL
 
 # Card names by card: cards are interned, so this is a lookup by identity, done in C by `map`.
@@ -25,7 +26,9 @@ def _cards(cards: Sequence[Card]) -> list[str]:
     return list(map(_NAMES.__getitem__, cards))
 
 
-def _game(ruleset: Ruleset, game_id: str | int, timeout_ms: int) -> dict:
+def game_block(ruleset: Ruleset, game_id: str | int, timeout_ms: int) -> dict[str, Any]:
+    """The `game` object of a game's bodies: the same for all of them, so a caller sending many
+    move requests makes it once (`move_request(..., game=...)`) and reads it, never changes it."""
     return {
         "id": str(game_id),
         # escoba/1 has always carried the set's id here; it is now the game's own id, so that no
@@ -89,6 +92,12 @@ class WireHistory:
         return list(plays)
 
 
+# A legal move in wire form, made once per move: moves are interned, a game offers the same few
+# hundred again and again, and a request lists a dozen of them. The dicts are shared between
+# requests: read them, do not change them.
+_wire_move = functools.lru_cache(maxsize=16384)(Move.to_wire)
+
+
 def move_request(
     view: GameView,
     *,
@@ -98,15 +107,17 @@ def move_request(
     latency_ms: float | None,
     time_bank_ms: int,
     history: list[dict[str, Any]] | None = None,
+    game: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The body of `POST U/move` for the seat that `view` belongs to.
 
-    `history` is the view's history already in wire form (`WireHistory.of(view)`), for callers
-    that send every move of a round; without it the history is encoded here.
+    `history` is the view's history already in wire form (`WireHistory.of(view)`), and `game`
+    the game's `game_block`, for callers that send every move of a game; without them both are
+    encoded here.
     """
     return {
         "protocol": PROTOCOL,
-        "game": _game(view.ruleset, game_id, timeout_ms),
+        "game": game_block(view.ruleset, game_id, timeout_ms) if game is None else game,
         "round": view.round,
         "you": {"seat": view.seat, "team": view.team, "hand": _cards(view.hand)},
         "table": _cards(view.table),
@@ -125,7 +136,7 @@ def move_request(
         ],
         "scores": list(view.scores),
         "history": list(map(wire_play, view.history)) if history is None else history,
-        "legal_moves": [move.to_wire() for move in view.legal_moves],
+        "legal_moves": list(map(_wire_move, view.legal_moves)),
         "latency_ms": None if latency_ms is None else round(float(latency_ms), 2),
         "time_bank_ms": int(time_bank_ms),
         "lucky_deal": wire_lucky_deal(view.lucky_deal),
@@ -143,7 +154,7 @@ def start_notice(
     """The body of `POST U/start`, sent to each seat before its game's first move."""
     return {
         "protocol": PROTOCOL,
-        "game": _game(ruleset, game_id, timeout_ms),
+        "game": game_block(ruleset, game_id, timeout_ms),
         "you": {"seat": seat, "team": ruleset.team_of(seat)},
         "seats": [
             {"seat": index, "team": ruleset.team_of(index), "name": name}

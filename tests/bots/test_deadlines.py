@@ -155,3 +155,39 @@ def test_a_whole_game_with_the_loop_stalled_mid_game_charges_no_fault(servers):
     stalled = [m for r in record.meta for m in r if m["latency_ms"] >= STALL_S * 1000]
     assert len(stalled) == 3, "three calls held a stall"
     assert record.result is not None
+
+
+def test_deadlines_sharing_a_loop_are_each_judged_at_their_own_time():
+    """One loop's deadlines share one timer: a shorter one entered after a longer one, a call
+    that ends early, and calls of every length are each cut off at their own deadline only."""
+    limits_and_work = [(1.0, 0.05), (0.1, 5), (1.0, 5), (0.2, 0.25), (0.1, 0.01), (0.05, 5)]
+
+    async def main():
+        loop = asyncio.get_running_loop()
+
+        async def call(limit_s: float, work_s: float) -> tuple[str, float]:
+            started = loop.time()
+            try:
+                async with CallDeadline(limit_s):
+                    await asyncio.sleep(work_s)
+            except TimeoutError:
+                return "timeout", loop.time() - started
+            return "done", loop.time() - started
+
+        return await asyncio.gather(*(call(*pair) for pair in limits_and_work))
+
+    results = asyncio.run(main())
+    assert [kind for kind, _ in results] == [
+        "done",
+        "timeout",
+        "timeout",
+        "timeout",
+        "done",
+        "timeout",
+    ]
+    for (kind, took), (limit_s, work_s) in zip(results, limits_and_work, strict=True):
+        if kind == "timeout":
+            # Graces for a late loop aside, well before the longer deadlines entered first.
+            assert limit_s <= took < limit_s + GRACE_S * MAX_GRACES + 0.2
+        else:
+            assert work_s <= took < limit_s

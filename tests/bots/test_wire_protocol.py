@@ -24,6 +24,7 @@ from games.wire import (
     anonymous_seat_names,
     check,
     end_notice,
+    game_block,
     info_reply,
     move_request,
     parse_info_reply,
@@ -144,11 +145,13 @@ def test_round_lucky_deal_follows_the_round():
 
 @pytest.mark.parametrize("options", [{}, {"players": 4, "teams": True}])
 def test_wire_history_gives_the_same_bodies_as_encoding_every_move(options):
-    """Through whole games, rounds and lucky deals included, the runner's incremental history
-    gives byte for byte the body that encoding the whole history on every move gives."""
+    """Through whole games, rounds and lucky deals included, the referee's incremental history
+    and once-made game block give byte for byte the body that encoding everything on every move
+    gives, and the legal moves (their wire form made once per move) are each move's own."""
     for seed in (3, 10):
         game = Game.new(Ruleset.from_preset("classic", options), seed=seed)
         history = WireHistory()
+        block = game_block(game.ruleset, seed, 1000)
         names = [f"bot{seat}" for seat in range(game.ruleset.players)]
         moves = rounds = 0
         while not game.is_over:
@@ -160,9 +163,10 @@ def test_wire_history_gives_the_same_bodies_as_encoding_every_move(options):
                 "latency_ms": 1.5,
                 "time_bank_ms": 1000,
             }
-            incremental = move_request(view, history=history.of(view), **ids)
+            incremental = move_request(view, history=history.of(view), game=block, **ids)
             assert orjson.dumps(incremental) == orjson.dumps(move_request(view, **ids))
             assert incremental["history"] == [wire_play(play) for play in view.history]
+            assert incremental["legal_moves"] == [move.to_wire() for move in view.legal_moves]
             rounds += not view.history
             moves += 1
             game.apply(game.legal_moves()[moves % len(game.legal_moves())])

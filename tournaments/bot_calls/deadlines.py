@@ -13,11 +13,23 @@ calls). When we stalled, the bot has the benefit of the doubt: a reply that came
 not looking is taken, even one that may have come a little after the deadline.
 
 A stall that ends before the deadline needs nothing: the loop reads the reply when it wakes.
+
+Timers: a league worker enters a deadline for every move, and nearly every call ends long before
+it. An `asyncio` timer per call (made, pushed on the loop's heap, cancelled, swept out later) cost
+the worker about a tenth of its CPU a move. So the deadlines of one loop share one timer
+(`_Watch`): deadlines of the same length fall due in the order they began, so each length keeps
+a queue in that order, and the one timer is set for the earliest deadline still open. When it
+fires, the deadlines that ended are dropped from the queues' fronts, those now due are judged,
+and the timer is set again; a call that ends only marks its deadline done. Each deadline is
+still judged at its own time, as a timer of its own would judge it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
+import threading
+from collections import deque
 from types import TracebackType
 
 # How late the deadline's check may run and still be on time: a busy but healthy loop (dozens of
@@ -29,24 +41,90 @@ GRACE_S = 0.05
 MAX_GRACES = 4
 
 
+class _Watch:
+    """The open deadlines of one event loop and their one timer (see the module docstring)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        # Deadlines by length (seconds), each queue in the order they fall due.
+        self._queues: dict[float, deque[CallDeadline]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_due = math.inf
+
+    def add(self, deadline: CallDeadline, length: float) -> None:
+        queue = self._queues.get(length)
+        if queue is None:
+            queue = self._queues[length] = deque()
+        queue.append(deadline)
+        if deadline.due < self._timer_due:
+            self._set(deadline.due)
+
+    def _set(self, due: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_due = due
+        self._timer = self.loop.call_at(due, self._fire)
+
+    def _fire(self) -> None:
+        self._timer, self._timer_due = None, math.inf
+        now = self.loop.time()
+        due_now: list[CallDeadline] = []
+        for length, queue in list(self._queues.items()):
+            while queue and (queue[0].done or queue[0].due <= now):
+                deadline = queue.popleft()
+                if not deadline.done:
+                    due_now.append(deadline)
+            if not queue:
+                del self._queues[length]
+        for deadline in due_now:
+            deadline.judge(now)
+        earliest = min((queue[0].due for queue in self._queues.values()), default=math.inf)
+        if earliest < self._timer_due:
+            self._set(earliest)
+
+
+# Each thread's watch, for the loop it runs (a thread runs one loop at a time). Another loop on
+# the thread gets a new watch; the old one still serves the deadlines it holds, so this never
+# decides which timer judges a deadline, only how many loops share one.
+_local = threading.local()
+
+
+def _watch(loop: asyncio.AbstractEventLoop) -> _Watch:
+    watch = getattr(_local, "watch", None)
+    if watch is None or watch.loop is not loop:
+        watch = _local.watch = _Watch(loop)
+    return watch
+
+
 class CallDeadline:
     """`async with CallDeadline(seconds):` raises `TimeoutError` when the block runs past the
-    deadline on a loop that was on time; see the module docstring."""
+    deadline on a loop that was on time; see the module docstring.
 
-    __slots__ = ("_timeout_s", "_loop", "_window", "_check", "graces")
+    It cancels its task and turns that cancellation into `TimeoutError` exactly as
+    `asyncio.timeout` does (`Task.cancelling`/`uncancel`, so a cancellation from elsewhere stays
+    one), on its loop's shared timer rather than a timer and an `asyncio.Timeout` of its own.
+    """
+
+    __slots__ = ("_timeout_s", "_watch", "_task", "_cancelling", "_expired", "due", "done",
+                 "graces")  # fmt: skip
 
     def __init__(self, timeout_s: float) -> None:
         self._timeout_s = timeout_s
         self.graces = 0
+        self._expired = False
+        self.done = False
+        self.due = math.inf
 
     async def __aenter__(self) -> CallDeadline:
-        self._loop = loop = asyncio.get_running_loop()
-        # A timeout that never expires on its own: `_judge` expires it, through its public
-        # `reschedule`, so cancellation and `TimeoutError` are asyncio's own.
-        self._window = asyncio.timeout(None)
-        await self._window.__aenter__()
-        due = loop.time() + self._timeout_s
-        self._check = loop.call_at(due, self._judge, due)
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        if task is None:
+            raise RuntimeError("CallDeadline is used inside a task")
+        self._task: asyncio.Task | None = task
+        self._cancelling = task.cancelling()
+        self._watch = _watch(loop)
+        self.due = loop.time() + self._timeout_s
+        self._watch.add(self, self._timeout_s)
         return self
 
     async def __aexit__(
@@ -55,13 +133,24 @@ class CallDeadline:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> bool | None:
-        self._check.cancel()
-        return await self._window.__aexit__(exc_type, exc, traceback)
+        self.done = True
+        task, self._task = self._task, None  # the queue may hold this a while: not the task
+        # As `asyncio.Timeout.__aexit__`: our cancel is taken back whatever the block raised;
+        # it becomes `TimeoutError` unless someone else cancelled the task too.
+        if self._expired and task is not None and task.uncancel() <= self._cancelling:
+            if exc_type is asyncio.CancelledError:
+                raise TimeoutError from exc
+        return None
 
-    def _judge(self, due: float) -> None:
-        now = self._loop.time()
-        if now - due > LATE_S and self.graces < MAX_GRACES:
+    def judge(self, now: float) -> None:
+        """At the deadline (the watch calls it): cut the call off, or give it a grace when the
+        loop was too late to tell."""
+        if self.done or self._task is None:
+            return
+        if now - self.due > LATE_S and self.graces < MAX_GRACES:
             self.graces += 1
-            self._check = self._loop.call_at(now + GRACE_S, self._judge, now + GRACE_S)
+            self.due = now + GRACE_S
+            self._watch.add(self, GRACE_S)
         else:
-            self._window.reschedule(now)
+            self._expired = True
+            self._task.cancel()

@@ -29,6 +29,19 @@ def game_log_url(game_id: int | str) -> str:
     return f"{settings.ESCOBA_PUBLIC_URL.rstrip('/')}/api/games/{game_id}/log/"
 
 
+# The game row's columns that its result sets; only these are written (the others, its seating,
+# seed and start, are not the result's to change).
+GAME_RESULT_FIELDS = (
+    "status",
+    "winner",
+    "totals",
+    "reason",
+    "forfeit",
+    "moves",
+    "faults",
+    "finished_at",
+)
+
 SEAT_FIGURES = (
     "moves",
     "faults",
@@ -94,7 +107,7 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     game.moves = len(record.plays)
     game.faults = len(faults)
     game.finished_at = timezone.now()
-    game.save()
+    game.save(update_fields=GAME_RESULT_FIELDS)
     GameLog.objects.create(
         game=game, document=record.log, diagnostics=record.diagnostics, faults=faults
     )
