@@ -115,14 +115,17 @@ def _mean_centred(rows: Sequence[Sequence[int]], teams: int) -> list[float]:
 
 
 def deal_controls(
-    greedy: Sequence[int], randoms: Sequence[Sequence[int]]
+    greedy: Sequence[int], randoms: Sequence[Sequence[int]], expert: Sequence[int] | None = None
 ) -> tuple[tuple[float, ...], ...]:
     """Per team, its value of the deal under each of ``CONTROLS``, from the baseline's plays:
-    ``greedy`` the greedy play's totals and ``randoms`` the random plays'. Each value is the
-    game points the team made less the play's mean over the teams (averaged over the random
-    plays), so each control sums to zero over the teams."""
+    ``greedy`` the greedy play's totals, ``randoms`` the random plays' and ``expert`` the
+    expert's self-play (a third control when given). Each value is the game points the team
+    made less the play's mean over the teams (averaged over the random plays), so each control
+    sums to zero over the teams."""
     teams = len(greedy)
-    columns = (_centred(greedy), _mean_centred(randoms, teams))
+    columns = [_centred(greedy), _mean_centred(randoms, teams)]
+    if expert is not None:
+        columns.append(_centred(expert))
     return tuple(tuple(column[team] for column in columns) for team in range(teams))
 
 
@@ -177,6 +180,15 @@ def pair_weight(expected: float) -> float:
     come from results before the set (the ratings published when it is corrected), never from
     its own deals, so the weighted control keeps mean zero."""
     return 4.0 * expected * (1.0 - expected)
+
+
+def edge_weight(expected: float) -> float:
+    """The direction and size of a pair's expected edge, 2 p - 1 for a pair expected to score
+    p: what an even term (how swingy a deal is, the same whoever holds which seat) is weighted
+    by. A swingy deal lets skill show, so it helps the stronger bot; which one that is comes
+    from the ratings before the set, never from its own result, so the weighted term keeps
+    mean zero."""
+    return 2.0 * expected - 1.0
 
 
 def pair_band(expected: float) -> int:
