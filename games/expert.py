@@ -136,15 +136,21 @@ def _sum_points(cards: Iterable[Card], weights: Weights) -> float:
     return sum(card_points(card, weights) for card in cards)
 
 
-def unseen_cards(state: Position) -> list[Card]:
-    """Cards that may still be in another hand or in the deck, in the engine's card order: all
-    but the own hand, the table, this round's plays and the round's lucky deal."""
+def seen_cards(state: Position) -> frozenset[Card]:
+    """Cards known to be out of the unseen pool: own hand, the table, this round's plays and
+    the cards the dealer took in the round's lucky deal."""
     seen = set(state.hand) | set(state.table)
     for play in state.history:
         seen.add(play.card)
         seen.update(play.capture)
     if state.lucky_deal is not None:
         seen.update(state.lucky_deal.cards)
+    return frozenset(seen)
+
+
+def unseen_cards(state: Position) -> list[Card]:
+    """Cards that may still be in another hand or in the deck, in the engine's card order."""
+    seen = seen_cards(state)
     return [card for card in ALL_CARDS if card not in seen]
 
 

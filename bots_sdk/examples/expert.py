@@ -1,11 +1,5 @@
-"""A one-ply player that counts cards.
-
-For every legal move it adds what the move takes now and subtracts what the next player can
-expect to take from the table it leaves. The next player's hand is unknown, but the cards it may
-hold are not: every card that is neither in our hand, on the table nor in this round's plays is in
-another hand or in the deck, so the chance that the next player holds a card of each value
-follows from counting them. That is what makes it avoid leaving 5-14 on the table (a sweep for
-one card), keep the 7 of oros out of reach, prefer sweeps and trail safely.
+"""The expert example: a one-ply player that counts cards (``games.expert`` says how it scores
+a move: what it takes now, less what the next player can expect to take from the table left).
 
 The scoring lives in ``games.expert``, shared with the arena's rating baseline, which plays this
 same bot in-process on every rated deal: what is tuned here moves the baseline too.
