@@ -30,24 +30,32 @@ coefficients to the last bit.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 import math
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from games.engine import Card, Game, Move, Ruleset
+from games.expert import expert_totals
 
 # Corrections are stored as whole millionths of a set, so sums of them are exact in any order.
 CORRECTION_UNIT = 1_000_000
 # The baseline's policies: one game of greedy play (``greedy_totals``: the biggest capture now,
-# else the least useful card trailed) and games of uniformly random legal moves
-# (``Game.play_random``: in the compiled build the whole game is C), every seat the same policy,
-# each its own control. benchmarks/luck.py chose them for the variance removed per CPU second:
-# see docs/ratings.md.
-POLICY = "greedy,random"
+# else the least useful card trailed), games of uniformly random legal moves
+# (``Game.play_random``: in the compiled build the whole game is C) and one game of the SDK's
+# expert (``games.expert.expert_totals``, on the engine's own state), every seat the same
+# policy, each its own control. benchmarks/luck.py chose them for the variance removed per CPU
+# second: see docs/ratings.md.
+POLICY = "greedy,random,expert"
 # The controls, in the order of every vector of values, controls and coefficients.
-CONTROLS = ("greedy", "random")
+CONTROLS = ("greedy", "random", "expert")
+# The controls that also enter squared, as even terms (``deal_swings``): how swingy the deal is.
+EVEN = ("greedy", "random", "expert")
+# Coefficients per band: one per control, then one per even term.
+TERMS = len(CONTROLS) + len(EVEN)
 # Random plays per deal, beside the one greedy play.
 DEFAULT_PLAYS = 16
 # Sets fewer than this in a band and its coefficients are not fitted: DEFAULT_BETAS are used.
@@ -57,7 +65,10 @@ MIN_SAMPLES = 200
 BAND_EDGES = (0.9,)
 # The coefficients per band used before a pool has MIN_SAMPLES corrected sets in the band:
 # measured on classic/2p (benchmarks/luck.py), in score per game point of weighted control.
-DEFAULT_BETAS = ((0.0312, 0.0319), (0.0070, 0.0645))
+DEFAULT_BETAS = (
+    (0.0312, 0.0319, 0.0, 0.0, 0.0, 0.0),
+    (0.0070, 0.0645, 0.0, 0.0, 0.0, 0.0),
+)
 
 
 def _worth(card: Card) -> int:
@@ -132,11 +143,40 @@ def deal_controls(
 def deal_values(
     ruleset: Ruleset, seed: int, plays: int = DEFAULT_PLAYS
 ) -> tuple[tuple[float, ...], ...]:
-    """What deal ``seed`` gives each team, per control (``deal_controls``): one greedy play and
-    ``plays`` random plays. The same deal always gets the same values."""
+    """What deal ``seed`` gives each team, per control (``deal_controls``): one greedy play,
+    ``plays`` random plays and one expert play. The same deal always gets the same values."""
     if plays < 1:
         raise ValueError("plays must be at least 1")
-    return deal_controls(greedy_totals(ruleset, seed), random_totals(ruleset, seed, plays))
+    return deal_controls(
+        greedy_totals(ruleset, seed),
+        random_totals(ruleset, seed, plays),
+        expert_totals(ruleset, seed),
+    )
+
+
+def deal_swings(values: Sequence[Sequence[float]]) -> tuple[float, ...]:
+    """How swingy a deal is, per name of ``EVEN``: the mean over the teams of the team's value
+    squared (``values`` as ``deal_values`` gives them). The same whoever sits where, so unlike
+    a value it does not cancel within a set: a swingy deal lets skill show, and the stronger
+    bot gains. Less its mean over all deals (``even_means``) it has mean zero."""
+    columns = [CONTROLS.index(name) for name in EVEN]
+    return tuple(math.fsum(team[k] ** 2 for team in values) / len(values) for k in columns)
+
+
+def even_means(ruleset: Ruleset, plays: int, deals: int) -> tuple[float, ...]:
+    """The mean of ``deal_swings`` over ``deals`` deals of fixed seeds, what an even term
+    is less of: a deal's swing depends on the rules and the number of random plays only, never
+    on who plays it, so its mean over random deals is measured once (cached per process) and
+    frozen with a pool's coefficients."""
+    return _even_means(json.dumps(ruleset.to_dict(), sort_keys=True), plays, deals)
+
+
+@functools.cache
+def _even_means(ruleset_json: str, plays: int, deals: int) -> tuple[float, ...]:
+    ruleset = Ruleset.from_dict(json.loads(ruleset_json))
+    seeds = random.Random("baseline/means")
+    swings = [deal_swings(deal_values(ruleset, seeds.getrandbits(63), plays)) for _ in range(deals)]
+    return tuple(math.fsum(found[k] for found in swings) / len(swings) for k in range(len(EVEN)))
 
 
 @dataclass(frozen=True)
@@ -168,6 +208,26 @@ def pair_controls(
             rows = sums.setdefault((a, b), [[] for _ in range(width)])
             for k in range(width):
                 rows[k].append(value[a][k] - value[b][k])
+    return {
+        pair: tuple(math.fsum(found) / len(games) for found in rows) for pair, rows in sums.items()
+    }
+
+
+def pair_even_terms(
+    games: Sequence[DealGame], means: Sequence[float]
+) -> dict[tuple[int, int], tuple[float, ...]]:
+    """(a, b) with a < b → the pair's even terms over one set: per name of ``EVEN``, the mean
+    over its games of the deal's swing less its frozen mean (``means``, ``even_means``), in the
+    games where a and b sit on different teams (0 where they are partners: a seating fixed
+    before the deal, so the term keeps mean zero)."""
+    sums: dict[tuple[int, int], list[list[float]]] = {}
+    for game in games:
+        swing = [v - m for v, m in zip(deal_swings(game.values), means, strict=True)]
+        team = dict(game.participants)
+        for a, b in itertools.combinations(sorted(team), 2):
+            rows = sums.setdefault((a, b), [[] for _ in swing])
+            for k, value in enumerate(swing):
+                rows[k].append(value if team[a] != team[b] else 0.0)
     return {
         pair: tuple(math.fsum(found) / len(games) for found in rows) for pair, rows in sums.items()
     }

@@ -11,11 +11,14 @@ from django.utils import timezone
 from games.engine import Ruleset
 from games.ratings.baseline import (
     BAND_EDGES,
-    CONTROLS,
     CORRECTION_UNIT,
     DEFAULT_BETAS,
+    EVEN,
     MIN_SAMPLES,
+    POLICY,
+    TERMS,
     deal_values,
+    even_means,
     score_correction,
 )
 from tournaments.models import (
@@ -38,6 +41,7 @@ from tournaments.services.rating_fits import pool_fit_compute, ratings_recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 POOL = "classic/2p"
+RULESET = Ruleset.from_preset("classic", {"players": 2})
 
 
 def rated_league(staff, bots, name="rated"):
@@ -65,13 +69,16 @@ def test_rated_games_are_valued_and_their_sets_corrected_into_the_fit(
     sets = list(RatedSet.objects.filter(match__league=league))
     assert len(sets) == 6 and all(s.corrected_at is not None for s in sets)
     coefficient = BaselineCoefficient.objects.get(pool=POOL)
-    assert {s.coefficient_id for s in sets} == {coefficient.id}
+    assert {s.coefficient_id for s in sets} == {coefficient.id} and coefficient.policy == POLICY
+    # the even terms' means, frozen with the coefficients: the pool's deals' mean swing
+    assert len(coefficient.means) == len(EVEN)
+    assert tuple(coefficient.means) == even_means(ruleset, 8, settings.ESCOBA_BASELINE_MEAN_DEALS)
     # nothing corrected before this period: every band has the defaults
     assert len(coefficient.bands) == len(BAND_EDGES) + 1
     for band, fitted in enumerate(coefficient.bands):
         assert fitted["samples"] == 0 and tuple(fitted["betas"]) == DEFAULT_BETAS[band]
     for score in SetScore.objects.filter(rated_set__in=sets):
-        assert len(score.controls) == len(CONTROLS) and score.band is not None
+        assert len(score.controls) == TERMS and score.band is not None
         betas = coefficient.betas(score.band)
         assert score.correction == round(score_correction(score.controls, betas) * CORRECTION_UNIT)
     for total in PairTotal.objects.filter(pool=POOL):
@@ -127,12 +134,18 @@ def test_the_coefficient_is_fitted_on_the_sets_before_its_period_and_then_frozen
         # a won the sets whose deals favoured it by the random control, in the lopsided band;
         # the greedy control is noise
         won = 1 if score.twelfths == 12 else -1
-        score.controls = [number % 5 - 2, won * (1 + number % 3)]
+        noise = [number % m - m // 2 for m in (7, 11, 13, 17)][: TERMS - 2]
+        score.controls = [number % 5 - 2, won * (1 + number % 3), *noise]
         score.band = len(BAND_EDGES)
         score.save(update_fields=["controls", "band"])
     RatedSet.objects.update(corrected_at=last_week)
-    old = baseline_coefficient(pool=POOL, moment=last_week)
-    now = baseline_coefficient(pool=POOL)
+    # a coefficient of the period for another policy's values corrects none of today's
+    before = BaselineCoefficient.objects.create(
+        pool=POOL, period_start=period_start(timezone.now()), policy="greedy,random", bands=[]
+    )
+    old = baseline_coefficient(pool=POOL, ruleset=RULESET, moment=last_week)
+    now = baseline_coefficient(pool=POOL, ruleset=RULESET)
+    assert now.pk != before.pk and now.policy == POLICY
     assert all(band["samples"] == 0 for band in old.bands)
     close, lopsided = now.bands[0], now.bands[-1]
     assert close["samples"] == 0 and tuple(close["betas"]) == DEFAULT_BETAS[0]
@@ -141,4 +154,4 @@ def test_the_coefficient_is_fitted_on_the_sets_before_its_period_and_then_frozen
     assert now.period_start == period_start(timezone.now()) != old.period_start
     # later sets change nothing of frozen coefficients
     SetScore.objects.update(controls=[0.0, 1.0])
-    assert baseline_coefficient(pool=POOL).bands == now.bands
+    assert baseline_coefficient(pool=POOL, ruleset=RULESET).bands == now.bands
