@@ -82,7 +82,7 @@ ESCOBA_BASELINE_PLAYS = env_int("ESCOBA_BASELINE_PLAYS", 16)
 ESCOBA_BASELINE_PERIOD_DAYS = env_int("ESCOBA_BASELINE_PERIOD_DAYS", 7)
 # Random deals (fixed seeds) whose mean swing is frozen with a pool's coefficients, the mean the
 # correction's even terms are less of (games.ratings.baseline.even_means).
-ESCOBA_BASELINE_MEAN_DEALS = env_int("ESCOBA_BASELINE_MEAN_DEALS", 1000)
+ESCOBA_BASELINE_MEAN_DEALS = env_int("ESCOBA_BASELINE_MEAN_DEALS", 4000)
 # Challenges and version tests (unrated, on demand): per user per 24 hours; a test keeps this
 # many sets in flight and plays at most ESCOBA_TEST_MAX_SETS.
 ESCOBA_CHALLENGES_PER_DAY = env_int("ESCOBA_CHALLENGES_PER_DAY", 20)

@@ -66,8 +66,8 @@ BAND_EDGES = (0.9,)
 # The coefficients per band used before a pool has MIN_SAMPLES corrected sets in the band:
 # measured on classic/2p (benchmarks/luck.py), in score per game point of weighted control.
 DEFAULT_BETAS = (
-    (0.0312, 0.0319, 0.0, 0.0, 0.0, 0.0),
-    (0.0070, 0.0645, 0.0, 0.0, 0.0, 0.0),
+    (0.0232, 0.0141, 0.0243, -0.0033, -0.0058, -0.0056),
+    (0.0059, 0.0558, 0.0084, -0.0001, -0.0019, -0.0003),
 )
 
 
