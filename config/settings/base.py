@@ -80,7 +80,7 @@ ESCOBA_LADDER_RECENT_S = env_int("ESCOBA_LADDER_RECENT_S", 3600)
 # frozen.
 ESCOBA_BASELINE_PLAYS = env_int("ESCOBA_BASELINE_PLAYS", 16)
 ESCOBA_BASELINE_PERIOD_DAYS = env_int("ESCOBA_BASELINE_PERIOD_DAYS", 7)
-# Random deals (fixed seeds) whose mean swing is frozen with a pool's coefficients, the mean the
+# Random deals (drawn per pool and period) whose mean swing is frozen with a pool's coefficients, the mean the
 # correction's even terms are less of (games.ratings.baseline.even_means).
 ESCOBA_BASELINE_MEAN_DEALS = env_int("ESCOBA_BASELINE_MEAN_DEALS", 4000)
 # Challenges and version tests (unrated, on demand): per user per 24 hours; a test keeps this

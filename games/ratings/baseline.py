@@ -163,18 +163,20 @@ def deal_swings(values: Sequence[Sequence[float]]) -> tuple[float, ...]:
     return tuple(math.fsum(team[k] ** 2 for team in values) / len(values) for k in columns)
 
 
-def even_means(ruleset: Ruleset, plays: int, deals: int) -> tuple[float, ...]:
-    """The mean of ``deal_swings`` over ``deals`` deals of fixed seeds, what an even term
-    is less of: a deal's swing depends on the rules and the number of random plays only, never
-    on who plays it, so its mean over random deals is measured once (cached per process) and
-    frozen with a pool's coefficients."""
-    return _even_means(json.dumps(ruleset.to_dict(), sort_keys=True), plays, deals)
+def even_means(ruleset: Ruleset, plays: int, deals: int, draw: str) -> tuple[float, ...]:
+    """The mean of ``deal_swings`` over ``deals`` random deals, what an even term is less of:
+    a deal's swing depends on the rules and the number of random plays only, never on who
+    plays it, so its mean over random deals is measured once (cached per process) and frozen
+    with a pool's coefficients. ``draw`` names the deals (the pool and period): the same name,
+    the same deals, and each period's estimate misses the true mean independently of the
+    last, so its small error does not push one way period after period."""
+    return _even_means(json.dumps(ruleset.to_dict(), sort_keys=True), plays, deals, draw)
 
 
 @functools.cache
-def _even_means(ruleset_json: str, plays: int, deals: int) -> tuple[float, ...]:
+def _even_means(ruleset_json: str, plays: int, deals: int, draw: str) -> tuple[float, ...]:
     ruleset = Ruleset.from_dict(json.loads(ruleset_json))
-    seeds = random.Random("baseline/means")
+    seeds = random.Random(f"baseline/means/{draw}")
     swings = [deal_swings(deal_values(ruleset, seeds.getrandbits(63), plays)) for _ in range(deals)]
     return tuple(math.fsum(found[k] for found in swings) / len(swings) for k in range(len(EVEN)))
 

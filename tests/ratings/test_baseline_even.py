@@ -72,11 +72,12 @@ def test_a_swing_is_the_same_for_both_seats_and_partners_get_no_even_term():
 
 
 def test_an_even_term_less_its_frozen_mean_has_mean_zero_over_random_deals():
-    """The frozen mean (fixed seeds) against the mean swing of other random deals: each even
+    """The frozen mean (one named draw of deals) against the mean swing of other random deals: each even
     term's difference within four standard errors of zero."""
     ruleset = Ruleset.from_preset("classic", {"players": 2})
-    frozen = even_means(ruleset, plays=2, deals=80)
-    assert frozen == even_means(ruleset, plays=2, deals=80)  # the same fixed deals
+    frozen = even_means(ruleset, plays=2, deals=80, draw="classic/2p/a week")
+    assert frozen == even_means(ruleset, 2, 80, "classic/2p/a week")  # the same deals
+    assert frozen != even_means(ruleset, 2, 80, "classic/2p/next week")
     seeds = random.Random("other deals")
     swings = [deal_swings(deal_values(ruleset, seeds.getrandbits(63), 2)) for _ in range(80)]
     for k, mean in enumerate(frozen):

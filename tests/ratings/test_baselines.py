@@ -72,7 +72,9 @@ def test_rated_games_are_valued_and_their_sets_corrected_into_the_fit(
     assert {s.coefficient_id for s in sets} == {coefficient.id} and coefficient.policy == POLICY
     # the even terms' means, frozen with the coefficients: the pool's deals' mean swing
     assert len(coefficient.means) == len(EVEN)
-    assert tuple(coefficient.means) == even_means(ruleset, 8, settings.ESCOBA_BASELINE_MEAN_DEALS)
+    draw = f"{POOL}/{coefficient.period_start.isoformat()}"
+    found = even_means(ruleset, 8, settings.ESCOBA_BASELINE_MEAN_DEALS, draw)
+    assert tuple(coefficient.means) == found
     # nothing corrected before this period: every band has the defaults
     assert len(coefficient.bands) == len(BAND_EDGES) + 1
     for band, fitted in enumerate(coefficient.bands):

@@ -142,9 +142,8 @@ def baseline_coefficient(
                 "variance_removed": fitted.variance_removed,
             }
         )
-    means = list(
-        even_means(ruleset, settings.ESCOBA_BASELINE_PLAYS, settings.ESCOBA_BASELINE_MEAN_DEALS)
-    )
+    plays, deals = settings.ESCOBA_BASELINE_PLAYS, settings.ESCOBA_BASELINE_MEAN_DEALS
+    means = list(even_means(ruleset, plays, deals, f"{pool}/{start.isoformat()}"))
     try:
         with transaction.atomic():
             return BaselineCoefficient.objects.create(
