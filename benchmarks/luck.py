@@ -369,7 +369,7 @@ def luck(args: argparse.Namespace) -> None:
         return found[:, len(scheme.controls) :].mean(axis=0)
 
     print("\nshare of a fresh set's score variance removed (fitted and measured on the fit half):")
-    print(f"{'baseline':42} {'CPU/game':>9}  " + "  ".join(f"{p.name:>18}" for p in pairs))
+    print(f"{'baseline':46} {'CPU/game':>9}  " + "  ".join(f"{p.name:>18}" for p in pairs))
     for scheme in SCHEMES:
         cells = []
         for deals, p in zip(fits, expected, strict=True):
@@ -378,7 +378,7 @@ def luck(args: argparse.Namespace) -> None:
             y, c = deals.fresh(i, j), fresh_controls(x, scheme, frozen_means(scheme), i, j, p)
             corrected = y - c @ least_squares(y, c)
             cells.append(f"{1 - corrected.var() / y.var():18.1%}")
-        print(f"{scheme.name:42} {scheme.cpu_ms(cpu):6.2f} ms  " + "  ".join(cells), flush=True)
+        print(f"{scheme.name:46} {scheme.cpu_ms(cpu):6.2f} ms  " + "  ".join(cells), flush=True)
 
     scheme = next(s for s in SCHEMES if s.name == args.scheme)
     means = frozen_means(scheme)
