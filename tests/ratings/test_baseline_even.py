@@ -72,8 +72,8 @@ def test_a_swing_is_the_same_for_both_seats_and_partners_get_no_even_term():
 
 
 def test_an_even_term_less_its_frozen_mean_has_mean_zero_over_random_deals():
-    """The frozen mean (one named draw of deals) against the mean swing of other random deals: each even
-    term's difference within four standard errors of zero."""
+    """The frozen mean (one named draw of deals) against the mean swing of other random deals:
+    each even term's difference within four standard errors of zero."""
     ruleset = Ruleset.from_preset("classic", {"players": 2})
     frozen = even_means(ruleset, plays=2, deals=80, draw="classic/2p/a week")
     assert frozen == even_means(ruleset, 2, 80, "classic/2p/a week")  # the same deals
