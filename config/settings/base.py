@@ -80,8 +80,8 @@ ESCOBA_LADDER_RECENT_S = env_int("ESCOBA_LADDER_RECENT_S", 3600)
 # coefficients are frozen.
 ESCOBA_BASELINE_PLAYS = env_int("ESCOBA_BASELINE_PLAYS", 16)
 ESCOBA_BASELINE_PERIOD_DAYS = env_int("ESCOBA_BASELINE_PERIOD_DAYS", 7)
-# Random deals (drawn per pool and period) whose mean swing is frozen with a pool's
-# coefficients, the mean the correction's even terms are less of (even_means).
+# A pool's latest rated deals, valued before a period, whose mean swing is frozen with the
+# period's coefficients: the mean the correction's even terms are less of (fewer: no even terms).
 ESCOBA_BASELINE_MEAN_DEALS = env_int("ESCOBA_BASELINE_MEAN_DEALS", 4000)
 # Challenges and version tests (unrated, on demand): per user per 24 hours; a test keeps this
 # many sets in flight and plays at most ESCOBA_TEST_MAX_SETS.

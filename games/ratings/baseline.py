@@ -30,9 +30,7 @@ coefficients to the last bit.
 
 from __future__ import annotations
 
-import functools
 import itertools
-import json
 import math
 import random
 from collections.abc import Iterable, Sequence
@@ -56,7 +54,7 @@ CONTROLS = ("greedy", "random", "expert")
 EVEN = ("greedy", "random", "expert")
 # Coefficients per band: one per control, then one per even term.
 TERMS = len(CONTROLS) + len(EVEN)
-# Random plays per deal, beside the one greedy play.
+# Random plays per deal, beside the one greedy and the one expert play.
 DEFAULT_PLAYS = 16
 # Sets fewer than this in a band and its coefficients are not fitted: DEFAULT_BETAS are used.
 MIN_SAMPLES = 200
@@ -157,27 +155,22 @@ def deal_values(
 def deal_swings(values: Sequence[Sequence[float]]) -> tuple[float, ...]:
     """How swingy a deal is, per name of ``EVEN``: the mean over the teams of the team's value
     squared (``values`` as ``deal_values`` gives them). The same whoever sits where, so unlike
-    a value it does not cancel within a set: a swingy deal lets skill show, and the stronger
-    bot gains. Less its mean over all deals (``even_means``) it has mean zero."""
+    a value it does not cancel within a set: a swingy deal moves the odds between a stronger
+    and a weaker bot (measured: it favours the weaker). Less its mean over all deals
+    (``swing_means``) it has mean zero."""
     columns = [CONTROLS.index(name) for name in EVEN]
     return tuple(math.fsum(team[k] ** 2 for team in values) / len(values) for k in columns)
 
 
-def even_means(ruleset: Ruleset, plays: int, deals: int, draw: str) -> tuple[float, ...]:
-    """The mean of ``deal_swings`` over ``deals`` random deals, what an even term is less of:
-    a deal's swing depends on the rules and the number of random plays only, never on who
-    plays it, so its mean over random deals is measured once (cached per process) and frozen
-    with a pool's coefficients. ``draw`` names the deals (the pool and period): the same name,
-    the same deals, and each period's estimate misses the true mean independently of the
-    last, so its small error does not push one way period after period."""
-    return _even_means(json.dumps(ruleset.to_dict(), sort_keys=True), plays, deals, draw)
-
-
-@functools.cache
-def _even_means(ruleset_json: str, plays: int, deals: int, draw: str) -> tuple[float, ...]:
-    ruleset = Ruleset.from_dict(json.loads(ruleset_json))
-    seeds = random.Random(f"baseline/means/{draw}")
-    swings = [deal_swings(deal_values(ruleset, seeds.getrandbits(63), plays)) for _ in range(deals)]
+def swing_means(deals: Sequence[Sequence[Sequence[float]]]) -> tuple[float, ...]:
+    """The mean of ``deal_swings`` over ``deals`` (each as ``deal_values`` gives it), what an
+    even term is less of. A deal's swing depends on the rules and the number of random plays
+    only, never on who plays it, so its mean over rated deals already valued (random deals) is
+    its mean over all deals, up to the sample's small miss; it is frozen with a pool's
+    coefficients."""
+    if not deals:
+        raise ValueError("no deals to take a mean over")
+    swings = [deal_swings(values) for values in deals]
     return tuple(math.fsum(found[k] for found in swings) / len(swings) for k in range(len(EVEN)))
 
 
@@ -219,7 +212,7 @@ def pair_even_terms(
     games: Sequence[DealGame], means: Sequence[float]
 ) -> dict[tuple[int, int], tuple[float, ...]]:
     """(a, b) with a < b → the pair's even terms over one set: per name of ``EVEN``, the mean
-    over its games of the deal's swing less its frozen mean (``means``, ``even_means``), in the
+    over its games of the deal's swing less its frozen mean (``means``, ``swing_means``), in the
     games where a and b sit on different teams (0 where they are partners: a seating fixed
     before the deal, so the term keeps mean zero)."""
     sums: dict[tuple[int, int], list[list[float]]] = {}
@@ -247,9 +240,9 @@ def pair_weight(expected: float) -> float:
 def edge_weight(expected: float) -> float:
     """The direction and size of a pair's expected edge, 2 p - 1 for a pair expected to score
     p: what an even term (how swingy a deal is, the same whoever holds which seat) is weighted
-    by. A swingy deal lets skill show, so it helps the stronger bot; which one that is comes
-    from the ratings before the set, never from its own result, so the weighted term keeps
-    mean zero."""
+    by. A swingy deal helps one side of a pair of unequal bots (the weaker, measured), so the
+    term's sign follows the edge; which bot is stronger comes from the ratings before the set,
+    never from its own result, so the weighted term keeps mean zero."""
     return 2.0 * expected - 1.0
 
 

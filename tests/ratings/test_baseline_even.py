@@ -18,10 +18,10 @@ from games.ratings.baseline import (
     deal_swings,
     deal_values,
     edge_weight,
-    even_means,
     pair_controls,
     pair_even_terms,
     pair_weight,
+    swing_means,
 )
 from tests.ratings.baseline_deals import WIDTH, deal, two_game_set
 
@@ -72,12 +72,13 @@ def test_a_swing_is_the_same_for_both_seats_and_partners_get_no_even_term():
 
 
 def test_an_even_term_less_its_frozen_mean_has_mean_zero_over_random_deals():
-    """The frozen mean (one named draw of deals) against the mean swing of other random deals:
+    """The frozen mean (a pool's past deals) against the mean swing of other random deals:
     each even term's difference within four standard errors of zero."""
     ruleset = Ruleset.from_preset("classic", {"players": 2})
-    frozen = even_means(ruleset, plays=2, deals=80, draw="classic/2p/a week")
-    assert frozen == even_means(ruleset, 2, 80, "classic/2p/a week")  # the same deals
-    assert frozen != even_means(ruleset, 2, 80, "classic/2p/next week")
+    past = random.Random("a pool's past deals")
+    frozen = swing_means([deal_values(ruleset, past.getrandbits(63), 2) for _ in range(80)])
+    with pytest.raises(ValueError):
+        swing_means([])
     seeds = random.Random("other deals")
     swings = [deal_swings(deal_values(ruleset, seeds.getrandbits(63), 2)) for _ in range(80)]
     for k, mean in enumerate(frozen):

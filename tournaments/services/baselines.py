@@ -18,7 +18,8 @@ that duplicate deals used to cancel is measured instead (``games.ratings.baselin
 3. **The coefficients are frozen per pool, period and policy** (``baseline_coefficient``):
    fitted once, when the period's first set is corrected, band by band on the pool's sets
    corrected before the period began (``ESCOBA_BASELINE_PERIOD_DAYS``), ``DEFAULT_BETAS`` for a
-   band with too few; the even terms' means (``even_means``) are frozen beside them.
+   band with too few; the even terms' means (``_even_means``: the pool's latest valued deals)
+   are frozen beside them.
 4. **The lag is bounded**: ``baselines_sweep`` (beat, every ``ESCOBA_SWEEP_INTERVAL_S``) values
    rated games left without a value and corrects sets whose values are all in; a fit lost after a
    correction is ``ratings.sweep``'s (beat, the same interval), which refits a pool with a set or
@@ -39,20 +40,22 @@ from django.utils import timezone
 from games.engine import Ruleset
 from games.ratings.baseline import (
     BAND_EDGES,
+    CONTROLS,
     CORRECTION_UNIT,
     DEFAULT_BETAS,
+    EVEN,
     POLICY,
     TERMS,
     DealGame,
     beta_fit,
     deal_values,
     edge_weight,
-    even_means,
     pair_band,
     pair_controls,
     pair_even_terms,
     pair_weight,
     score_correction,
+    swing_means,
 )
 from games.ratings.fit import MEAN
 from games.ratings.sets import game_participants
@@ -111,12 +114,12 @@ def period_start(moment: datetime.datetime) -> datetime.datetime:
 
 
 def baseline_coefficient(
-    *, pool: str, ruleset: Ruleset, moment: datetime.datetime | None = None
+    *, pool: str, moment: datetime.datetime | None = None
 ) -> BaselineCoefficient:
     """The pool's coefficients for the period holding ``moment`` (now) and today's ``POLICY``:
     made the first time they are asked for, band by band from the pool's sets of the band
-    corrected before the period began, with the even terms' means for the pool's ``ruleset``,
-    then never changed."""
+    corrected before the period began, with the even terms' means (``_even_means``), then never
+    changed. Without the means the even terms' coefficients are 0 for the period."""
     start = period_start(moment or timezone.now())
     period = BaselineCoefficient.objects.filter(pool=pool, period_start=start, policy=POLICY)
     found = period.first()
@@ -142,8 +145,10 @@ def baseline_coefficient(
                 "variance_removed": fitted.variance_removed,
             }
         )
-    plays, deals = settings.ESCOBA_BASELINE_PLAYS, settings.ESCOBA_BASELINE_MEAN_DEALS
-    means = list(even_means(ruleset, plays, deals, f"{pool}/{start.isoformat()}"))
+    means = _even_means(pool, start)
+    if not means:
+        for band in bands:
+            band["betas"][len(CONTROLS) :] = [0.0] * len(EVEN)
     try:
         with transaction.atomic():
             return BaselineCoefficient.objects.create(
@@ -151,6 +156,25 @@ def baseline_coefficient(
             )
     except IntegrityError:  # made meanwhile by another correction: the first one stands
         return period.get()
+
+
+def _even_means(pool: str, start: datetime.datetime) -> list[float]:
+    """The mean swing (``swing_means``) of the pool's latest ``ESCOBA_BASELINE_MEAN_DEALS``
+    rated deals valued by today's policy before ``start``: rated deals are random deals, and
+    the value of each is stored already, so the mean costs a read. Empty when the pool has
+    fewer (a new pool, or a new policy)."""
+    wanted = settings.ESCOBA_BASELINE_MEAN_DEALS
+    found = list(
+        DealBaseline.objects.filter(
+            game__match__rated_set__pool=pool,
+            policy=POLICY,
+            plays=settings.ESCOBA_BASELINE_PLAYS,
+            created_at__lt=start,
+        )
+        .order_by("-id")
+        .values_list("values", flat=True)[:wanted]
+    )
+    return list(swing_means(found)) if found and len(found) >= wanted else []
 
 
 def _expected_scores(pool: str, pairs: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
@@ -188,8 +212,7 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
         if baseline is None or baseline.seed != game.seed or baseline.policy != POLICY:
             return None
         values[game.id] = tuple(tuple(team) for team in baseline.values)
-    ruleset = Ruleset.from_dict(games[0].league.ruleset)
-    team_of = ruleset.team_of
+    team_of = Ruleset.from_dict(games[0].league.ruleset).team_of
     version_of = dict(BotVersion.objects.filter(rated_sets=rated_set).values_list("bot_id", "id"))
     deal_games = [
         DealGame(
@@ -203,8 +226,11 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
     ]
     controls = pair_controls(deal_games)
     expected = _expected_scores(rated_set.pool, list(controls))
-    coefficient = baseline_coefficient(pool=rated_set.pool, ruleset=ruleset)
-    evens = pair_even_terms(deal_games, coefficient.means)
+    coefficient = baseline_coefficient(pool=rated_set.pool)
+    means = coefficient.means
+    evens = (
+        pair_even_terms(deal_games, means) if means else {p: (0.0,) * len(EVEN) for p in controls}
+    )
     for score in SetScore.objects.filter(rated_set=rated_set).order_by("player_id", "opponent_id"):
         pair = (score.player_id, score.opponent_id)
         weight, edge = pair_weight(expected[pair]), edge_weight(expected[pair])
