@@ -5,18 +5,22 @@ out within a set as they did on duplicate deals. What a deal gives each seat is 
 by a baseline (Davidson, Archibald & Bowling 2013, "Baseline: Practical Control Variates for
 Agent Evaluation in Zero-Sum Domains"): the arena's own policies play the deal, all seats
 (``deal_values``), and the game points each team made, less the mean over the teams, is that
-deal's value for the team, one value per control (``CONTROLS``: the greedy play, and the mean
-of the random plays). The deal is independent of who plays it, so a seat's value, less its
-expected value over all deals, has mean zero whoever sits there; any fixed combination of the
-controls can be taken from a result without moving its expectation:
+deal's value for the team, one value per control (``CONTROLS``: the greedy play, the mean of
+the random plays, the expert's play). The deal is independent of who plays it, so a seat's
+value, less its expected value over all deals, has mean zero whoever sits there; any fixed
+combination of the controls can be taken from a result without moving its expectation:
 
     corrected = raw - sum_k beta_k * (value_k_for_seat - expected_value_k_for_seat)
 
 For a pair (a, b) of one set each control is the mean, over the set's games, of a's team's
 value less b's (``pair_controls``), weighted by how much luck can move the pair's score
-(``pair_weight``, from the ratings before the set); a's corrected set score is its score less
-the coefficients of the pair's band (``pair_band``: close and lopsided pairs) times the
-controls (``corrected_score``). Every bot of a set plays every seat once, so the expected
+(``pair_weight``, from the ratings before the set). A value is odd (it changes sign with the
+seat); how swingy a deal is, its values squared (``deal_swings``), is even and does not cancel
+within a set, but less its mean over all deals (``swing_means``, frozen) it has mean zero too:
+each is an even term (``pair_even_terms``), weighted by the pair's expected edge
+(``edge_weight``). a's corrected set score is its score less the coefficients of the pair's
+band (``pair_band``: close and lopsided pairs) times the controls and even terms
+(``corrected_score``). Every bot of a set plays every seat once, so the expected
 values cancel within the set: the controls need no estimate of them (``seat_means`` may still
 be given).
 
