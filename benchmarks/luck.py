@@ -7,12 +7,15 @@ the baseline correction (``games.ratings.baseline``, docs/ratings.md). For the n
 random-greedy and greedy-expert, ``--deals`` deals are played in both seat orders in-process
 (``bots_sdk.local.play_game``), and every deal is played by the baseline's policies: the greedy
 play, random plays and lopsided plays (one team greedy, the others random), kept so any smaller
-number of plays is a prefix. From them:
+number of plays is a prefix, and the expert's self-play (``games.expert``, one game). From them:
 
 - a **duplicate** set is the two games of one deal; a **fresh** set the stronger bot's seat-0
   game of one deal with its seat-1 game of another (independent deals, seats rotated, as rated
   play deals them), scored as the arena scores a set; **fresh + baseline** is that score less
-  the pair's weighted controls times the coefficients of its band;
+  the pair's weighted controls times the coefficients of its band; a scheme's **even terms**
+  are its controls' squares (how swingy the deal is), less their mean over the fit half's deals
+  (frozen, as the service freezes it per pool and period), weighted by the pair's expected edge
+  (``games.ratings.baseline.edge_weight``), not by ``pair_weight``;
 - the coefficients (``beta_fit``, per band) and each pair's weight are fitted on the first half
   of the deals and used, frozen, on the second half: per baseline scheme the share of a fresh
   set's variance removed, its CPU per rated game, and the bias check (mean corrected minus raw
@@ -110,6 +113,7 @@ def deal_plays(seed: int) -> dict:
     greedy play, ``RANDOM_PLAYS`` random plays and ``MIXED_PLAYS`` lopsided plays per greedy
     team, each play's totals, with the CPU each kind took."""
     from games.engine import Ruleset
+    from games.expert import expert_totals
     from games.ratings.baseline import greedy_totals, random_totals
 
     ruleset = Ruleset.from_preset("classic", {"players": 2})
@@ -121,6 +125,8 @@ def deal_plays(seed: int) -> dict:
 
     greedy = greedy_totals(ruleset, seed)
     greedy_cpu = lap()
+    expert = expert_totals(ruleset, seed)
+    expert_cpu = lap()
     randoms = random_totals(ruleset, seed, RANDOM_PLAYS)
     random_cpu = lap()
     mixed = [mixed_totals(ruleset, seed, team, MIXED_PLAYS) for team in range(2)]
@@ -128,9 +134,11 @@ def deal_plays(seed: int) -> dict:
     return {
         "seed": seed,
         "greedy": greedy,
+        "expert": expert,
         "random": randoms,
         "mixed": mixed,
         "greedy_cpu_s": greedy_cpu,
+        "expert_cpu_s": expert_cpu,
         "random_cpu_s": random_cpu / RANDOM_PLAYS,
         "mixed_cpu_s": mixed_cpu / (2 * MIXED_PLAYS),
     }
@@ -168,14 +176,16 @@ def generate(args: argparse.Namespace) -> tuple[dict, dict, list]:
 
 @dataclass(frozen=True)
 class Scheme:
-    """A baseline: how many random and lopsided plays, and which controls (each a sum of
-    ``games.ratings.baseline.CONTROLS`` names, one coefficient each)."""
+    """A baseline: how many random and lopsided plays, which controls (each a sum of the
+    names ``greedy``, ``random``, ``lopsided``, ``expert``, one coefficient each), and which of
+    the named controls also enter squared (``even``: one coefficient each)."""
 
     name: str
     random_plays: int
     lopsided_plays: int
     controls: tuple[tuple[str, ...], ...]
     greedy: bool = True
+    even: tuple[str, ...] = ()
 
     def cpu_ms(self, cpu: dict[str, float]) -> float:
         """CPU per rated game of this baseline (two teams), from the measured CPU per play."""
@@ -183,22 +193,47 @@ class Scheme:
             cpu["greedy"] * self.greedy
             + cpu["random"] * self.random_plays
             + 2 * cpu["mixed"] * self.lopsided_plays
+            + cpu["expert"] * self.uses("expert")
         )
+
+    def uses(self, name: str) -> bool:
+        return any(name in control for control in self.controls) or name in self.even
 
 
 def seat_controls(item: dict, scheme: Scheme) -> np.ndarray:
     """Seat 0's controls of a deal under ``scheme`` (``games.ratings.baseline.deal_controls``
-    on the first plays of each kind)."""
-    from games.ratings.baseline import CONTROLS, deal_controls
+    on the first plays of each kind), then its even terms, not yet less their mean."""
+    named = named_controls(item, scheme)
+    odd = [sum(named[n] for n in control) for control in scheme.controls]
+    return np.array(odd + [named[n] ** 2 for n in scheme.even])
 
-    values = deal_controls(item["greedy"], item["random"][: max(1, scheme.random_plays)])
-    named = dict(zip(CONTROLS, values[0], strict=True))
+
+def named_controls(item: dict, scheme: Scheme) -> dict[str, float]:
+    """Seat 0's value of a deal under each named control."""
+    from games.ratings.baseline import deal_controls
+
+    values = deal_controls(
+        item["greedy"], item["random"][: max(1, scheme.random_plays)], item["expert"]
+    )
+    named = dict(zip(("greedy", "random", "expert"), values[0], strict=True))
     # the lopsided control: seat 0's centred points over both greedy seats' lopsided plays
     lopsided = [row for plays in item["mixed"] for row in plays[: max(1, scheme.lopsided_plays)]]
     named["lopsided"] = sum((a - b) / 2 for a, b in lopsided) / len(lopsided)
     if not scheme.greedy:
         named["greedy"] = 0.0
-    return np.array([sum(named[n] for n in control) for control in scheme.controls])
+    return named
+
+
+def fresh_controls(x: np.ndarray, scheme: Scheme, means: np.ndarray, i, j, p: float) -> np.ndarray:
+    """The controls of the fresh sets (i, j) for the stronger bot expected to score ``p``: the
+    odd ones seat 0's value of deal i less deal j's, weighted by ``pair_weight``; the even ones
+    the mean of the two deals' squares less their frozen ``means``, weighted by the edge."""
+    from games.ratings.baseline import edge_weight, pair_weight
+
+    odd = len(scheme.controls)
+    front = (x[i, :odd] - x[j, :odd]) * pair_weight(p)
+    back = ((x[i, odd:] - means) + (x[j, odd:] - means)) / 2 * edge_weight(p)
+    return np.c_[front, back]
 
 
 @dataclass
@@ -263,11 +298,12 @@ def draws(rng: np.random.Generator, n: int, size) -> tuple[np.ndarray, np.ndarra
 
 # -- the experiment -------------------------------------------------------------------------------
 
+ODD = (("greedy",), ("random",), ("expert",))  # the service's candidate controls
 SCHEMES = (
     Scheme("random x 16", 16, 0, (("random",),), greedy=False),
     Scheme("greedy", 0, 0, (("greedy",),)),
     Scheme("greedy + random x 16, one beta (before)", 16, 0, (("greedy", "random"),)),
-    Scheme("greedy, random x 16, two betas (published)", 16, 0, (("greedy",), ("random",))),
+    Scheme("greedy, random x 16, two betas", 16, 0, (("greedy",), ("random",))),
     Scheme("greedy, random x 32, two betas", 32, 0, (("greedy",), ("random",))),
     Scheme("lopsided x 2", 0, 2, (("lopsided",),), greedy=False),
     Scheme("greedy, lopsided x 2", 0, 2, (("greedy",), ("lopsided",))),
@@ -275,10 +311,22 @@ SCHEMES = (
     Scheme("greedy, random x 8, lopsided x 2", 8, 2, (("greedy",), ("random",), ("lopsided",))),
     Scheme("greedy, random x 16, lopsided x 4", 16, 4, (("greedy",), ("random",), ("lopsided",))),
     Scheme("greedy, random x 32, lopsided x 8", 32, 8, (("greedy",), ("random",), ("lopsided",))),
+    Scheme("expert", 0, 0, (("expert",),), greedy=False),
+    Scheme("greedy, random x 16, even", 16, 0, ODD[:2], even=("greedy", "random")),
+    Scheme("greedy, random x 16, expert", 16, 0, ODD),
+    Scheme("greedy, expert, even", 0, 0, (("greedy",), ("expert",)), even=("greedy", "expert")),
+    Scheme("greedy, random x 8, expert, even", 8, 0, ODD, even=("greedy", "random", "expert")),
+    Scheme(
+        "greedy, random x 16, expert, even (published)",
+        16,
+        0,
+        ODD,
+        even=("greedy", "random", "expert"),
+    ),
 )
 
 
-PUBLISHED = SCHEMES[3].name  # games.ratings.baseline's CONTROLS and DEFAULT_PLAYS
+PUBLISHED = SCHEMES[-1].name  # games.ratings.baseline's CONTROLS, EVEN and DEFAULT_PLAYS
 
 
 def least_squares(scores: np.ndarray, controls: np.ndarray) -> np.ndarray:
@@ -289,7 +337,7 @@ def least_squares(scores: np.ndarray, controls: np.ndarray) -> np.ndarray:
 
 
 def luck(args: argparse.Namespace) -> None:
-    from games.ratings.baseline import BetaFit, beta_fit, pair_band, pair_weight
+    from games.ratings.baseline import BetaFit, beta_fit, pair_band
 
     if args.chance_deals:
         return luck_chance.chance(args)
@@ -298,7 +346,7 @@ def luck(args: argparse.Namespace) -> None:
     elapsed = time.perf_counter() - started
     print(f"{2 * len(jobs)} games, {len(values)} deals valued; {elapsed:.0f} s")
     cpu = {k: float(np.median([v[f"{k}_cpu_s"] for v in values.values()]))
-           for k in ("greedy", "random", "mixed")}  # fmt: skip
+           for k in ("greedy", "random", "mixed", "expert")}  # fmt: skip
     print("baseline CPU per play (one core, median): " + ", ".join(
         f"{k} {1000 * v:.3f} ms" for k, v in cpu.items()))  # fmt: skip
     rng = np.random.default_rng(2026)
@@ -315,33 +363,41 @@ def luck(args: argparse.Namespace) -> None:
     def controls(deals: PairDeals, scheme: Scheme) -> np.ndarray:
         return np.array([seat_controls(values[s], scheme) for s in deals.seeds])
 
+    def frozen_means(scheme: Scheme) -> np.ndarray:
+        """The even terms' means over the fit half's deals (both pairs'), frozen."""
+        found = np.concatenate([controls(deals, scheme) for deals in fits])
+        return found[:, len(scheme.controls) :].mean(axis=0)
+
     print("\nshare of a fresh set's score variance removed (fitted and measured on the fit half):")
-    print(f"{'baseline':42} {'CPU/game':>9}  " + "  ".join(f"{p.name:>18}" for p in pairs))
+    print(f"{'baseline':46} {'CPU/game':>9}  " + "  ".join(f"{p.name:>18}" for p in pairs))
     for scheme in SCHEMES:
         cells = []
         for deals, p in zip(fits, expected, strict=True):
             x = controls(deals, scheme)
             i, j = draws(rng, half, 200_000)
-            y, c = deals.fresh(i, j), (x[i] - x[j]) * pair_weight(p)
+            y, c = deals.fresh(i, j), fresh_controls(x, scheme, frozen_means(scheme), i, j, p)
             corrected = y - c @ least_squares(y, c)
             cells.append(f"{1 - corrected.var() / y.var():18.1%}")
-        print(f"{scheme.name:42} {scheme.cpu_ms(cpu):6.2f} ms  " + "  ".join(cells), flush=True)
+        print(f"{scheme.name:46} {scheme.cpu_ms(cpu):6.2f} ms  " + "  ".join(cells), flush=True)
 
     scheme = next(s for s in SCHEMES if s.name == args.scheme)
+    means = frozen_means(scheme)
     print(f"\nchosen: {scheme.name}, {scheme.cpu_ms(cpu):.2f} ms of CPU per rated game")
     bands: dict[int, list] = {}
     for deals, p in zip(fits, expected, strict=True):
         x = controls(deals, scheme)
         i, j = draws(rng, half, args.fit_sets)
-        c = (x[i] - x[j]) * pair_weight(p)
+        c = fresh_controls(x, scheme, means, i, j, p)
         bands.setdefault(pair_band(p), []).extend(zip(deals.fresh(i, j), c.tolist(), strict=True))
-    zero = (0.0,) * len(scheme.controls)
+    zero = (0.0,) * (len(scheme.controls) + len(scheme.even))
     fitted: dict[int, BetaFit] = {band: beta_fit(rows, zero) for band, rows in bands.items()}
     pooled = beta_fit([row for rows in bands.values() for row in rows], zero)
     for band, fit in sorted(fitted.items()):
         print(f"  band {band}: betas {np.round(fit.betas, 5).tolist()} on {fit.samples} sets "
               f"({fit.variance_removed:.1%} removed)")  # fmt: skip
     print(f"  one band: betas {np.round(pooled.betas, 5).tolist()}")
+    if scheme.even:
+        print(f"  even terms' frozen means: {np.round(means, 4).tolist()}")
 
     units: dict[str, list[tuple[np.ndarray, float]]] = {d: [] for d in DESIGNS}
     per_band = "fresh + baseline"
@@ -354,25 +410,32 @@ def luck(args: argparse.Namespace) -> None:
                  "fresh + baseline, one band": np.array(pooled.betas)}  # fmt: skip
         i, j = draws(rng, n, 400_000)
         raw = deals.fresh(i, j)
-        c = (x[i] - x[j]) * pair_weight(p)
+        c = fresh_controls(x, scheme, means, i, j, p)
         found = {"fresh, raw": raw, "duplicate": deals.duplicate()}
         found |= {design: raw - c @ b for design, b in betas.items()}
         sds = {design: float(v.std()) for design, v in found.items()}
         # the bias check on independent sets: deal k's first game with deal k + 1's second
         k = np.arange(0, n - 1, 2)
         own = deals.fresh(k, k + 1)
-        shift = -((x[k] - x[k + 1]) * pair_weight(p)) @ betas[per_band]
+        shift = -fresh_controls(x, scheme, means, k, k + 1, p) @ betas[per_band]
         interval = 1.96 * shift.std(ddof=1) / math.sqrt(len(k))
         raw_interval = 1.96 * own.std(ddof=1) / math.sqrt(len(k))
         within = "within" if abs(shift.mean()) <= interval else "OUTSIDE"
         print(f"  {deals.name}: raw {own.mean():.3f} ± {raw_interval:.3f}; corrected - raw "
               f"{shift.mean():+.4f} ± {interval:.4f} ({within} its interval); variance per set: "
               + ", ".join(f"{d} {sds[d] ** 2:.4f}" for d in found))  # fmt: skip
+        if scheme.even:  # over every pair of these deals the odd controls' mean is 0 exactly
+            from games.ratings.baseline import edge_weight
+
+            odd = len(scheme.controls)
+            drift = (x[:, odd:].mean(axis=0) - means) * edge_weight(p)
+            print(f"    the frozen means' miss on these deals moves it by "
+                  f"{-drift @ betas[per_band][odd:]:+.4f}")  # fmt: skip
         for design in units:
             units[design].append((found[design], sds[design]))
     separation(units, args.leagues, rng)
     if args.pool_deals:
-        pool_tau(args, played, values, scheme, fitted)
+        pool_tau(args, played, values, scheme, fitted, means)
 
 
 def separation(units: dict, leagues: int, rng: np.random.Generator) -> None:
@@ -407,10 +470,12 @@ def separation(units: dict, leagues: int, rng: np.random.Generator) -> None:
             print(f"{design} / duplicate: {needed[design] / base:.2f}")
 
 
-def pool_tau(args: argparse.Namespace, played: dict, values: dict, scheme: Scheme, fitted) -> None:
+def pool_tau(
+    args: argparse.Namespace, played: dict, values: dict, scheme: Scheme, fitted, means
+) -> None:
     """Kendall's tau of the eight noisy experts of ``known_order`` under each design (fit per
     set): the share of leagues with tau >= 0.9, and the games per pair for 95 % of them."""
-    from games.ratings.baseline import pair_band, pair_weight
+    from games.ratings.baseline import pair_band
 
     n_bots = len(EPSILONS)
     rng = np.random.default_rng(7)
@@ -424,7 +489,7 @@ def pool_tau(args: argparse.Namespace, played: dict, values: dict, scheme: Schem
         raw = pair.fresh(i, j)
         p = float(raw.mean())
         betas = np.array(fitted[min(pair_band(p), max(fitted))].betas)
-        corrected = raw - ((x[i] - x[j]) * pair_weight(p)) @ betas
+        corrected = raw - fresh_controls(x, scheme, means, i, j, p) @ betas
         pools[(a, b)] = {"fresh, raw": raw, "duplicate": pair.duplicate(),
                          "fresh + baseline": corrected}  # fmt: skip
     needed = dict.fromkeys(DESIGNS)

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from games.engine import ALL_CARDS, Card, Move
+from games.engine import Card, Move
+from games.expert import seen_cards, unseen_cards
 from games.wire import MoveRequest, SeatInfo, parse_move_request
 
 
@@ -85,15 +86,8 @@ class BotState(MoveRequest):
     def seen_cards(self) -> frozenset[Card]:
         """Cards known to be out of the unseen pool: own hand, the table, this round's plays
         and the cards the dealer took in the round's lucky deal."""
-        seen = set(self.hand) | set(self.table)
-        for play in self.history:
-            seen.add(play.card)
-            seen.update(play.capture)
-        if self.lucky_deal is not None:
-            seen.update(self.lucky_deal.cards)
-        return frozenset(seen)
+        return seen_cards(self)
 
     def unseen_cards(self) -> list[Card]:
         """Cards that may still be in another hand or in the deck, in the engine's card order."""
-        seen = self.seen_cards()
-        return [card for card in ALL_CARDS if card not in seen]
+        return unseen_cards(self)

@@ -76,10 +76,13 @@ ESCOBA_LADDER_REFILL_ON_RESULT = env_bool("ESCOBA_LADDER_REFILL_ON_RESULT", defa
 ESCOBA_LADDER_SPREAD = env_int("ESCOBA_LADDER_SPREAD", 100)
 ESCOBA_LADDER_RECENT_S = env_int("ESCOBA_LADDER_RECENT_S", 3600)
 # The baseline correction of rated sets (docs/ratings.md): random plays per rated deal (beside
-# one greedy play), and the length in days of the period for which a pool's coefficients are
-# frozen.
+# one greedy and one expert play), and the length in days of the period for which a pool's
+# coefficients are frozen.
 ESCOBA_BASELINE_PLAYS = env_int("ESCOBA_BASELINE_PLAYS", 16)
 ESCOBA_BASELINE_PERIOD_DAYS = env_int("ESCOBA_BASELINE_PERIOD_DAYS", 7)
+# A pool's latest rated deals, valued before a period, whose mean swing is frozen with the
+# period's coefficients: the mean the correction's even terms are less of (fewer: no even terms).
+ESCOBA_BASELINE_MEAN_DEALS = env_int("ESCOBA_BASELINE_MEAN_DEALS", 4000)
 # Challenges and version tests (unrated, on demand): per user per 24 hours; a test keeps this
 # many sets in flight and plays at most ESCOBA_TEST_MAX_SETS.
 ESCOBA_CHALLENGES_PER_DAY = env_int("ESCOBA_CHALLENGES_PER_DAY", 20)

@@ -48,6 +48,9 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CELERY_TASK_ALWAYS_EAGER = env_bool("ESCOBA_CELERY_EAGER", default=True)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(Path(tempfile.gettempdir()) / "escoba-test-celerybeat")
+# The even terms' frozen mean from a few deals: tests check how it is used, not its precision
+# (tests/ratings/test_baseline_even.py checks a mean against other random deals).
+ESCOBA_BASELINE_MEAN_DEALS = 8
 
 # Eager tasks would refill the ladder from inside the set that just ended, again and again; the
 # worker of the integration fixture (ESCOBA_CELERY_EAGER=0) refills as in production.

@@ -5,18 +5,22 @@ out within a set as they did on duplicate deals. What a deal gives each seat is 
 by a baseline (Davidson, Archibald & Bowling 2013, "Baseline: Practical Control Variates for
 Agent Evaluation in Zero-Sum Domains"): the arena's own policies play the deal, all seats
 (``deal_values``), and the game points each team made, less the mean over the teams, is that
-deal's value for the team, one value per control (``CONTROLS``: the greedy play, and the mean
-of the random plays). The deal is independent of who plays it, so a seat's value, less its
-expected value over all deals, has mean zero whoever sits there; any fixed combination of the
-controls can be taken from a result without moving its expectation:
+deal's value for the team, one value per control (``CONTROLS``: the greedy play, the mean of
+the random plays, the expert's play). The deal is independent of who plays it, so a seat's
+value, less its expected value over all deals, has mean zero whoever sits there; any fixed
+combination of the controls can be taken from a result without moving its expectation:
 
     corrected = raw - sum_k beta_k * (value_k_for_seat - expected_value_k_for_seat)
 
 For a pair (a, b) of one set each control is the mean, over the set's games, of a's team's
 value less b's (``pair_controls``), weighted by how much luck can move the pair's score
-(``pair_weight``, from the ratings before the set); a's corrected set score is its score less
-the coefficients of the pair's band (``pair_band``: close and lopsided pairs) times the
-controls (``corrected_score``). Every bot of a set plays every seat once, so the expected
+(``pair_weight``, from the ratings before the set). A value is odd (it changes sign with the
+seat); how swingy a deal is, its values squared (``deal_swings``), is even and does not cancel
+within a set, but less its mean over all deals (``swing_means``, frozen) it has mean zero too:
+each is an even term (``pair_even_terms``), weighted by the pair's expected edge
+(``edge_weight``). a's corrected set score is its score less the coefficients of the pair's
+band (``pair_band``: close and lopsided pairs) times the controls and even terms
+(``corrected_score``). Every bot of a set plays every seat once, so the expected
 values cancel within the set: the controls need no estimate of them (``seat_means`` may still
 be given).
 
@@ -37,18 +41,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from games.engine import Card, Game, Move, Ruleset
+from games.expert import expert_totals
 
 # Corrections are stored as whole millionths of a set, so sums of them are exact in any order.
 CORRECTION_UNIT = 1_000_000
 # The baseline's policies: one game of greedy play (``greedy_totals``: the biggest capture now,
-# else the least useful card trailed) and games of uniformly random legal moves
-# (``Game.play_random``: in the compiled build the whole game is C), every seat the same policy,
-# each its own control. benchmarks/luck.py chose them for the variance removed per CPU second:
-# see docs/ratings.md.
-POLICY = "greedy,random"
+# else the least useful card trailed), games of uniformly random legal moves
+# (``Game.play_random``: in the compiled build the whole game is C) and one game of the SDK's
+# expert (``games.expert.expert_totals``, on the engine's own state), every seat the same
+# policy, each its own control. benchmarks/luck.py chose them for the variance removed per CPU
+# second: see docs/ratings.md.
+POLICY = "greedy,random,expert"
 # The controls, in the order of every vector of values, controls and coefficients.
-CONTROLS = ("greedy", "random")
-# Random plays per deal, beside the one greedy play.
+CONTROLS = ("greedy", "random", "expert")
+# The controls that also enter squared, as even terms (``deal_swings``): how swingy the deal is.
+EVEN = ("greedy", "random", "expert")
+# Coefficients per band: one per control, then one per even term.
+TERMS = len(CONTROLS) + len(EVEN)
+# Random plays per deal, beside the one greedy and the one expert play.
 DEFAULT_PLAYS = 16
 # Sets fewer than this in a band and its coefficients are not fitted: DEFAULT_BETAS are used.
 MIN_SAMPLES = 200
@@ -57,7 +67,10 @@ MIN_SAMPLES = 200
 BAND_EDGES = (0.9,)
 # The coefficients per band used before a pool has MIN_SAMPLES corrected sets in the band:
 # measured on classic/2p (benchmarks/luck.py), in score per game point of weighted control.
-DEFAULT_BETAS = ((0.0312, 0.0319), (0.0070, 0.0645))
+DEFAULT_BETAS = (
+    (0.0232, 0.0141, 0.0243, -0.0033, -0.0058, -0.0056),
+    (0.0059, 0.0558, 0.0084, -0.0001, -0.0019, -0.0003),
+)
 
 
 def _worth(card: Card) -> int:
@@ -115,25 +128,54 @@ def _mean_centred(rows: Sequence[Sequence[int]], teams: int) -> list[float]:
 
 
 def deal_controls(
-    greedy: Sequence[int], randoms: Sequence[Sequence[int]]
+    greedy: Sequence[int], randoms: Sequence[Sequence[int]], expert: Sequence[int] | None = None
 ) -> tuple[tuple[float, ...], ...]:
     """Per team, its value of the deal under each of ``CONTROLS``, from the baseline's plays:
-    ``greedy`` the greedy play's totals and ``randoms`` the random plays'. Each value is the
-    game points the team made less the play's mean over the teams (averaged over the random
-    plays), so each control sums to zero over the teams."""
+    ``greedy`` the greedy play's totals, ``randoms`` the random plays' and ``expert`` the
+    expert's self-play (a third control when given). Each value is the game points the team
+    made less the play's mean over the teams (averaged over the random plays), so each control
+    sums to zero over the teams."""
     teams = len(greedy)
-    columns = (_centred(greedy), _mean_centred(randoms, teams))
+    columns = [_centred(greedy), _mean_centred(randoms, teams)]
+    if expert is not None:
+        columns.append(_centred(expert))
     return tuple(tuple(column[team] for column in columns) for team in range(teams))
 
 
 def deal_values(
     ruleset: Ruleset, seed: int, plays: int = DEFAULT_PLAYS
 ) -> tuple[tuple[float, ...], ...]:
-    """What deal ``seed`` gives each team, per control (``deal_controls``): one greedy play and
-    ``plays`` random plays. The same deal always gets the same values."""
+    """What deal ``seed`` gives each team, per control (``deal_controls``): one greedy play,
+    ``plays`` random plays and one expert play. The same deal always gets the same values."""
     if plays < 1:
         raise ValueError("plays must be at least 1")
-    return deal_controls(greedy_totals(ruleset, seed), random_totals(ruleset, seed, plays))
+    return deal_controls(
+        greedy_totals(ruleset, seed),
+        random_totals(ruleset, seed, plays),
+        expert_totals(ruleset, seed),
+    )
+
+
+def deal_swings(values: Sequence[Sequence[float]]) -> tuple[float, ...]:
+    """How swingy a deal is, per name of ``EVEN``: the mean over the teams of the team's value
+    squared (``values`` as ``deal_values`` gives them). The same whoever sits where, so unlike
+    a value it does not cancel within a set: a swingy deal moves the odds between a stronger
+    and a weaker bot (measured: it favours the weaker). Less its mean over all deals
+    (``swing_means``) it has mean zero."""
+    columns = [CONTROLS.index(name) for name in EVEN]
+    return tuple(math.fsum(team[k] ** 2 for team in values) / len(values) for k in columns)
+
+
+def swing_means(deals: Sequence[Sequence[Sequence[float]]]) -> tuple[float, ...]:
+    """The mean of ``deal_swings`` over ``deals`` (each as ``deal_values`` gives it), what an
+    even term is less of. A deal's swing depends on the rules and the number of random plays
+    only, never on who plays it, so its mean over rated deals already valued (random deals) is
+    its mean over all deals, up to the sample's small miss; it is frozen with a pool's
+    coefficients."""
+    if not deals:
+        raise ValueError("no deals to take a mean over")
+    swings = [deal_swings(values) for values in deals]
+    return tuple(math.fsum(found[k] for found in swings) / len(swings) for k in range(len(EVEN)))
 
 
 @dataclass(frozen=True)
@@ -170,6 +212,26 @@ def pair_controls(
     }
 
 
+def pair_even_terms(
+    games: Sequence[DealGame], means: Sequence[float]
+) -> dict[tuple[int, int], tuple[float, ...]]:
+    """(a, b) with a < b → the pair's even terms over one set: per name of ``EVEN``, the mean
+    over its games of the deal's swing less its frozen mean (``means``, ``swing_means``), in the
+    games where a and b sit on different teams (0 where they are partners: a seating fixed
+    before the deal, so the term keeps mean zero)."""
+    sums: dict[tuple[int, int], list[list[float]]] = {}
+    for game in games:
+        swing = [v - m for v, m in zip(deal_swings(game.values), means, strict=True)]
+        team = dict(game.participants)
+        for a, b in itertools.combinations(sorted(team), 2):
+            rows = sums.setdefault((a, b), [[] for _ in swing])
+            for k, value in enumerate(swing):
+                rows[k].append(value if team[a] != team[b] else 0.0)
+    return {
+        pair: tuple(math.fsum(found) / len(games) for found in rows) for pair, rows in sums.items()
+    }
+
+
 def pair_weight(expected: float) -> float:
     """How much of a deal's luck reaches a pair's score, 4 p (1 - p) for a pair expected to
     score p: a deal moves the odds (the logit) alike, and the score by p (1 - p) times that, so
@@ -177,6 +239,15 @@ def pair_weight(expected: float) -> float:
     come from results before the set (the ratings published when it is corrected), never from
     its own deals, so the weighted control keeps mean zero."""
     return 4.0 * expected * (1.0 - expected)
+
+
+def edge_weight(expected: float) -> float:
+    """The direction and size of a pair's expected edge, 2 p - 1 for a pair expected to score
+    p: what an even term (how swingy a deal is, the same whoever holds which seat) is weighted
+    by. A swingy deal helps one side of a pair of unequal bots (the weaker, measured), so the
+    term's sign follows the edge; which bot is stronger comes from the ratings before the set,
+    never from its own result, so the weighted term keeps mean zero."""
+    return 2.0 * expected - 1.0
 
 
 def pair_band(expected: float) -> int:

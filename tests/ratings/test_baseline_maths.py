@@ -13,10 +13,8 @@ from hypothesis import strategies as st
 from games.engine import Game, Ruleset
 from games.ratings.baseline import (
     BAND_EDGES,
-    CONTROLS,
     DEFAULT_BETAS,
     MIN_SAMPLES,
-    DealGame,
     beta_fit,
     corrected_score,
     corrected_sum,
@@ -27,23 +25,10 @@ from games.ratings.baseline import (
     pair_controls,
     pair_weight,
 )
+from tests.ratings.baseline_deals import WIDTH, deal, two_game_set
 
-WIDTH = len(CONTROLS)
-luck = st.floats(-10, 10, allow_nan=False)
-# A deal as the correction sees it: per team, one value per control (each control summing to
-# zero over the teams, as deal_controls makes them), and seat 0's score on it.
-deal = st.tuples(st.lists(luck, min_size=WIDTH, max_size=WIDTH), st.floats(0, 1))
 betas = st.lists(st.floats(-1, 1), min_size=WIDTH, max_size=WIDTH)
-
-
-def two_game_set(first, second, a=1, b=2):
-    """Bot a in seat 0 on deal ``first``, then in seat 1 on deal ``second`` (seats swapped)."""
-    (v1, s1), (v2, s2) = first, second
-    games = [
-        DealGame(participants=((a, 0), (b, 1)), values=(tuple(v1), tuple(-x for x in v1))),
-        DealGame(participants=((b, 0), (a, 1)), values=(tuple(v2), tuple(-x for x in v2))),
-    ]
-    return games, (s1 + (1 - s2)) / 2  # a's share of the set
+two = st.lists(st.floats(-1, 1), min_size=2, max_size=2)  # beta_fit takes any number of controls
 
 
 @given(st.lists(deal, min_size=1, max_size=8), betas, st.floats(0.01, 0.99))
@@ -94,7 +79,7 @@ def test_the_fitted_coefficients_do_not_depend_on_the_order_of_the_sets(drawn, r
     ][: MIN_SAMPLES + len(drawn)]  # at least MIN_SAMPLES sets, from a few drawn (hundreds: slow)
     shuffled = list(samples)
     rng.shuffle(shuffled)
-    default = (0.0,) * WIDTH
+    default = (0.0,) * 2
     assert beta_fit(shuffled, default) == beta_fit(samples, default)  # to the last bit
 
 
@@ -118,7 +103,7 @@ def test_the_coefficients_are_the_least_squares_ones_and_a_default_below_the_min
     assert twin.betas == (0.5,) * 2
 
 
-@given(st.lists(st.tuples(st.floats(0, 1), betas), min_size=1, max_size=6), betas)
+@given(st.lists(st.tuples(st.floats(0, 1), two), min_size=1, max_size=6), two)
 @settings(max_examples=30)
 def test_fitted_coefficients_leave_no_more_variance_than_any_other_vector(drawn, other):
     """Least squares: on the sets it was fitted on, no coefficient vector leaves less variance."""
@@ -127,7 +112,7 @@ def test_fitted_coefficients_leave_no_more_variance_than_any_other_vector(drawn,
         for k in range(MIN_SAMPLES)
         for s, c in drawn
     ]  # a few drawn sets, varied so that no control repeats another
-    fitted = beta_fit(samples, (0.0,) * WIDTH)
+    fitted = beta_fit(samples, (0.0,) * 2)
 
     def left(beta):
         corrected = [corrected_score(s, c, beta) for s, c in samples]

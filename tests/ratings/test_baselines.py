@@ -14,9 +14,13 @@ from games.ratings.baseline import (
     CONTROLS,
     CORRECTION_UNIT,
     DEFAULT_BETAS,
+    EVEN,
     MIN_SAMPLES,
+    POLICY,
+    TERMS,
     deal_values,
     score_correction,
+    swing_means,
 )
 from tournaments.models import (
     BaselineCoefficient,
@@ -65,13 +69,18 @@ def test_rated_games_are_valued_and_their_sets_corrected_into_the_fit(
     sets = list(RatedSet.objects.filter(match__league=league))
     assert len(sets) == 6 and all(s.corrected_at is not None for s in sets)
     coefficient = BaselineCoefficient.objects.get(pool=POOL)
-    assert {s.coefficient_id for s in sets} == {coefficient.id}
+    assert {s.coefficient_id for s in sets} == {coefficient.id} and coefficient.policy == POLICY
+    # no deal valued before the period: no even means, so no even terms this period
+    assert coefficient.means == []
+    assert all(band["betas"][len(CONTROLS) :] == [0.0] * len(EVEN) for band in coefficient.bands)
     # nothing corrected before this period: every band has the defaults
     assert len(coefficient.bands) == len(BAND_EDGES) + 1
     for band, fitted in enumerate(coefficient.bands):
-        assert fitted["samples"] == 0 and tuple(fitted["betas"]) == DEFAULT_BETAS[band]
+        assert fitted["samples"] == 0
+        assert fitted["betas"][: len(CONTROLS)] == list(DEFAULT_BETAS[band][: len(CONTROLS)])
     for score in SetScore.objects.filter(rated_set__in=sets):
-        assert len(score.controls) == len(CONTROLS) and score.band is not None
+        assert len(score.controls) == TERMS and score.band is not None
+        assert score.controls[len(CONTROLS) :] == [0.0] * len(EVEN)
         betas = coefficient.betas(score.band)
         assert score.correction == round(score_correction(score.controls, betas) * CORRECTION_UNIT)
     for total in PairTotal.objects.filter(pool=POOL):
@@ -83,6 +92,13 @@ def test_rated_games_are_valued_and_their_sets_corrected_into_the_fit(
     # a set is corrected once: asking again changes nothing
     assert rated_set_correct(match_id=sets[0].match_id) is None
     assert ratings_recompute().exact  # the published fit is the corrected one, from the sets
+    # next period: the mean swing of the pool's latest deals valued before it, with even terms
+    DealBaseline.objects.update(created_at=timezone.now() - datetime.timedelta(days=1))
+    later = baseline_coefficient(pool=POOL, moment=timezone.now() + datetime.timedelta(days=7))
+    latest = DealBaseline.objects.order_by("-id")[: settings.ESCOBA_BASELINE_MEAN_DEALS]
+    assert tuple(later.means) == swing_means([deal.values for deal in latest])
+    assert sum(b["samples"] for b in later.bands) == 6  # fewer than MIN_SAMPLES: the defaults
+    assert [tuple(b["betas"]) for b in later.bands] == list(DEFAULT_BETAS)
 
 
 def test_a_set_waits_for_its_last_value_and_the_sweep_makes_up_for_lost_messages(
@@ -127,15 +143,23 @@ def test_the_coefficient_is_fitted_on_the_sets_before_its_period_and_then_frozen
         # a won the sets whose deals favoured it by the random control, in the lopsided band;
         # the greedy control is noise
         won = 1 if score.twelfths == 12 else -1
-        score.controls = [number % 5 - 2, won * (1 + number % 3)]
+        noise = [number % m - m // 2 for m in (7, 11, 13, 17)][: TERMS - 2]
+        score.controls = [number % 5 - 2, won * (1 + number % 3), *noise]
         score.band = len(BAND_EDGES)
         score.save(update_fields=["controls", "band"])
     RatedSet.objects.update(corrected_at=last_week)
+    # a coefficient of the period for another policy's values corrects none of today's
+    before = BaselineCoefficient.objects.create(
+        pool=POOL, period_start=period_start(timezone.now()), policy="greedy,random", bands=[]
+    )
     old = baseline_coefficient(pool=POOL, moment=last_week)
     now = baseline_coefficient(pool=POOL)
+    assert now.pk != before.pk and now.policy == POLICY
     assert all(band["samples"] == 0 for band in old.bands)
     close, lopsided = now.bands[0], now.bands[-1]
-    assert close["samples"] == 0 and tuple(close["betas"]) == DEFAULT_BETAS[0]
+    assert close["samples"] == 0
+    # no deals valued before the period: the even terms' coefficients are 0 (no means)
+    assert close["betas"] == [*DEFAULT_BETAS[0][: len(CONTROLS)], *[0.0] * len(EVEN)]
     assert lopsided["samples"] == MIN_SAMPLES and lopsided["betas"][1] > 0.1
     assert abs(lopsided["betas"][0]) < 0.05
     assert now.period_start == period_start(timezone.now()) != old.period_start

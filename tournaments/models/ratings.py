@@ -56,8 +56,8 @@ class SetScore(models.Model):
         null=True,
         blank=True,
         help_text="The luck of the set's deals for the player, one value per control "
-        "(games.ratings.baseline.CONTROLS), weighted for the pair; null until every game's "
-        "baseline value is in.",
+        "(games.ratings.baseline.CONTROLS) then per even term (EVEN), weighted for the pair; "
+        "null until every game's baseline value is in.",
     )
     band = models.PositiveSmallIntegerField(
         null=True,
@@ -249,18 +249,27 @@ class DealBaseline(models.Model):
 
 
 class BaselineCoefficient(models.Model):
-    """The coefficients of the baseline correction for one pool and one period: per band of
-    the pairs' expected score (``games.ratings.baseline.pair_band``), one beta per control,
-    fitted once, when the period's first set is corrected, on the pool's sets of that band
-    corrected before the period began (``services.baselines.baseline_coefficient``). Frozen: a
-    set's own result never chooses the coefficients that correct it, so the correction stays
-    unbiased."""
+    """The coefficients of the baseline correction for one pool, period and baseline policy:
+    per band of the pairs' expected score (``games.ratings.baseline.pair_band``), one beta per
+    control and per even term, fitted once, when the period's first set is corrected, on the
+    pool's sets of that band corrected before the period began, and the even terms' means
+    (``services.baselines.baseline_coefficient``). Frozen: a set's own result never chooses
+    the coefficients that correct it, so the correction stays unbiased."""
 
     pool = models.CharField(max_length=50)
     period_start = models.DateTimeField()
+    policy = models.CharField(
+        max_length=30, default="greedy,random", help_text="The baseline policy it corrects."
+    )
     bands = models.JSONField(
-        help_text='Per band: {"betas": one per control, "samples": corrected sets it was '
-        'fitted on, "variance_removed": share of the score\'s variance removed}.'
+        help_text='Per band: {"betas": one per control then per even term, "samples": '
+        'corrected sets it was fitted on, "variance_removed": share of the score\'s variance '
+        "removed}."
+    )
+    means = models.JSONField(
+        default=list,
+        help_text="Per even term (games.ratings.baseline.EVEN), the mean of the deal's swing "
+        "over random deals, taken off each game's.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -268,7 +277,8 @@ class BaselineCoefficient(models.Model):
         ordering = ["pool", "period_start"]
         constraints = [
             models.UniqueConstraint(
-                fields=["pool", "period_start"], name="baseline_coefficient_once_per_period"
+                fields=["pool", "period_start", "policy"],
+                name="baseline_coefficient_once_per_period",
             )
         ]
 

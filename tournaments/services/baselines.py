@@ -9,14 +9,17 @@ that duplicate deals used to cancel is measured instead (``games.ratings.baselin
    a ``DealBaseline``. Nothing of a game waits for it.
 2. **A rated set is corrected once all its games are valued** (``rated_set_correct``): each pair's
    controls (the luck of the set's deals for the lower version, less the other's, one per
-   control, weighted by how far from even the pair is expected to be), times the coefficients
-   of the pair's band for the pool and period, are taken from its score
+   control, weighted by how far from even the pair is expected to be) and even terms (how
+   swingy its deals were, less the frozen mean, weighted by the pair's expected edge), times
+   the coefficients of the pair's band for the pool and period, are taken from its score
    (``SetScore.correction``, ``PairTotal.correction``, millionths of a set, so sums are exact)
    and a refit is requested. Until then the set counts as played: a raw score is as unbiased as
    a corrected one (the correction has mean zero), only noisier.
-3. **The coefficients are frozen per pool and period** (``baseline_coefficient``): fitted once,
-   when the period's first set is corrected, band by band on the pool's sets corrected before
-   the period began (``ESCOBA_BASELINE_PERIOD_DAYS``), ``DEFAULT_BETAS`` for a band with too few.
+3. **The coefficients are frozen per pool, period and policy** (``baseline_coefficient``):
+   fitted once, when the period's first set is corrected, band by band on the pool's sets
+   corrected before the period began (``ESCOBA_BASELINE_PERIOD_DAYS``), ``DEFAULT_BETAS`` for a
+   band with too few; the even terms' means (``_even_means``: the pool's latest valued deals)
+   are frozen beside them.
 4. **The lag is bounded**: ``baselines_sweep`` (beat, every ``ESCOBA_SWEEP_INTERVAL_S``) values
    rated games left without a value and corrects sets whose values are all in; a fit lost after a
    correction is ``ratings.sweep``'s (beat, the same interval), which refits a pool with a set or
@@ -40,14 +43,19 @@ from games.ratings.baseline import (
     CONTROLS,
     CORRECTION_UNIT,
     DEFAULT_BETAS,
+    EVEN,
     POLICY,
+    TERMS,
     DealGame,
     beta_fit,
     deal_values,
+    edge_weight,
     pair_band,
     pair_controls,
+    pair_even_terms,
     pair_weight,
     score_correction,
+    swing_means,
 )
 from games.ratings.fit import MEAN
 from games.ratings.sets import game_participants
@@ -108,11 +116,13 @@ def period_start(moment: datetime.datetime) -> datetime.datetime:
 def baseline_coefficient(
     *, pool: str, moment: datetime.datetime | None = None
 ) -> BaselineCoefficient:
-    """The pool's coefficients for the period holding ``moment`` (now): made the first time
-    they are asked for, band by band from the pool's sets of the band corrected before the
-    period began, then never changed."""
+    """The pool's coefficients for the period holding ``moment`` (now) and today's ``POLICY``:
+    made the first time they are asked for, band by band from the pool's sets of the band
+    corrected before the period began, with the even terms' means (``_even_means``), then never
+    changed. Without the means the even terms' coefficients are 0 for the period."""
     start = period_start(moment or timezone.now())
-    found = BaselineCoefficient.objects.filter(pool=pool, period_start=start).first()
+    period = BaselineCoefficient.objects.filter(pool=pool, period_start=start, policy=POLICY)
+    found = period.first()
     if found is not None:
         return found
     bands = []
@@ -124,7 +134,7 @@ def baseline_coefficient(
             (
                 (twelfths / 12, controls)
                 for twelfths, controls in samples.iterator()
-                if len(controls) == len(CONTROLS)
+                if len(controls) == TERMS
             ),
             DEFAULT_BETAS[band],
         )
@@ -135,11 +145,36 @@ def baseline_coefficient(
                 "variance_removed": fitted.variance_removed,
             }
         )
+    means = _even_means(pool, start)
+    if not means:
+        for band in bands:
+            band["betas"][len(CONTROLS) :] = [0.0] * len(EVEN)
     try:
         with transaction.atomic():
-            return BaselineCoefficient.objects.create(pool=pool, period_start=start, bands=bands)
+            return BaselineCoefficient.objects.create(
+                pool=pool, period_start=start, policy=POLICY, bands=bands, means=means
+            )
     except IntegrityError:  # made meanwhile by another correction: the first one stands
-        return BaselineCoefficient.objects.get(pool=pool, period_start=start)
+        return period.get()
+
+
+def _even_means(pool: str, start: datetime.datetime) -> list[float]:
+    """The mean swing (``swing_means``) of the pool's latest ``ESCOBA_BASELINE_MEAN_DEALS``
+    rated deals valued by today's policy before ``start``: rated deals are random deals, and
+    the value of each is stored already, so the mean costs a read. Empty when the pool has
+    fewer (a new pool, or a new policy)."""
+    wanted = settings.ESCOBA_BASELINE_MEAN_DEALS
+    found = list(
+        DealBaseline.objects.filter(
+            game__match__rated_set__pool=pool,
+            policy=POLICY,
+            plays=settings.ESCOBA_BASELINE_PLAYS,
+            created_at__lt=start,
+        )
+        .order_by("-id")
+        .values_list("values", flat=True)[:wanted]
+    )
+    return list(swing_means(found)) if found and len(found) >= wanted else []
 
 
 def _expected_scores(pool: str, pairs: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
@@ -177,8 +212,7 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
         if baseline is None or baseline.seed != game.seed or baseline.policy != POLICY:
             return None
         values[game.id] = tuple(tuple(team) for team in baseline.values)
-    league = games[0].league
-    team_of = Ruleset.from_dict(league.ruleset).team_of
+    team_of = Ruleset.from_dict(games[0].league.ruleset).team_of
     version_of = dict(BotVersion.objects.filter(rated_sets=rated_set).values_list("bot_id", "id"))
     deal_games = [
         DealGame(
@@ -193,10 +227,14 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
     controls = pair_controls(deal_games)
     expected = _expected_scores(rated_set.pool, list(controls))
     coefficient = baseline_coefficient(pool=rated_set.pool)
+    means = coefficient.means
+    evens = (
+        pair_even_terms(deal_games, means) if means else {p: (0.0,) * len(EVEN) for p in controls}
+    )
     for score in SetScore.objects.filter(rated_set=rated_set).order_by("player_id", "opponent_id"):
         pair = (score.player_id, score.opponent_id)
-        weight = pair_weight(expected[pair])
-        weighted = [control * weight for control in controls[pair]]
+        weight, edge = pair_weight(expected[pair]), edge_weight(expected[pair])
+        weighted = [c * weight for c in controls[pair]] + [e * edge for e in evens[pair]]
         band = pair_band(expected[pair])
         betas = coefficient.betas(band)
         correction = round(score_correction(weighted, betas) * CORRECTION_UNIT)
