@@ -13,7 +13,7 @@ from tests.clients import client_for
 from tests.play.helpers import play_out
 from tournaments.bot_calls.runner import GameRecord
 from tournaments.models import Game, GameLog, PersonGame
-from tournaments.services import play_referee
+from tournaments.services import play, play_referee
 
 pytestmark = pytest.mark.usefixtures("transactional_db")
 
@@ -56,10 +56,18 @@ def _start(person, make_bot) -> tuple[object, dict]:
 
 @pytest.mark.parametrize("size", [0, 256], ids=["cold-every-step", "kept"])
 def test_a_game_is_the_game_its_answers_referee_from_the_seed(
-    person, make_bot, short_games, kept, settings, size
+    person, make_bot, short_games, kept, settings, monkeypatch, size
 ):
     settings.ESCOBA_PLAY_REFEREE_CACHE = size
     short_games(max_rounds=1)
+    sent = []
+    ask = play._ask
+
+    async def recorded(url, secret, body, timeout_ms):
+        sent.append(_json(body))
+        return await ask(url, secret, body, timeout_ms)
+
+    monkeypatch.setattr(play, "_ask", recorded)
     client, made = _start(person, make_bot)
     served = []
 
@@ -78,7 +86,7 @@ def test_a_game_is_the_game_its_answers_referee_from_the_seed(
         assert kept.hits == 0 and kept.replays > len(answers)
     assert len(kept) == 0  # a finished game's referee is not kept
 
-    referee, calls = _from_seed(made["id"])
+    referee, calls = play_referee.replayed_from_seed(person_game)
     game = Game.objects.get(pk=made["game"])
     stored = GameLog.objects.get(game=game)
     assert referee.is_over and len(calls) == len(answers)
@@ -86,10 +94,12 @@ def test_a_game_is_the_game_its_answers_referee_from_the_seed(
     assert _json(GameRecord(log=referee.game.log(), calls=calls).diagnostics) == stored.diagnostics
     result = stored.document["result"]
     assert (game.winner, game.totals) == (result["winner"], result["totals"])
-    # Every move request the person was served is the one the seed and the answers before it
-    # give (and the bots' requests are the diagnostics' above).
+    # Every move request served to the person, and sent to the bot, is the one the seed and
+    # the answers before it give.
     theirs = [call.request for call in calls if call.seat == person_game.seat]
     assert served and _json(theirs) == served
+    bots = [call.request for call in calls if call.seat != person_game.seat]
+    assert sent and _json(bots) == sent
 
 
 def _your_turn(client, play_id: int) -> dict:

@@ -241,7 +241,7 @@ def play_create(
 
 def _replay(person_game: PersonGame) -> tuple[Referee, list[PlayCall]]:
     """The referee as it stands after the stored answers (see the module docstring), and the
-    call each answer made."""
+    call each answer made (without its request)."""
     return play_referee.referee_after(person_game)
 
 
@@ -281,7 +281,7 @@ def _record(person_game: PersonGame, answer: Answer, seat: int) -> tuple[Referee
         entry = {"kind": "play", "seat": last.seat, "move": last.move.to_str(), "fault": fault}
     transaction.on_commit(lambda: _live_entry(person_game.game_id, n, entry, person_game.id))
     if referee.is_over:
-        _finish(person_game, referee, calls)
+        _finish(person_game, *play_referee.replayed_from_seed(person_game))
     else:
         _to_move(person_game, referee)
     person_game.save()

@@ -130,7 +130,8 @@ def _keep_on_commit(person_game_id: int, entry: Replayed) -> None:
 
 
 def referee_after(person_game: PersonGame) -> tuple[Referee, list[PlayCall]]:
-    """The referee as it stands after the game's stored answers, and one call per answer.
+    """The referee as it stands after the game's stored answers, and one call per answer
+    (without its request: ``replayed_from_seed`` has them).
 
     Call it with the game's row locked, in the step's transaction; the same instance may be
     passed again in that step (after an answer was appended): it goes on from where it was.
@@ -150,6 +151,21 @@ def referee_after(person_game: PersonGame) -> tuple[Referee, list[PlayCall]]:
         entry = _new(person_game)
         _keep_on_commit(person_game.id, entry)
     setattr(person_game, _HELD, entry)
+    _apply(entry, person_game, requests=False)
+    return entry.referee, entry.calls
+
+
+def replayed_from_seed(person_game: PersonGame) -> tuple[Referee, list[PlayCall]]:
+    """The game replayed from its seed, each call with the request it was sent: what a finished
+    game's diagnostics keep. Once per game: the kept referees keep no past requests (a whole
+    game's are a few hundred kilobytes)."""
+    entry = _new(person_game)
+    _apply(entry, person_game, requests=True)
+    return entry.referee, entry.calls
+
+
+def _apply(entry: Replayed, person_game: PersonGame, *, requests: bool) -> None:
+    """Judge the answers stored after the ones the entry applied."""
     referee = entry.referee
     for stored in person_game.answers[entry.applied :]:
         turn = referee.turn()
@@ -157,7 +173,6 @@ def referee_after(person_game: PersonGame) -> tuple[Referee, list[PlayCall]]:
         ruling = referee.judge(turn, answer)
         entry.calls.append(PlayCall(turn.seat, turn.round, turn.play, ruling.move,
                                     answer.latency_ms or 0.0, ruling.fault, answer.debug,
-                                    turn.request))  # fmt: skip
+                                    turn.request if requests else None))  # fmt: skip
     entry.applied = len(person_game.answers)
     entry.digest = _digest(person_game, person_game.answers)
-    return referee, entry.calls
