@@ -166,3 +166,15 @@ def test_a_step_rolled_back_leaves_no_referee_behind(person, make_bot, kept):
     assert len(kept) == 0
     _move(client, play_id)
     assert kept.replays == 2 and len(kept) == 1
+
+
+def test_the_steps_benchmark_plays_a_whole_game(person, make_bot, kept):
+    # benchmarks/play_steps.py (docs/benchmarks.md) keeps running: its game is a person's game
+    # through the services, to the end, with the referee kept between its steps.
+    from benchmarks.play_steps import play_one
+
+    answers, steps, cpu = play_one(person, [make_bot("greedy")], {"target": 1}, seed=7)
+    game = PersonGame.objects.get(person=person)
+    assert game.status == PersonGame.Status.FINISHED and len(game.answers) == answers > 0
+    assert steps > answers / 2 and cpu > 0
+    assert kept.replays == 1 and kept.hits > 0
