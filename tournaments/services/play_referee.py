@@ -1,18 +1,23 @@
 """The referee of a person's game after its stored answers, kept between steps in each process.
 
 A person's game stores only its answers (tournaments/services/play.py), and every step needs the
-referee as it stands after them. Rebuilding it from the seed judges every answer again and builds
-every past turn's move request, so over a game of n answers the steps cost O(n^2). So each
+referee as it stands after them. Rebuilt from the seed at every step, it judges every answer
+again and builds every past turn's move request: O(n^2) over a game of n answers. So each
 process keeps the referees of the games it stepped last (an LRU of ``ESCOBA_PLAY_REFEREE_CACHE``
-games, 0: none) and continues one with the answers stored since.
+games, 0: none) and goes on from one with the answers stored since; web and worker processes
+take turns on a game, and each goes on from where it last was.
 
 The stored answers stay the truth: an entry is used only when the stored answers extend the ones
 it applied (the same game, ruleset, seed, seats and limits, and the same digest of the applied
-answers, whatever the order of their keys); anything else (another process stored answers that
-are not an extension, a row restored from a backup, a miss) replays the game from its seed, as
-every step did before. A step takes the entry out while it works (so two steps never advance
-one referee, even where the database has no row locks) and puts it back when its transaction
-commits: a step rolled back leaves nothing behind. A finished game's entry is dropped.
+answers, whatever the order of their keys); anything else (answers that are not an extension, a
+row restored from a backup, a miss) replays the game from its seed. A step takes the entry out
+while it works (so two steps never advance one referee, even where the database has no row
+locks) and puts it back when its transaction commits: a step rolled back leaves nothing behind.
+The process that finishes a game drops its entry; the others' go with the LRU.
+
+An entry keeps no past move requests (a whole game's are about 0.4 MB, its referee about
+30 kB); the finished game's diagnostics take them from one replay from the seed
+(``replayed_from_seed``).
 """
 
 from __future__ import annotations
