@@ -12,8 +12,9 @@ process's CPU (`time.process_time`).
 
 Each seed is played twice, interleaved: with every step replaying the game from its answers
 (`ESCOBA_PLAY_REFEREE_CACHE=0`, the referee rebuilt at each step) and with the referees kept
-between steps (the setting's default). Reported: answers per game, CPU per game and per step,
-and the load average.
+between steps (the setting's default). Reported: answers per game, CPU per game (and of it the
+referee's: `play_referee.referee_after` and `replayed_from_seed`) and per step, and the load
+average.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ def setup() -> None:
     call_command("migrate", verbosity=0)
 
 
-def play_one(person, bots: list, options: dict, seed: int) -> tuple[int, int, float]:
-    """One whole game: (answers, steps, CPU seconds)."""
+def play_one(person, bots: list, options: dict, seed: int) -> tuple[int, int, float, float]:
+    """One whole game: (answers, steps, CPU seconds, of which the referee's)."""
     import secrets
 
     from django.db.models.signals import pre_save
@@ -51,7 +52,7 @@ def play_one(person, bots: list, options: dict, seed: int) -> tuple[int, int, fl
     from bots_sdk.local import ask
     from bots_sdk.state import BotState
     from tournaments.models import League, PersonGame
-    from tournaments.services import play
+    from tournaments.services import play, play_referee
 
     player = as_bot(greedy.choose)
 
@@ -66,6 +67,18 @@ def play_one(person, bots: list, options: dict, seed: int) -> tuple[int, int, fl
             ruleset = instance.ruleset
             instance.ruleset = {**ruleset, "options": {**ruleset["options"], **options}}
 
+    refereeing = [0.0]
+
+    def timed(function):
+        def run(person_game):
+            started = time.process_time()
+            try:
+                return function(person_game)
+            finally:
+                refereeing[0] += time.process_time() - started
+
+        return run
+
     pre_save.connect(with_options, sender=League, weak=False, dispatch_uid="play_steps")
     kwargs = {"opponent": bots[0].id} if len(bots) == 1 else {
         "partner": bots[0].id, "opponents": [bots[1].id, bots[2].id]}  # fmt: skip
@@ -77,6 +90,10 @@ def play_one(person, bots: list, options: dict, seed: int) -> tuple[int, int, fl
         mock.patch.object(play.queueing, "play_advance_enqueue", lambda *args: None),
         mock.patch.object(secrets, "randbits", lambda bits: seed),
         mock.patch.object(secrets, "randbelow", lambda n: 0),
+        mock.patch.object(play_referee, "referee_after", timed(play_referee.referee_after)),
+        mock.patch.object(
+            play_referee, "replayed_from_seed", timed(play_referee.replayed_from_seed)
+        ),
     ):
         started = time.process_time()
         made = play.play_create(person=person, players=len(bots) + 1, **kwargs)
@@ -98,7 +115,7 @@ def play_one(person, bots: list, options: dict, seed: int) -> tuple[int, int, fl
         cpu = time.process_time() - started
     pre_save.disconnect(sender=League, dispatch_uid="play_steps")
     answers = len(PersonGame.objects.get(pk=made.id).answers)
-    return answers, steps, cpu
+    return answers, steps, cpu, refereeing[0]
 
 
 def run(args: argparse.Namespace) -> None:
@@ -117,23 +134,25 @@ def run(args: argparse.Namespace) -> None:
         for n in range(args.players - 1)
     ]  # fmt: skip
     options = {"target": args.target}
-    totals = {0: [0, 0, 0.0], kept: [0, 0, 0.0]}
+    totals = {0: [0, 0, 0.0, 0.0], kept: [0, 0, 0.0, 0.0]}
     for number in range(args.games):
         for size in (0, kept):
             settings.ESCOBA_PLAY_REFEREE_CACHE = size
-            answers, steps, cpu = play_one(person, bots, options, seed=1000 + number)
+            figures = play_one(person, bots, options, seed=1000 + number)
             PersonGame.objects.all().update(status=PersonGame.Status.FINISHED)
-            totals[size][0] += answers
-            totals[size][1] += steps
-            totals[size][2] += cpu
+            totals[size] = [
+                total + figure for total, figure in zip(totals[size], figures, strict=True)
+            ]
     load = os.getloadavg()
     print(f"{args.games} games per mode, {args.players} players, target {args.target}, "
           f"load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")  # fmt: skip
     for size, label in ((0, "replayed at every step"), (kept, f"kept referees ({kept})")):
-        answers, steps, cpu = totals[size]
-        per_game, per_step = cpu / args.games * 1000, cpu / steps * 1000
-        print(f"{label:>26}: {answers / args.games:.0f} answers/game, "
-              f"{per_game:.0f} ms CPU/game, {per_step:.2f} ms CPU/step")  # fmt: skip
+        answers, steps, cpu, refereeing = (total / args.games for total in totals[size])
+        per_step = cpu / steps * 1000
+        print(
+            f"{label:>26}: {answers:.0f} answers/game, {cpu * 1000:.0f} ms CPU/game "
+            f"(the referee's {refereeing * 1000:.0f} ms), {per_step:.2f} ms CPU/step"
+        )
 
 
 def main() -> None:

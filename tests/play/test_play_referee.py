@@ -173,8 +173,8 @@ def test_the_steps_benchmark_plays_a_whole_game(person, make_bot, kept):
     # through the services, to the end, with the referee kept between its steps.
     from benchmarks.play_steps import play_one
 
-    answers, steps, cpu = play_one(person, [make_bot("greedy")], {"target": 1}, seed=7)
+    answers, steps, cpu, refereeing = play_one(person, [make_bot("greedy")], {"target": 1}, seed=7)
     game = PersonGame.objects.get(person=person)
     assert game.status == PersonGame.Status.FINISHED and len(game.answers) == answers > 0
-    assert steps > answers / 2 and cpu > 0
+    assert steps > answers / 2 and cpu > refereeing > 0
     assert kept.replays == 1 and kept.hits > 0
