@@ -110,6 +110,9 @@ ESCOBA_PLAY_BOT_TIMEOUT_MS = env_int("ESCOBA_PLAY_BOT_TIMEOUT_MS", DEFAULT_TIMEO
 # Seconds, beyond three of those bot timeouts, after which a bots' turn with no answer stored
 # is sent to the games queue again (its worker died while calling the bot).
 ESCOBA_PLAY_STALL_S = env_int("ESCOBA_PLAY_STALL_S", 5)
+# People's games whose referee each process keeps between steps (tournaments/services/
+# play_referee.py), so a step judges only the answers new to it; 0: every step replays the game.
+ESCOBA_PLAY_REFEREE_CACHE = env_int("ESCOBA_PLAY_REFEREE_CACHE", 256)
 # Seconds between sweeps that re-send the matches of running leagues gone quiet (a Redis that
 # lost its queue); 0 turns them off.
 ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)

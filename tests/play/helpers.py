@@ -51,9 +51,8 @@ def short_games(**options: Any) -> Iterator[None]:
     server's threads) plays under its preset with these ruleset ``options`` (``target=1``:
     over with the first round that is not tied).
 
-    Why: a classic game to 21 points is about six rounds, over 200 answers, and each step of a
-    person's game replays every answer stored (tournaments/services/play.py), so its cost grows
-    with the square of its length. What the tests check of a whole game (every move request
+    Why: a classic game to 21 points is about six rounds, over 200 answers, each a step through
+    the API, the database and a bot. What the tests check of a whole game (every move request
     answered, the end, the stored log, the record, the replay) is the same in a game of one or
     two rounds. The options are set as the league is first saved, so the bots' requests carry
     them from the first one, as for any game created with them.

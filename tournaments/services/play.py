@@ -8,9 +8,12 @@ the bots are called by the ``play.advance`` task (games queue) with the arena's 
 State: nothing of the engine is stored while the game is played, only every move request's
 answer in order (``PersonGame.answers``). The same seed and the same answers referee the same
 game, so each step rebuilds the referee from them (``_replay``) in whatever process runs it, and
-a restart of any worker or web process loses nothing. Each step locks the ``PersonGame`` row;
-a bot is called outside the lock, and its answer is kept only if nobody else advanced the game
-meanwhile (two deliveries of the same task call a bot twice at worst, never play twice).
+a restart of any worker or web process loses nothing. A process keeps the referees of the games
+it stepped last and goes on from one when the stored answers extend the ones it applied
+(tournaments/services/play_referee.py), so a step judges only the answers new to it. Each step
+locks the ``PersonGame`` row; a bot is called outside the lock, and its answer is kept only if
+nobody else advanced the game meanwhile (two deliveries of the same task call a bot twice at
+worst, never play twice).
 
 The clock: the person has ``ESCOBA_PLAY_CLOCK_S`` per move. When it runs out (noticed by the
 next read or move, or by the ``play.clocks`` beat task) the referee judges a ``timeout`` fault
@@ -39,11 +42,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.engine import EscobaError, Move, Ruleset
-from games.engine import Game as EngineGame
 from games.faults import Fault, FaultKind
 from games.referee import Answer, Referee
 from games.scheduling import table_options
-from games.wire import Debug, move_request
+from games.wire import move_request
 from tournaments import queueing
 from tournaments.bot_calls.caller import Caller, run_sync
 from tournaments.bot_calls.runner import GameRecord, PlayCall
@@ -51,6 +53,7 @@ from tournaments.live_feed import live_game_key, live_topic_key
 from tournaments.models import Bot, Game, GameLog, League, Match, PersonGame, Seat
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.selectors import play as play_selectors
+from tournaments.services import play_referee
 from tournaments.services.game_results import SEAT_FIGURES, game_log_url, seat_stats
 from tournaments.services.tallies import league_tally_add
 
@@ -236,37 +239,10 @@ def play_create(
 # --- refereeing ----------------------------------------------------------------------------------
 
 
-def _answer(stored: dict[str, Any]) -> Answer:
-    debug = stored.get("debug")
-    fault = stored.get("fault")
-    return Answer(
-        move=None if stored.get("move") is None else Move.from_str(stored["move"]),
-        fault=None if fault is None else Fault(FaultKind(fault), stored.get("detail") or ""),
-        latency_ms=stored.get("latency_ms"),
-        debug=None if debug is None else Debug(debug, bool(stored.get("debug_truncated"))),
-    )
-
-
 def _replay(person_game: PersonGame) -> tuple[Referee, list[PlayCall]]:
-    """The referee as it stands after the stored answers (see the module docstring)."""
-    game = person_game.game
-    league = game.league
-    referee = Referee(
-        EngineGame.new(Ruleset.from_dict(league.ruleset), seed=game.seed),
-        seat_names=person_game.seat_names,
-        game_id=game.id,
-        timeout_ms=league.move_timeout_ms,
-        max_faults=league.max_faults,
-    )
-    calls = []
-    for stored in person_game.answers:
-        turn = referee.turn()
-        answer = _answer(stored)
-        ruling = referee.judge(turn, answer)
-        calls.append(PlayCall(turn.seat, turn.round, turn.play, ruling.move,
-                              answer.latency_ms or 0.0, ruling.fault, answer.debug,
-                              turn.request))  # fmt: skip
-    return referee, calls
+    """The referee as it stands after the stored answers (see the module docstring), and the
+    call each answer made (without its request)."""
+    return play_referee.referee_after(person_game)
 
 
 def _stored(answer: Answer, seat: int) -> dict[str, Any]:
@@ -305,7 +281,7 @@ def _record(person_game: PersonGame, answer: Answer, seat: int) -> tuple[Referee
         entry = {"kind": "play", "seat": last.seat, "move": last.move.to_str(), "fault": fault}
     transaction.on_commit(lambda: _live_entry(person_game.game_id, n, entry, person_game.id))
     if referee.is_over:
-        _finish(person_game, referee, calls)
+        _finish(person_game, *play_referee.replayed_from_seed(person_game))
     else:
         _to_move(person_game, referee)
     person_game.save()
