@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Prefetch, QuerySet, Sum
+from django.db.models import F, Prefetch, QuerySet, Sum
 
 from games.ratings.sets import GameFacts, game_participants
 from tournaments.models import (
@@ -253,3 +253,47 @@ def game_diagnostics(*, game: Game, viewer: AbstractBaseUser | AnonymousUser) ->
             }
         )
     return {"game": game.pk, "faults": log.faults, "plays": plays}
+
+
+# A game's own columns as the games API shows them, with what its sight is decided from (its
+# match's status, its league's ``rated``) and its faults from the log row (one small column).
+GAME_COLUMNS = (
+    "id", "league_id", "match_id", "number", "seed", "status", "winner", "totals", "reason",
+    "forfeit", "moves", "rated", "started_at", "finished_at",
+)  # fmt: skip
+SEAT_COLUMNS = (
+    "game_id", "seat", "team", "bot_id", "bot__name", "moves", "faults", "fault_kinds", "no_show",
+    "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_max_ms",
+)  # fmt: skip
+
+
+def games_rows(games: QuerySet[Game]) -> QuerySet[Game]:
+    """``games`` as plain rows (dicts of ``GAME_COLUMNS``, ``fault_list``, ``match_status``,
+    ``league_rated``): a page of the games API builds no model instance (most of its CPU was
+    building some 400 of them, games, seats, bots and the sets' games)."""
+    return games.values(
+        *GAME_COLUMNS,
+        fault_list=F("log__faults"),
+        match_status=F("match__status"),
+        league_rated=F("league__rated"),
+    )
+
+
+def games_seats_rows(game_ids: list[int]) -> dict[int, list[tuple]]:
+    """Each game's seats in order, as tuples of ``SEAT_COLUMNS`` after the game id, the bot's
+    name beside its id (one query; no bot column that no list shows is read)."""
+    seats: dict[int, list[tuple]] = {game_id: [] for game_id in game_ids}
+    rows = Seat.objects.filter(game_id__in=game_ids).order_by("game_id", "seat")
+    for game_id, *seat in rows.values_list(*SEAT_COLUMNS):
+        seats[game_id].append(tuple(seat))
+    return seats
+
+
+def sets_games_rows(match_ids: list[int]) -> dict[int, list[tuple[int, int, int, str]]]:
+    """Each match's games as ``(id, number, seed, status)`` by number: what a game's sight and
+    its ``duplicate`` part read of its set (one query)."""
+    games: dict[int, list[tuple[int, int, int, str]]] = {match_id: [] for match_id in match_ids}
+    rows = Game.objects.filter(match_id__in=match_ids).order_by("match_id", "number")
+    for match_id, *game in rows.values_list("match_id", "id", "number", "seed", "status"):
+        games[match_id].append(tuple(game))
+    return games

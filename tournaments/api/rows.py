@@ -1,0 +1,96 @@
+"""The hot read shapes as plain functions of plain rows: a dict per row, no model instance.
+
+Each function answers exactly what its serializer in ``league_serializers`` / ``bot_serializers``
+answers (same keys in the same order, same types; tests/performance/test_fast_rows.py compares
+them on a filled database): the serializers stay to describe the fields in the OpenAPI schema
+and to check input. Building a few hundred model instances and walking DRF's nested fields for
+each was most of an uncached list's CPU (docs/benchmarks-journal.md, "Uncached API reads").
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from tournaments.observers import sight_of
+from tournaments.selectors.leagues import games_seats_rows, sets_games_rows
+
+
+def iso(value: datetime | None) -> str | None:
+    """A time as DRF's ``DateTimeField`` writes it (ISO 8601 in UTC, ``Z`` for ``+00:00``)."""
+    if not value:
+        return None
+    text = value.astimezone(UTC).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def games_represent(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of ``selectors.leagues.games_rows`` as ``GameSerializer`` shows them: their seats
+    and their sets' games read in one query each."""
+    seats = games_seats_rows([row["id"] for row in rows])
+    sets = sets_games_rows(sorted({row["match_id"] for row in rows}))
+    return [game_represent(row, seats[row["id"]], sets[row["match_id"]]) for row in rows]
+
+
+def game_represent(
+    row: dict[str, Any], seats: list[tuple], set_games: list[tuple[int, int, int, str]]
+) -> dict[str, Any]:
+    """One game: ``GameSerializer``'s fields, seats naming no bot while its sight says so
+    (``observers.sight_of``, the rule of ``game_sight``)."""
+    sight = sight_of(
+        game_id=row["id"],
+        status=row["status"],
+        seed=row["seed"],
+        match_status=row["match_status"],
+        set_games=((game_id, seed, status) for game_id, _, seed, status in set_games),
+        anonymous=bool(row["league_rated"]),
+    )
+    named = sight.seats_named
+    finished = row["status"] == "finished"
+    return {
+        "id": row["id"],
+        "league": row["league_id"],
+        "match": row["match_id"],
+        "status": row["status"],
+        "seats": [seat_represent(seat, named) for seat in seats],
+        "result": {
+            "winner": row["winner"],
+            "totals": row["totals"],
+            "reason": row["reason"],
+            "forfeit_seat": row["forfeit"],
+        }
+        if finished
+        else None,
+        "moves": row["moves"],
+        "faults": row["fault_list"] or [],
+        "no_show": any(seat[7] for seat in seats),
+        "rated": row["rated"],
+        "duplicate": {
+            "match": row["match_id"],
+            "number": row["number"],
+            "of": len(set_games),
+            "seed": row["seed"] if sight.record_shown else None,
+            "games": [game_id for game_id, *_ in set_games],
+        },
+        "started_at": iso(row["started_at"]),
+        "finished_at": iso(row["finished_at"]),
+    }
+
+
+def seat_represent(seat: tuple, named: bool) -> dict[str, Any]:
+    """A seat (a tuple of ``selectors.leagues.SEAT_COLUMNS`` after the game id) as
+    ``SeatSerializer`` shows it; ``bot`` is null while the game may not name it."""
+    number, team, bot_id, name, moves, faults, kinds, no_show, mean, p50, p95, high = seat
+    return {
+        "seat": number,
+        "team": team,
+        "bot": {"id": bot_id, "name": name} if named else None,
+        "moves": moves,
+        "faults": faults,
+        "fault_kinds": kinds,
+        "no_show": no_show,
+        "latency_mean_ms": mean,
+        "latency_p50_ms": p50,
+        "latency_p95_ms": p95,
+        "latency_max_ms": high,
+    }
