@@ -12,8 +12,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from tournaments.models import League
 from tournaments.observers import sight_of
-from tournaments.selectors.leagues import games_seats_rows, sets_games_rows
+from tournaments.selectors.leagues import (
+    STANDING_COLUMNS,
+    games_seats_rows,
+    league_progress,
+    league_standings,
+    leagues_bots_rows,
+    sets_games_rows,
+)
 
 
 def iso(value: datetime | None) -> str | None:
@@ -93,4 +101,56 @@ def seat_represent(seat: tuple, named: bool) -> dict[str, Any]:
         "latency_p50_ms": p50,
         "latency_p95_ms": p95,
         "latency_max_ms": high,
+    }
+
+
+def leagues_represent(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of ``selectors.leagues.leagues_rows`` as ``LeagueSerializer`` shows them, their bots
+    read in one query."""
+    bots = leagues_bots_rows([row["id"] for row in rows])
+    return [league_represent(row, bots[row["id"]]) for row in rows]
+
+
+def league_represent(row: dict[str, Any], bots: list[tuple[int, str]]) -> dict[str, Any]:
+    """One league: ``LeagueSerializer``'s fields."""
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "creator": row["creator_name"],
+        "status": row["status"],
+        "ruleset": row["ruleset"],
+        "pool": row["pool"],
+        "players": row["players"],
+        "games_per_pairing": row["games_per_pairing"],
+        "move_timeout_ms": row["move_timeout_ms"],
+        "max_faults": row["max_faults"],
+        "rated": row["rated"],
+        "kind": row["kind"],
+        "bots": [{"id": bot_id, "name": name} for bot_id, name in bots],
+        "games_planned": row["games_planned"],
+        "created_at": iso(row["created_at"]),
+        "started_at": iso(row["started_at"]),
+        "finished_at": iso(row["finished_at"]),
+    }
+
+
+def league_detail_represent(row: dict[str, Any]) -> dict[str, Any]:
+    """One league with its progress and standings: ``LeagueDetailSerializer``'s fields."""
+    league = League(pk=row["id"], pool=row["pool"])  # what the two selectors read of it
+    answer = league_represent(row, leagues_bots_rows([row["id"]])[row["id"]])
+    answer["progress"] = league_progress(league)
+    answer["standings"] = [standing_represent(standing) for standing in league_standings(league)]
+    return answer
+
+
+def standing_represent(standing: dict[str, Any]) -> dict[str, Any]:
+    """A row of ``selectors.leagues.league_standings`` as ``StandingSerializer`` shows it."""
+    rating = standing["rating"]
+    return {
+        "bot_id": standing["bot_id"],
+        "bot": standing["bot"],
+        "points": float(standing["points"]),
+        **{name: standing[name] for name in STANDING_COLUMNS},
+        "rating": None if rating is None else float(rating),
+        "provisional": standing["provisional"],
     }

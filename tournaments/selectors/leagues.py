@@ -10,7 +10,7 @@ sets won, drawn and lost): the one rating of a bot is its pool's, from
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -22,6 +22,7 @@ from tournaments.models import (
     Game,
     GameLog,
     League,
+    LeagueEntry,
     LeaguePair,
     LeagueStanding,
     LeagueTally,
@@ -101,7 +102,8 @@ class Standing:
     provisional: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # The fields' own dict (in their order): ``dataclasses.asdict`` deep-copies each value.
+        return dict(vars(self))
 
 
 def league_standings(league: League) -> list[dict[str, Any]]:
@@ -122,10 +124,13 @@ def league_standings(league: League) -> list[dict[str, Any]]:
             for name, value in zip(STANDING_COLUMNS, figures, strict=True):
                 setattr(row, name, value)
             row.points = row.wins + row.draws / 2
-    for rating in current_ratings(pool=league.pool, bot_ids=list(rows)):
-        row = rows[rating.bot_id]
-        row.rating, row.provisional = float(rating.rating), rating.provisional
-        row.rating_low, row.rating_high = float(rating.rating_low), float(rating.rating_high)
+    ratings = current_ratings(pool=league.pool, bot_ids=list(rows)).values_list(
+        "bot_id", "rating", "rating_low", "rating_high", "provisional"
+    )
+    for bot_id, rating, low, high, provisional in ratings:
+        row = rows[bot_id]
+        row.rating, row.provisional = float(rating), provisional
+        row.rating_low, row.rating_high = float(low), float(high)
     ordered = sorted(
         rows.values(),
         key=lambda r: (-r.points, -(r.points_for - r.points_against), -r.points_for, r.bot),
@@ -297,3 +302,24 @@ def sets_games_rows(match_ids: list[int]) -> dict[int, list[tuple[int, int, int,
     for match_id, *game in rows.values_list("match_id", "id", "number", "seed", "status"):
         games[match_id].append(tuple(game))
     return games
+
+
+LEAGUE_COLUMNS = (
+    "id", "name", "status", "ruleset", "pool", "players", "games_per_pairing", "move_timeout_ms",
+    "max_faults", "rated", "kind", "games_planned", "created_at", "started_at", "finished_at",
+)  # fmt: skip
+
+
+def leagues_rows(leagues: QuerySet[League]) -> QuerySet[League]:
+    """``leagues`` as plain rows (dicts of ``LEAGUE_COLUMNS`` and the creator's
+    ``creator_name``), for the leagues API: no model instance per league or bot."""
+    return leagues.values(*LEAGUE_COLUMNS, creator_name=F("creator__username"))
+
+
+def leagues_bots_rows(league_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
+    """Each league's entered bots as ``(id, name)``, by name (one query)."""
+    bots: dict[int, list[tuple[int, str]]] = {league_id: [] for league_id in league_ids}
+    entries = LeagueEntry.objects.filter(league_id__in=league_ids).order_by("bot__name")
+    for league_id, bot_id, name in entries.values_list("league_id", "bot_id", "bot__name"):
+        bots[league_id].append((bot_id, name))
+    return bots
