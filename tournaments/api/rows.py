@@ -154,3 +154,79 @@ def standing_represent(standing: dict[str, Any]) -> dict[str, Any]:
         "rating": None if rating is None else float(rating),
         "provisional": standing["provisional"],
     }
+
+
+def ranking_represent(row: dict[str, Any], people: dict[str, int]) -> dict[str, Any]:
+    """A row of ``selectors.ratings.ranking_values`` with the bot's record against people
+    (``selectors.play.people_records``) as ``RankingRowSerializer`` shows it."""
+    los_next = row["los_next"]
+    games, wins, draws = people.get("games", 0), people.get("wins", 0), people.get("draws", 0)
+    return {
+        "rank": row["rank"],
+        "bot": row["bot_id"],
+        "name": row["name"],
+        "version": row["version_name"],
+        "pool": row["pool"],
+        "rating": float(row["rating"]),
+        "rating_low": float(row["rating_low"]),
+        "rating_high": float(row["rating_high"]),
+        "provisional": row["provisional"],
+        "sets": row["sets"],
+        "games": row["games"],
+        "los_next": None if los_next is None else float(los_next),
+        "updated_at": iso(row["updated_at"]),
+        "people": {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws},
+    }
+
+
+def rating_represent(row: dict[str, Any]) -> dict[str, Any]:
+    """A rating row of ``selectors.ratings.bot_public_rows`` as ``RatingSerializer`` shows it."""
+    los_next = row["los_next"]
+    return {
+        "pool": row["pool"],
+        "version": row["version_name"],
+        "rating": float(row["rating"]),
+        "rating_low": float(row["rating_low"]),
+        "rating_high": float(row["rating_high"]),
+        "provisional": row["provisional"],
+        "rank": row["rank"],
+        "sets": row["sets"],
+        "games": row["games"],
+        "los_next": None if los_next is None else float(los_next),
+    }
+
+
+def bot_public_represent(
+    bot: dict[str, Any], versions: list[dict[str, Any]], ratings: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A bot as anyone but its owner sees it: ``BotSerializer``'s public fields, from the rows
+    of ``selectors.ratings.bot_public_rows`` (ratings by pool)."""
+    current = bot["protocol_version"]
+    return {
+        "id": bot["id"],
+        "name": bot["name"],
+        "owner": bot["owner_name"],
+        "description": bot["description"],
+        "status": bot["status"],
+        "health": bot["health"],
+        "version": current,
+        "accepts_challenges": bot["accepts_challenges"],
+        "ratings": [rating_represent(r) for r in ratings if r["version_name"] == current],
+        "versions": [
+            {
+                "version": version["version"],
+                "current": version["version"] == current,
+                "first_seen_at": iso(version["first_seen_at"]),
+                "last_seen_at": iso(version["last_seen_at"]),
+                "ratings": [
+                    rating_represent(r) for r in ratings if r["version_id"] == version["id"]
+                ],
+            }
+            for version in versions
+            for version_id in [version["id"]]
+        ],
+        "rated_play": bot["rated_paused_at"] is None,
+        "no_shows": bot["no_shows"],
+        "no_shows_in_row": bot["no_shows_in_row"],
+        "created_at": iso(bot["created_at"]),
+    }
