@@ -159,21 +159,15 @@ def standing_represent(standing: dict[str, Any]) -> dict[str, Any]:
 def ranking_represent(row: dict[str, Any], people: dict[str, int]) -> dict[str, Any]:
     """A row of ``selectors.ratings.ranking_values`` with the bot's record against people
     (``selectors.play.people_records``) as ``RankingRowSerializer`` shows it."""
-    los_next = row["los_next"]
     games, wins, draws = people.get("games", 0), people.get("wins", 0), people.get("draws", 0)
+    figures = _rating_figures(row)
+    head = {name: figures.pop(name) for name in ("version", "pool")}
     return {
         "rank": row["rank"],
         "bot": row["bot_id"],
         "name": row["name"],
-        "version": row["version_name"],
-        "pool": row["pool"],
-        "rating": float(row["rating"]),
-        "rating_low": float(row["rating_low"]),
-        "rating_high": float(row["rating_high"]),
-        "provisional": row["provisional"],
-        "sets": row["sets"],
-        "games": row["games"],
-        "los_next": None if los_next is None else float(los_next),
+        **head,
+        **figures,
         "updated_at": iso(row["updated_at"]),
         "people": {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws},
     }
@@ -181,6 +175,17 @@ def ranking_represent(row: dict[str, Any], people: dict[str, int]) -> dict[str, 
 
 def rating_represent(row: dict[str, Any]) -> dict[str, Any]:
     """A rating row of ``selectors.ratings.bot_public_rows`` as ``RatingSerializer`` shows it."""
+    figures = _rating_figures(row)
+    tail = {name: figures.pop(name) for name in RATING_TAIL}
+    return {**figures, "rank": row["rank"], **tail}
+
+
+RATING_TAIL = ("sets", "games", "los_next")
+
+
+def _rating_figures(row: dict[str, Any]) -> dict[str, Any]:
+    """A rating's figures as JSON numbers (ratings are stored as decimals), in the order
+    ``RatingSerializer`` has them, without its rank."""
     los_next = row["los_next"]
     return {
         "pool": row["pool"],
@@ -189,7 +194,6 @@ def rating_represent(row: dict[str, Any]) -> dict[str, Any]:
         "rating_low": float(row["rating_low"]),
         "rating_high": float(row["rating_high"]),
         "provisional": row["provisional"],
-        "rank": row["rank"],
         "sets": row["sets"],
         "games": row["games"],
         "los_next": None if los_next is None else float(los_next),
