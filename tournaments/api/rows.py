@@ -86,7 +86,7 @@ def game_represent(
 
 
 def seat_represent(seat: tuple, named: bool) -> dict[str, Any]:
-    """A seat (a tuple of ``selectors.leagues.SEAT_COLUMNS`` after the game id) as
+    """A seat (a tuple of ``selectors.leagues.games_seats_rows``) as
     ``SeatSerializer`` shows it; ``bot`` is null while the game may not name it."""
     number, team, bot_id, name, moves, faults, kinds, no_show, mean, p50, p95, high = seat
     return {

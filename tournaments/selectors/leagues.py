@@ -9,11 +9,13 @@ sets won, drawn and lost): the one rating of a bot is its pool's, from
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import connection
 from django.db.models import F, Prefetch, QuerySet, Sum
 
 from games.ratings.sets import GameFacts, game_participants
@@ -266,10 +268,6 @@ GAME_COLUMNS = (
     "id", "league_id", "match_id", "number", "seed", "status", "winner", "totals", "reason",
     "forfeit", "moves", "rated", "started_at", "finished_at",
 )  # fmt: skip
-SEAT_COLUMNS = (
-    "game_id", "seat", "team", "bot_id", "bot__name", "moves", "faults", "fault_kinds", "no_show",
-    "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_max_ms",
-)  # fmt: skip
 
 
 def games_rows(games: QuerySet[Game]) -> QuerySet[Game]:
@@ -285,23 +283,52 @@ def games_rows(games: QuerySet[Game]) -> QuerySet[Game]:
 
 
 def games_seats_rows(game_ids: list[int]) -> dict[int, list[tuple]]:
-    """Each game's seats in order, as tuples of ``SEAT_COLUMNS`` after the game id, the bot's
-    name beside its id (one query; no bot column that no list shows is read)."""
+    """Each game's seats in order, as tuples ``(seat, team, bot_id, bot_name, moves, faults,
+    fault_kinds, no_show, latency_mean_ms, latency_p50_ms, latency_p95_ms, latency_max_ms)``:
+    one plain query (``_page_rows``), no bot column that no list shows."""
     seats: dict[int, list[tuple]] = {game_id: [] for game_id in game_ids}
-    rows = Seat.objects.filter(game_id__in=game_ids).order_by("game_id", "seat")
-    for game_id, *seat in rows.values_list(*SEAT_COLUMNS):
-        seats[game_id].append(tuple(seat))
+    rows = _page_rows(
+        "SELECT s.game_id, s.seat, s.team, s.bot_id, b.name, s.moves, s.faults, s.fault_kinds, "
+        "s.no_show, s.latency_mean_ms, s.latency_p50_ms, s.latency_p95_ms, s.latency_max_ms "
+        "FROM tournaments_seat s INNER JOIN tournaments_bot b ON b.id = s.bot_id "
+        "WHERE s.game_id IN ({ids}) ORDER BY s.game_id, s.seat",
+        game_ids,
+    )
+    for game_id, seat, team, bot_id, name, moves, faults, kinds, no_show, *latency in rows:
+        # as the model's fields read them: JSON decoded, SQLite's 0/1 as booleans
+        kinds = json.loads(kinds) if isinstance(kinds, str) else kinds
+        seats[game_id].append(
+            (seat, team, bot_id, name, moves, faults, kinds, bool(no_show), *latency)
+        )
     return seats
 
 
 def sets_games_rows(match_ids: list[int]) -> dict[int, list[tuple[int, int, int, str]]]:
     """Each match's games as ``(id, number, seed, status)`` by number: what a game's sight and
-    its ``duplicate`` part read of its set (one query)."""
+    its ``duplicate`` part read of its set (one plain query, ``_page_rows``)."""
     games: dict[int, list[tuple[int, int, int, str]]] = {match_id: [] for match_id in match_ids}
-    rows = Game.objects.filter(match_id__in=match_ids).order_by("match_id", "number")
-    for match_id, *game in rows.values_list("match_id", "id", "number", "seed", "status"):
+    rows = _page_rows(
+        "SELECT match_id, id, number, seed, status FROM tournaments_game "
+        "WHERE match_id IN ({ids}) ORDER BY match_id, number",
+        match_ids,
+    )
+    for match_id, *game in rows:
         games[match_id].append(tuple(game))
     return games
+
+
+def _page_rows(sql: str, ids: list[int]) -> list[tuple]:
+    """The rows of ``sql`` (PostgreSQL and SQLite alike) for the ids of one page's rows.
+
+    For the few fixed reads of every page of the games API: building and compiling each as a
+    Django query cost more than twice its execution (0.6 of 1.2 ms for the seats of 50 games,
+    docs/benchmarks-journal.md), on every request, for a statement that never changes.
+    """
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(ids=", ".join(["%s"] * len(ids))), [int(i) for i in ids])
+        return cursor.fetchall()
 
 
 LEAGUE_COLUMNS = (
