@@ -35,7 +35,7 @@ from tournaments.api.league_serializers import (
 from tournaments.api.pagination import KeysetPagination
 from tournaments.api.rows import league_detail_represent, leagues_represent
 from tournaments.models import Bot, Game, League, Match
-from tournaments.selectors.leagues import league_crosstable, leagues_rows
+from tournaments.selectors.leagues import league_crosstable, league_detail_rows, leagues_rows
 from tournaments.services.league_creation import league_create, league_enrol
 from tournaments.services.league_schedules import league_start
 from tournaments.services.league_states import (
@@ -78,7 +78,7 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def _detail(self, league_id: int | str, code: int = status.HTTP_200_OK) -> Response:
         """The league as LeagueDetailSerializer shows it (api.rows, from plain rows)."""
-        row = get_object_or_404(leagues_rows(League.objects.all()), pk=league_id)
+        row = get_object_or_404(league_detail_rows(League.objects.all()), pk=league_id)
         return Response(league_detail_represent(row), status=code)
 
     @extend_schema(

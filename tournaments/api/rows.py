@@ -16,10 +16,11 @@ from tournaments.models import League
 from tournaments.observers import sight_of
 from tournaments.selectors.leagues import (
     STANDING_COLUMNS,
+    TALLY_COLUMNS,
     games_seats_rows,
-    league_progress,
     league_standings,
     leagues_bots_rows,
+    progress_of,
     sets_games_rows,
 )
 
@@ -135,11 +136,14 @@ def league_represent(row: dict[str, Any], bots: list[tuple[int, str]]) -> dict[s
 
 
 def league_detail_represent(row: dict[str, Any]) -> dict[str, Any]:
-    """One league with its progress and standings: ``LeagueDetailSerializer``'s fields."""
-    league = League(pk=row["id"], pool=row["pool"])  # what the two selectors read of it
-    answer = league_represent(row, leagues_bots_rows([row["id"]])[row["id"]])
-    answer["progress"] = league_progress(league)
-    answer["standings"] = [standing_represent(standing) for standing in league_standings(league)]
+    """A row of ``selectors.leagues.league_detail_rows`` with its progress and standings:
+    ``LeagueDetailSerializer``'s fields."""
+    bots = leagues_bots_rows([row["id"]])[row["id"]]
+    answer = league_represent(row, bots)
+    answer["progress"] = progress_of(**{name: row[f"tally_{name}"] or 0 for name in TALLY_COLUMNS})
+    league = League(pk=row["id"], pool=row["pool"])  # what the standings read of it
+    standings = league_standings(league, bots=bots)
+    answer["standings"] = [standing_represent(standing) for standing in standings]
     return answer
 
 

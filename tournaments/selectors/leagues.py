@@ -108,7 +108,9 @@ class Standing:
         return dict(vars(self))
 
 
-def league_standings(league: League) -> list[dict[str, Any]]:
+def league_standings(
+    league: League, *, bots: list[tuple[int, str]] | None = None
+) -> list[dict[str, Any]]:
     """One row per entered bot, best first: points (1 a win, ½ a draw), then game points.
 
     Read from the league's running totals (``LeagueStanding``, a row per bot kept as games and
@@ -116,9 +118,11 @@ def league_standings(league: League) -> list[dict[str, Any]]:
     is over. ``rating`` is the bot's published rating in the league's pool (its current
     version's; None without one) with its 95 % interval (``rating_low``, ``rating_high``) and
     ``provisional``, the same figures as the rankings show; the league itself has no second Elo.
+    ``bots``: the league's bots as ``(id, name)`` when the caller read them already.
     """
-    bots = dict(league.bots.values_list("id", "name"))
-    rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots.items()}
+    if bots is None:
+        bots = list(league.bots.values_list("id", "name"))
+    rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots}
     lines = LeagueStanding.objects.filter(league=league).values_list("bot_id", *STANDING_COLUMNS)
     for bot_id, *figures in lines:
         if bot_id in rows:
@@ -181,12 +185,14 @@ def league_progress(league: League) -> dict[str, int]:
     """Games done (finished or aborted) out of all scheduled, and bot faults so far, from the
     league's running totals (``LeagueTally``)."""
     tally = LeagueTally.objects.filter(league=league).first() or LeagueTally(league=league)
-    return {
-        "done": tally.finished + tally.aborted,
-        "total": tally.games,
-        "aborted": tally.aborted,
-        "faults": tally.faults,
-    }
+    return progress_of(
+        games=tally.games, finished=tally.finished, aborted=tally.aborted, faults=tally.faults
+    )
+
+
+def progress_of(*, games: int, finished: int, aborted: int, faults: int) -> dict[str, int]:
+    """``league_progress`` from the columns of a league's ``LeagueTally``."""
+    return {"done": finished + aborted, "total": games, "aborted": aborted, "faults": faults}
 
 
 def games_count(*, league_id: int | None = None, status: str | None = None) -> int:
@@ -341,6 +347,17 @@ def leagues_rows(leagues: QuerySet[League]) -> QuerySet[League]:
     """``leagues`` as plain rows (dicts of ``LEAGUE_COLUMNS`` and the creator's
     ``creator_name``), for the leagues API: no model instance per league or bot."""
     return leagues.values(*LEAGUE_COLUMNS, creator_name=F("creator__username"))
+
+
+TALLY_COLUMNS = ("games", "finished", "aborted", "faults")
+
+
+def league_detail_rows(leagues: QuerySet[League]) -> QuerySet[League]:
+    """``leagues_rows`` with each league's running totals (``tally_games``, ``tally_finished``,
+    ``tally_aborted``, ``tally_faults``; None before its first game is written), read in the
+    same query: what its progress shows (``progress_of``)."""
+    tally = {f"tally_{name}": F(f"tally__{name}") for name in TALLY_COLUMNS}
+    return leagues_rows(leagues).annotate(**tally)
 
 
 def leagues_bots_rows(league_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
