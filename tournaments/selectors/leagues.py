@@ -24,7 +24,6 @@ from tournaments.models import (
     Game,
     GameLog,
     League,
-    LeagueEntry,
     LeaguePair,
     LeagueStanding,
     LeagueTally,
@@ -327,9 +326,9 @@ def sets_games_rows(match_ids: list[int]) -> dict[int, list[tuple[int, int, int,
 def _page_rows(sql: str, ids: list[int]) -> list[tuple]:
     """The rows of ``sql`` (PostgreSQL and SQLite alike) for the ids of one page's rows.
 
-    For the few fixed reads of every page of the games API: building and compiling each as a
-    Django query cost more than twice its execution (0.6 of 1.2 ms for the seats of 50 games,
-    docs/benchmarks-journal.md), on every request, for a statement that never changes.
+    For the few fixed reads of every page of the games and leagues API: building and compiling
+    each as a Django query cost more than twice its execution (0.6 of 1.2 ms for the seats of 50
+    games, docs/benchmarks-journal.md), on every request, for a statement that never changes.
     """
     if not ids:
         return []
@@ -362,9 +361,15 @@ def league_detail_rows(leagues: QuerySet[League]) -> QuerySet[League]:
 
 
 def leagues_bots_rows(league_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
-    """Each league's entered bots as ``(id, name)``, by name (one query)."""
+    """Each league's entered bots as ``(id, name)``, by name (one plain query, ``_page_rows``:
+    a page of the leagues API reads some 500)."""
     bots: dict[int, list[tuple[int, str]]] = {league_id: [] for league_id in league_ids}
-    entries = LeagueEntry.objects.filter(league_id__in=league_ids).order_by("bot__name")
-    for league_id, bot_id, name in entries.values_list("league_id", "bot_id", "bot__name"):
+    entries = _page_rows(
+        "SELECT e.league_id, e.bot_id, b.name FROM tournaments_leagueentry e "
+        "INNER JOIN tournaments_bot b ON b.id = e.bot_id "
+        "WHERE e.league_id IN ({ids}) ORDER BY b.name",
+        league_ids,
+    )
+    for league_id, bot_id, name in entries:
         bots[league_id].append((bot_id, name))
     return bots
