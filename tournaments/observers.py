@@ -25,6 +25,7 @@ games (prefetch them: `selectors.match_games_numbered`), so a list costs no quer
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.db.models import Q
@@ -78,15 +79,35 @@ class GameSight:
 
 def game_sight(game: Game) -> GameSight:
     """The game as a spectator, another user or the bot's owner may see it (see the module)."""
-    match = game.match
-    match_in_play = match.status in _IN_PLAY
-    in_play = match_in_play and game.status == Game.Status.PENDING
+    return sight_of(
+        game_id=game.pk,
+        status=game.status,
+        seed=game.seed,
+        match_status=game.match.status,
+        set_games=((other.pk, other.seed, other.status) for other in game.match.games.all()),
+        anonymous=league_plays_anonymously(game.league),
+    )
+
+
+def sight_of(
+    *,
+    game_id: int,
+    status: str,
+    seed: int,
+    match_status: str,
+    set_games: Iterable[tuple[int, int, str]],
+    anonymous: bool,
+) -> GameSight:
+    """``game_sight`` from plain columns: the game's, its match's status, each game of its set
+    as ``(id, seed, status)`` and whether its league plays anonymously (lists read as rows)."""
+    match_in_play = match_status in _IN_PLAY
+    in_play = match_in_play and status == Game.Status.PENDING
     sealed = match_in_play and any(
-        other.pk != game.pk and other.seed == game.seed and other.status == Game.Status.PENDING
-        for other in match.games.all()
+        other_id != game_id and other_seed == seed and other_status == Game.Status.PENDING
+        for other_id, other_seed, other_status in set_games
     )
     # Not before the whole set is over: the set's other games have the same opponents.
-    named = not (match_in_play and league_plays_anonymously(game.league))
+    named = not (match_in_play and anonymous)
     return GameSight(in_play=in_play, seats_named=named, sealed=sealed)
 
 

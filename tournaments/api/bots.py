@@ -6,6 +6,7 @@ secret appears in exactly two answers: registration and rotation.
 """
 
 from django.db.models import QuerySet
+from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
@@ -23,8 +24,10 @@ from tournaments.api.bot_serializers import (
 )
 from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS
+from tournaments.api.rows import bot_public_represent
 from tournaments.api.throttling import BotCallsThrottle
 from tournaments.models import Bot, BotCheck
+from tournaments.selectors.ratings import bot_public_rows
 from tournaments.services.bots import (
     bot_check,
     bot_delete,
@@ -34,6 +37,9 @@ from tournaments.services.bots import (
     bot_rotate_secret,
     bot_update,
 )
+
+# What a missing bot's 404 says (Django's words for a lookup that found nothing, as before).
+NO_BOT = "No Bot matches the given query."
 
 # Actions only a bot's owner may run, even those that change nothing.
 OWNER_ACTIONS = frozenset(
@@ -85,8 +91,21 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return throttles
 
     def retrieve(self, request: Request, pk: str) -> Response:
-        read = super().retrieve
-        return api_read(self, request, [f"bot:{pk}", "ratings"], lambda: read(request, pk=pk))
+        return api_read(self, request, [f"bot:{pk}", "ratings"], lambda: self._detail(pk))
+
+    def _detail(self, pk: str) -> Response:
+        """Anyone but the owner: the public fields as plain rows (``api.rows``, exactly as
+        ``BotSerializer``); the owner: the serializer, with the fields only they see."""
+        try:
+            bot_id = int(pk)  # as the lookup by pk reads it; anything else is not found
+        except ValueError:
+            raise Http404 from None
+        bot, versions, ratings = bot_public_rows(bot_id=bot_id)
+        if bot is None:
+            raise Http404(NO_BOT)
+        if bot["owner_id"] == self.request.user.pk:
+            return super().retrieve(self.request, pk=pk)
+        return Response(bot_public_represent(bot, versions, ratings))
 
     @extend_schema(
         summary="Register a bot (its GET U must answer escoba/1 in time)",

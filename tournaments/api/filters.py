@@ -52,6 +52,20 @@ class ListFilterBackend(filters.DjangoFilterBackend):
         return super().filter_queryset(request, queryset, view)
 
 
+class FilterSet(filters.FilterSet):
+    """django-filter's, with its form class made once per filter set: django-filter makes a new
+    class, and the fields in it, for every request, a good part of a filtered list's CPU (each
+    form still copies its fields, so no request sees another's values)."""
+
+    def get_form_class(self) -> type[forms.Form]:
+        own = type(self)
+        form_class = own.__dict__.get("_form_class")
+        if form_class is None:
+            form_class = super().get_form_class()
+            own._form_class = form_class
+        return form_class
+
+
 class IdField(forms.Field):
     """A positive 64-bit id written in ASCII digits, as in our URLs."""
 
@@ -126,7 +140,7 @@ ALL_KINDS = "all"
 KIND_CHOICES = [*League.Kind.choices, (ALL_KINDS, ALL_KINDS)]
 
 
-class LeagueFilter(filters.FilterSet):
+class LeagueFilter(FilterSet):
     status = status_filter(League, "Only leagues in this state.")
     pool = PoolFilter(help_text="Only leagues of this rating pool, e.g. classic/2p.")
     kind = filters.ChoiceFilter(
@@ -154,7 +168,7 @@ class LeagueFilter(filters.FilterSet):
         return queryset if value == ALL_KINDS else queryset.filter(kind=value)
 
 
-class MatchFilter(filters.FilterSet):
+class MatchFilter(FilterSet):
     league = IdFilter(field_name="league_id", help_text="Only this league's matches.")
     status = status_filter(Match, "Only matches in this state.")
 
@@ -163,7 +177,7 @@ class MatchFilter(filters.FilterSet):
         fields = ["league", "status"]
 
 
-class GameFilter(filters.FilterSet):
+class GameFilter(FilterSet):
     league = IdFilter(field_name="league_id", help_text="Only this league's games.")
     match = IdFilter(field_name="match_id", help_text="Only this match's games.")
     bot = IdFilter(
@@ -196,7 +210,7 @@ class GameFilter(filters.FilterSet):
         return queryset.filter(seats__bot_id=value).exclude(rated_games_in_play()).distinct()
 
 
-class RankingFilter(filters.FilterSet):
+class RankingFilter(FilterSet):
     """The ladder is always of one pool: ``classic/2p`` unless ``pool`` says another."""
 
     pool = PoolFilter(help_text=f"The rating pool, e.g. {DEFAULT_POOL} (the default).")
@@ -212,7 +226,7 @@ class RankingFilter(filters.FilterSet):
         super().__init__(data, *args, **kwargs)
 
 
-class RatingHistoryFilter(filters.FilterSet):
+class RatingHistoryFilter(FilterSet):
     bot = BotFilter(queryset=Bot.objects.all(), required=True, help_text="The bot (required).")
     pool = PoolFilter(help_text="Only this pool, e.g. classic/2p.")
 
@@ -221,7 +235,7 @@ class RatingHistoryFilter(filters.FilterSet):
         fields = ["bot", "pool"]
 
 
-class ChallengeFilter(filters.FilterSet):
+class ChallengeFilter(FilterSet):
     bot = IdFilter(method="filter_bot", help_text="Only challenges this bot played, either side.")
 
     class Meta:
@@ -232,7 +246,7 @@ class ChallengeFilter(filters.FilterSet):
         return queryset.filter(Q(bot_id=value) | Q(opponent_id=value))
 
 
-class VersionTestFilter(filters.FilterSet):
+class VersionTestFilter(FilterSet):
     bot = IdFilter(method="filter_bot", help_text="Only tests this bot played in, either side.")
 
     class Meta:

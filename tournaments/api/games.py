@@ -13,13 +13,14 @@ the private `debug` text and the exact request body.
 
 import gzip
 
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import permissions, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
+from rest_framework.generics import get_object_or_404
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
@@ -28,13 +29,13 @@ from tournaments.api.caching import api_read, id_param
 from tournaments.api.errors import ERRORS, SEALED_ERRORS, SetInPlay
 from tournaments.api.filters import GameFilter, ListFilterBackend
 from tournaments.api.league_serializers import (
-    SEATS,
     GameDiagnosticsSerializer,
     GameSerializer,
     duplicate_info,
 )
 from tournaments.api.leagues import ID_PATTERN
 from tournaments.api.pagination import KeysetPagination
+from tournaments.api.rows import games_represent
 from tournaments.models import Game
 from tournaments.observers import game_sight
 from tournaments.selectors.leagues import (
@@ -42,8 +43,7 @@ from tournaments.selectors.leagues import (
     game_for_sight,
     game_log_gzip,
     games_count,
-    match_games_numbered,
-    seats_with_bots,
+    games_rows,
 )
 
 ERROR_NO_LOG = "This game has no log: it has not finished."
@@ -81,14 +81,9 @@ def accepts_gzip(header: str) -> bool:
     ),
 )
 class GameViewSet(viewsets.ReadOnlyModelViewSet):
-    # Each game's faults come from its log row (one small column, see GameSerializer.get_faults);
-    # the log document and per-play facts are read only by the log action.
-    queryset = (
-        Game.objects.select_related("match", "league")
-        .annotate(fault_list=F("log__faults"))
-        .prefetch_related(seats_with_bots(to_attr=SEATS), match_games_numbered())
-        .order_by("id")
-    )
+    # Lists and details are read as plain rows (selectors.leagues.games_rows) and shown by
+    # api.rows.games_represent, exactly as GameSerializer, which describes them in the schema.
+    queryset = Game.objects.order_by("id")
     serializer_class = GameSerializer
     permission_classes = [permissions.AllowAny]
     lookup_value_regex = ID_PATTERN
@@ -120,12 +115,18 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
             scope = f"bot:{bot}"
         else:
             scope = "games"
-        return api_read(self, request, [scope], lambda: super(GameViewSet, self).list(request))
+        return api_read(self, request, [scope], self._list)
+
+    def _list(self) -> Response:
+        page = self.paginate_queryset(games_rows(self.filter_queryset(self.get_queryset())))
+        return self.get_paginated_response(games_represent(page))
 
     def retrieve(self, request: Request, pk: str) -> Response:
-        return api_read(
-            self, request, [f"game:{pk}"], lambda: super(GameViewSet, self).retrieve(request, pk=pk)
-        )
+        return api_read(self, request, [f"game:{pk}"], lambda: self._detail(pk))
+
+    def _detail(self, pk: str) -> Response:
+        row = get_object_or_404(games_rows(self.get_queryset()), pk=pk)
+        return Response(games_represent([row])[0])
 
     @extend_schema(
         summary="The game's escoba-log/1 document, exactly (gzip when accepted)",

@@ -15,6 +15,7 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.generics import get_object_or_404
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
@@ -24,7 +25,6 @@ from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS, QUEUE_ERRORS
 from tournaments.api.filters import LeagueFilter, ListFilterBackend, MatchFilter
 from tournaments.api.league_serializers import (
-    BOTS,
     CrosstableSerializer,
     EntryCreateSerializer,
     LeagueCreateSerializer,
@@ -33,8 +33,9 @@ from tournaments.api.league_serializers import (
     MatchSerializer,
 )
 from tournaments.api.pagination import KeysetPagination
+from tournaments.api.rows import league_detail_represent, leagues_represent
 from tournaments.models import Bot, Game, League, Match
-from tournaments.selectors.leagues import league_crosstable, league_progress, league_standings
+from tournaments.selectors.leagues import league_crosstable, league_detail_rows, leagues_rows
 from tournaments.services.league_creation import league_create, league_enrol
 from tournaments.services.league_schedules import league_start
 from tournaments.services.league_states import (
@@ -56,10 +57,8 @@ ERROR_UNKNOWN_BOT = "No bot with this id."
     ),
 )
 class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
-    # Each league's bots by id and name only: a bot row carries its encrypted secret.
-    queryset = League.objects.select_related("creator").prefetch_related(
-        Prefetch("bots", queryset=Bot.objects.only("id", "name"), to_attr=BOTS)
-    )
+    # Reads are plain rows (selectors.leagues.leagues_rows); writes find the league by id.
+    queryset = League.objects.all()
     serializer_class = LeagueSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     lookup_value_regex = ID_PATTERN
@@ -70,17 +69,17 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def list(self, request: Request) -> HttpResponse:
         # What the list shows changes when a league is made or changes state, or a bot's name.
-        return api_read(
-            self, request, ["leagues"], lambda: super(LeagueViewSet, self).list(request)
-        )
+        return api_read(self, request, ["leagues"], self._list)
 
-    def _detail(self, league: League, code: int = status.HTTP_200_OK) -> Response:
-        context = {
-            **self.get_serializer_context(),
-            "progress": league_progress(league),
-            "standings": league_standings(league),
-        }
-        return Response(LeagueDetailSerializer(league, context=context).data, status=code)
+    def _list(self) -> Response:
+        # Plain rows shown by api.rows, exactly as LeagueSerializer (the schema's description).
+        page = self.paginate_queryset(leagues_rows(self.filter_queryset(League.objects.all())))
+        return self.get_paginated_response(leagues_represent(page))
+
+    def _detail(self, league_id: int | str, code: int = status.HTTP_200_OK) -> Response:
+        """The league as LeagueDetailSerializer shows it (api.rows, from plain rows)."""
+        row = get_object_or_404(league_detail_rows(League.objects.all()), pk=league_id)
+        return Response(league_detail_represent(row), status=code)
 
     @extend_schema(
         summary="A league: status, progress and standings",
@@ -89,7 +88,7 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def retrieve(self, request: Request, pk: str) -> Response:
         # The standings carry each bot's pool rating: a fit changes them too.
         scopes = [f"league:{pk}", "ratings"]
-        return api_read(self, request, scopes, lambda: self._detail(self.get_object()))
+        return api_read(self, request, scopes, lambda: self._detail(pk))
 
     @extend_schema(
         summary="Create an open league (the creator may enter any active, healthy bots)",
@@ -118,7 +117,7 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             rated=data["rated"],
             bot_ids=data["bots"],
         )
-        return self._detail(league, status.HTTP_201_CREATED)
+        return self._detail(league.pk, status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="Delete a league that never started (its creator or staff)",
@@ -131,7 +130,7 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def _transition(self, service, code: int = status.HTTP_200_OK) -> Response:
         league = self.get_object()
-        return self._detail(service(league_id=league.id, user=self.request.user), code)
+        return self._detail(service(league_id=league.id, user=self.request.user).pk, code)
 
     @extend_schema(
         summary="Start: 202 at once; the schedule is written and played in the background",
@@ -189,7 +188,7 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             raise ValidationError({"bot": [ERROR_UNKNOWN_BOT]})
         league_enrol(league_id=league.id, bot_id=bot_id, user=request.user)
         league = self.get_object()  # again: its bots changed
-        return self._detail(league, status.HTTP_201_CREATED)
+        return self._detail(league.pk, status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="Crosstable: each bot's score against each other bot",

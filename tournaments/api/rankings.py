@@ -16,9 +16,10 @@ from tournaments.api.errors import ERRORS
 from tournaments.api.filters import ListFilterBackend, RankingFilter, RatingHistoryFilter
 from tournaments.api.league_serializers import RankingSerializer, RatingPointSerializer
 from tournaments.api.pagination import KeysetPagination
+from tournaments.api.rows import ranking_represent
 from tournaments.models import Rating, RatingPoint
 from tournaments.selectors.play import people_records
-from tournaments.selectors.ratings import published_ratings, rating_points
+from tournaments.selectors.ratings import published_ratings, ranking_values, rating_points
 
 
 class PeopleRecordSerializer(serializers.Serializer):
@@ -54,20 +55,16 @@ class RankingListView(ListAPIView):
         return published_ratings()
 
     def _list(self) -> Response:
-        """The pool's ratings with each bot's record against people, counted for the whole
-        ranking in one grouped query (``people_records``; a count per rating was three
-        subqueries per row), then sorted by it when asked."""
-        ratings = list(self.filter_queryset(self.get_queryset()))
-        records = people_records([rating.bot_id for rating in ratings])
-        for rating in ratings:
-            record = records.get(rating.bot_id, {})
-            rating.people_games = record.get("games", 0)
-            rating.people_wins = record.get("wins", 0)
-            rating.people_draws = record.get("draws", 0)
+        """The pool's ratings as plain rows with each bot's record against people, counted for
+        the whole ranking in one grouped query (``people_records``; a count per rating was three
+        subqueries per row), then sorted by it when asked; shown by ``api.rows`` exactly as
+        ``RankingRowSerializer``."""
+        ratings = list(ranking_values(self.filter_queryset(self.get_queryset())))
+        records = people_records([rating["bot_id"] for rating in ratings])
+        rows = [ranking_represent(rating, records.get(rating["bot_id"], {})) for rating in ratings]
         if self.request.query_params.get("sort", "") in SORTS:
-            ratings.sort(key=lambda r: (-r.people_wins, -r.people_games, r.rank))
-        page = self.paginate_queryset(ratings)
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+            rows.sort(key=lambda r: (-r["people"]["wins"], -r["people"]["games"], r["rank"]))
+        return self.get_paginated_response(self.paginate_queryset(rows))
 
     @extend_schema(
         summary="The published ranking of a pool: established bots best first, then provisional",

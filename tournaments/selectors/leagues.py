@@ -9,12 +9,14 @@ sets won, drawn and lost): the one rating of a bot is its pool's, from
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Prefetch, QuerySet, Sum
+from django.db import connection
+from django.db.models import F, Prefetch, QuerySet
 
 from games.ratings.sets import GameFacts, game_participants
 from tournaments.models import (
@@ -101,10 +103,13 @@ class Standing:
     provisional: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # The fields' own dict (in their order): ``dataclasses.asdict`` deep-copies each value.
+        return dict(vars(self))
 
 
-def league_standings(league: League) -> list[dict[str, Any]]:
+def league_standings(
+    league: League, *, bots: list[tuple[int, str]] | None = None
+) -> list[dict[str, Any]]:
     """One row per entered bot, best first: points (1 a win, ½ a draw), then game points.
 
     Read from the league's running totals (``LeagueStanding``, a row per bot kept as games and
@@ -112,9 +117,11 @@ def league_standings(league: League) -> list[dict[str, Any]]:
     is over. ``rating`` is the bot's published rating in the league's pool (its current
     version's; None without one) with its 95 % interval (``rating_low``, ``rating_high``) and
     ``provisional``, the same figures as the rankings show; the league itself has no second Elo.
+    ``bots``: the league's bots as ``(id, name)`` when the caller read them already.
     """
-    bots = dict(league.bots.values_list("id", "name"))
-    rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots.items()}
+    if bots is None:
+        bots = list(league.bots.values_list("id", "name"))
+    rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots}
     lines = LeagueStanding.objects.filter(league=league).values_list("bot_id", *STANDING_COLUMNS)
     for bot_id, *figures in lines:
         if bot_id in rows:
@@ -122,10 +129,13 @@ def league_standings(league: League) -> list[dict[str, Any]]:
             for name, value in zip(STANDING_COLUMNS, figures, strict=True):
                 setattr(row, name, value)
             row.points = row.wins + row.draws / 2
-    for rating in current_ratings(pool=league.pool, bot_ids=list(rows)):
-        row = rows[rating.bot_id]
-        row.rating, row.provisional = float(rating.rating), rating.provisional
-        row.rating_low, row.rating_high = float(rating.rating_low), float(rating.rating_high)
+    ratings = current_ratings(pool=league.pool, bot_ids=list(rows)).values_list(
+        "bot_id", "rating", "rating_low", "rating_high", "provisional"
+    )
+    for bot_id, rating, low, high, provisional in ratings:
+        row = rows[bot_id]
+        row.rating, row.provisional = float(rating), provisional
+        row.rating_low, row.rating_high = float(low), float(high)
     ordered = sorted(
         rows.values(),
         key=lambda r: (-r.points, -(r.points_for - r.points_against), -r.points_for, r.bot),
@@ -174,22 +184,25 @@ def league_progress(league: League) -> dict[str, int]:
     """Games done (finished or aborted) out of all scheduled, and bot faults so far, from the
     league's running totals (``LeagueTally``)."""
     tally = LeagueTally.objects.filter(league=league).first() or LeagueTally(league=league)
-    return {
-        "done": tally.finished + tally.aborted,
-        "total": tally.games,
-        "aborted": tally.aborted,
-        "faults": tally.faults,
-    }
+    return progress_of(
+        games=tally.games, finished=tally.finished, aborted=tally.aborted, faults=tally.faults
+    )
+
+
+def progress_of(*, games: int, finished: int, aborted: int, faults: int) -> dict[str, int]:
+    """``league_progress`` from the columns of a league's ``LeagueTally``."""
+    return {"done": finished + aborted, "total": games, "aborted": aborted, "faults": faults}
 
 
 def games_count(*, league_id: int | None = None, status: str | None = None) -> int:
     """How many games there are (of one league, in one state), from the leagues' running totals
-    (``LeagueTally``): a sum over leagues, never a count over games."""
-    tallies = LeagueTally.objects.all()
-    if league_id is not None:
-        tallies = tallies.filter(league_id=league_id)
-    totals = tallies.aggregate(games=Sum("games"), finished=Sum("finished"), aborted=Sum("aborted"))
-    games, finished, aborted = (totals[name] or 0 for name in ("games", "finished", "aborted"))
+    (``LeagueTally``): a sum over leagues, never a count over games. A plain statement, read by
+    every page of the games API: as a Django aggregate, building it cost more than running it."""
+    sql = "SELECT SUM(games), SUM(finished), SUM(aborted) FROM tournaments_leaguetally"
+    params = [] if league_id is None else [int(league_id)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql + (" WHERE league_id = %s" if params else ""), params)
+        games, finished, aborted = (total or 0 for total in cursor.fetchone())
     by_status = {
         Game.Status.FINISHED: finished,
         Game.Status.ABORTED: aborted,
@@ -253,3 +266,110 @@ def game_diagnostics(*, game: Game, viewer: AbstractBaseUser | AnonymousUser) ->
             }
         )
     return {"game": game.pk, "faults": log.faults, "plays": plays}
+
+
+# A game's own columns as the games API shows them, with what its sight is decided from (its
+# match's status, its league's ``rated``) and its faults from the log row (one small column).
+GAME_COLUMNS = (
+    "id", "league_id", "match_id", "number", "seed", "status", "winner", "totals", "reason",
+    "forfeit", "moves", "rated", "started_at", "finished_at",
+)  # fmt: skip
+
+
+def games_rows(games: QuerySet[Game]) -> QuerySet[Game]:
+    """``games`` as plain rows (dicts of ``GAME_COLUMNS``, ``fault_list``, ``match_status``,
+    ``league_rated``): a page of the games API builds no model instance (most of its CPU was
+    building some 400 of them, games, seats, bots and the sets' games)."""
+    return games.values(
+        *GAME_COLUMNS,
+        fault_list=F("log__faults"),
+        match_status=F("match__status"),
+        league_rated=F("league__rated"),
+    )
+
+
+def games_seats_rows(game_ids: list[int]) -> dict[int, list[tuple]]:
+    """Each game's seats in order, as tuples ``(seat, team, bot_id, bot_name, moves, faults,
+    fault_kinds, no_show, latency_mean_ms, latency_p50_ms, latency_p95_ms, latency_max_ms)``:
+    one plain query (``_page_rows``), no bot column that no list shows."""
+    seats: dict[int, list[tuple]] = {game_id: [] for game_id in game_ids}
+    rows = _page_rows(
+        "SELECT s.game_id, s.seat, s.team, s.bot_id, b.name, s.moves, s.faults, s.fault_kinds, "
+        "s.no_show, s.latency_mean_ms, s.latency_p50_ms, s.latency_p95_ms, s.latency_max_ms "
+        "FROM tournaments_seat s INNER JOIN tournaments_bot b ON b.id = s.bot_id "
+        "WHERE s.game_id IN ({ids}) ORDER BY s.game_id, s.seat",
+        game_ids,
+    )
+    for game_id, seat, team, bot_id, name, moves, faults, kinds, no_show, *latency in rows:
+        # as the model's fields read them: JSON decoded, SQLite's 0/1 as booleans
+        kinds = json.loads(kinds) if isinstance(kinds, str) else kinds
+        seats[game_id].append(
+            (seat, team, bot_id, name, moves, faults, kinds, bool(no_show), *latency)
+        )
+    return seats
+
+
+def sets_games_rows(match_ids: list[int]) -> dict[int, list[tuple[int, int, int, str]]]:
+    """Each match's games as ``(id, number, seed, status)`` by number: what a game's sight and
+    its ``duplicate`` part read of its set (one plain query, ``_page_rows``)."""
+    games: dict[int, list[tuple[int, int, int, str]]] = {match_id: [] for match_id in match_ids}
+    rows = _page_rows(
+        "SELECT match_id, id, number, seed, status FROM tournaments_game "
+        "WHERE match_id IN ({ids}) ORDER BY match_id, number",
+        match_ids,
+    )
+    for match_id, *game in rows:
+        games[match_id].append(tuple(game))
+    return games
+
+
+def _page_rows(sql: str, ids: list[int]) -> list[tuple]:
+    """The rows of ``sql`` (PostgreSQL and SQLite alike) for the ids of one page's rows.
+
+    For the few fixed reads of every page of the games and leagues API: building and compiling
+    each as a Django query cost more than twice its execution (0.6 of 1.2 ms for the seats of 50
+    games, docs/benchmarks-journal.md), on every request, for a statement that never changes.
+    """
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(ids=", ".join(["%s"] * len(ids))), [int(i) for i in ids])
+        return cursor.fetchall()
+
+
+LEAGUE_COLUMNS = (
+    "id", "name", "status", "ruleset", "pool", "players", "games_per_pairing", "move_timeout_ms",
+    "max_faults", "rated", "kind", "games_planned", "created_at", "started_at", "finished_at",
+)  # fmt: skip
+
+
+def leagues_rows(leagues: QuerySet[League]) -> QuerySet[League]:
+    """``leagues`` as plain rows (dicts of ``LEAGUE_COLUMNS`` and the creator's
+    ``creator_name``), for the leagues API: no model instance per league or bot."""
+    return leagues.values(*LEAGUE_COLUMNS, creator_name=F("creator__username"))
+
+
+TALLY_COLUMNS = ("games", "finished", "aborted", "faults")
+
+
+def league_detail_rows(leagues: QuerySet[League]) -> QuerySet[League]:
+    """``leagues_rows`` with each league's running totals (``tally_games``, ``tally_finished``,
+    ``tally_aborted``, ``tally_faults``; None before its first game is written), read in the
+    same query: what its progress shows (``progress_of``)."""
+    tally = {f"tally_{name}": F(f"tally__{name}") for name in TALLY_COLUMNS}
+    return leagues_rows(leagues).annotate(**tally)
+
+
+def leagues_bots_rows(league_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
+    """Each league's entered bots as ``(id, name)``, by name (one plain query, ``_page_rows``:
+    a page of the leagues API reads some 500)."""
+    bots: dict[int, list[tuple[int, str]]] = {league_id: [] for league_id in league_ids}
+    entries = _page_rows(
+        "SELECT e.league_id, e.bot_id, b.name FROM tournaments_leagueentry e "
+        "INNER JOIN tournaments_bot b ON b.id = e.bot_id "
+        "WHERE e.league_id IN ({ids}) ORDER BY b.name",
+        league_ids,
+    )
+    for league_id, bot_id, name in entries:
+        bots[league_id].append((bot_id, name))
+    return bots

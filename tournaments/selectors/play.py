@@ -3,8 +3,10 @@ bot's record against people, which no rating counts."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
@@ -60,11 +62,36 @@ def bot_people_record(*, bot: Bot) -> dict[str, int]:
 
 
 def people_records(bot_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """``bot_people_record`` of many bots at once (a ranking's rows), by bot id."""
-    rows = _totals(_against_people().filter(bot_id__in=bot_ids))
+    """``bot_people_record`` of many bots at once (a ranking's rows), by bot id.
+
+    Every bot's totals come from one statement, the same on every call, compiled once per
+    process (``_people_totals_sql``): building it as a Django query cost ten times running it,
+    most of an uncached ranking's CPU (docs/benchmarks-journal.md, "Uncached API reads"). Only
+    bots that played people have a row, so the statement reads what a filter by bot would.
+    """
+    sql, params = _people_totals_sql(connection.vendor)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    wanted = set(bot_ids)
     return {
-        row["bot_id"]: {**row, "losses": row["games"] - row["wins"] - row["draws"]} for row in rows
+        bot_id: {
+            "bot_id": bot_id,
+            "games": games,
+            "wins": wins,
+            "draws": draws,
+            "losses": games - wins - draws,
+        }
+        for bot_id, games, wins, draws in rows
+        if bot_id in wanted
     }
+
+
+@functools.cache
+def _people_totals_sql(vendor: str) -> tuple[str, tuple]:
+    """The SQL and parameters of every bot's totals against people (``_totals``), as the
+    database of that ``vendor`` reads it."""
+    return _totals(_against_people()).query.sql_with_params()
 
 
 def person_game_of(*, person_game_id: int, person: Any) -> PersonGame | None:

@@ -33,6 +33,16 @@ def published_ratings() -> QuerySet[Rating]:
     )
 
 
+def ranking_values(ratings: QuerySet[Rating]) -> QuerySet[Rating]:
+    """``ratings`` as plain rows of what the rankings API shows (``rating_row``'s figures, the
+    bot's ``name`` and the version's ``version_name``): no model instance per rating, bot,
+    owner and version."""
+    return ratings.values(
+        "rank", "bot_id", "pool", "rating", "rating_low", "rating_high", "provisional", "sets",
+        "games", "los_next", "updated_at", name=F("bot__name"), version_name=F("version__version"),
+    )  # fmt: skip
+
+
 def ranking(pool: str) -> QuerySet[Rating]:
     """The published ranking of ``pool`` (see ``published_ratings``)."""
     return published_ratings().filter(pool=pool)
@@ -224,3 +234,36 @@ def bot_versions(bot: Bot) -> list[dict[str, Any]]:
         }
         for version in versions.order_by("-first_seen_at", "-id")
     ]
+
+
+BOT_PUBLIC_COLUMNS = (
+    "id", "name", "owner_id", "description", "status", "health", "protocol_version",
+    "accepts_challenges", "rated_paused_at", "no_shows", "no_shows_in_row", "created_at",
+)  # fmt: skip
+RATING_COLUMNS = (
+    "version_id", "pool", "rating", "rating_low", "rating_high", "provisional", "rank", "sets",
+    "games", "los_next",
+)  # fmt: skip
+
+
+def bot_public_rows(
+    *, bot_id: int
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
+    """What anyone may see of a bot, as plain rows: the bot (``BOT_PUBLIC_COLUMNS`` and its
+    owner's ``owner_name``; None if there is no such bot), every version newest first, and the
+    ratings of all its versions by pool (``RATING_COLUMNS`` and the ``version_name``). Three
+    queries, no model instance."""
+    bot = (
+        Bot.objects.filter(pk=bot_id)
+        .values(*BOT_PUBLIC_COLUMNS, owner_name=F("owner__username"))
+        .first()
+    )
+    if bot is None:
+        return None, [], []
+    versions = BotVersion.objects.filter(bot_id=bot_id).order_by("-first_seen_at", "-id")
+    ratings = Rating.objects.filter(bot_id=bot_id).order_by("pool", "version_id")
+    return (
+        bot,
+        list(versions.values("id", "version", "first_seen_at", "last_seen_at")),
+        list(ratings.values(*RATING_COLUMNS, version_name=F("version__version"))),
+    )
