@@ -52,7 +52,7 @@ def counts_add(*, rows: Sequence[Model], keys: Sequence[str], counts: Sequence[s
         f"DO UPDATE SET {', '.join(f'{c} = {table}.{c} + EXCLUDED.{c}' for c in columns)}"
     )
     params = [
-        field.get_db_prep_save(getattr(row, field.attname), connection)
+        field.get_db_prep_save(field.pre_save(row, True), connection)  # as bulk_create
         for row in rows
         for field in fields
     ]
