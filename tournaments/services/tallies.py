@@ -136,12 +136,19 @@ def tallies_game_aborted(*, game: Game) -> None:
     league_tally_add(league_id=game.league_id, aborted=1)
 
 
-def tallies_set_finished(*, match: Match) -> None:
-    """Count a duplicate set that just ended in its bots' sets won, drawn and lost."""
+# What ``tallies_set_finished`` reads of a set's games. ``match_id`` too: the match's related
+# manager sets each game's match from it (deferred, it would cost a query a game).
+SET_GAME_FIELDS = (
+    "id", "league_id", "match_id", "number", "status", "seating", "winner", "totals", "forfeit"
+)  # fmt: skip
+
+
+def tallies_set_finished(*, match: Match, games: Sequence[Game]) -> None:
+    """Count a duplicate set that just ended in its bots' sets won, drawn and lost (``games``:
+    the match's, in their order, with ``SET_GAME_FIELDS`` loaded; the caller has read them)."""
     team_of = Ruleset.from_dict(match.league.ruleset).team_of
-    games = match.games.filter(status=Game.Status.FINISHED).order_by("number")
-    fields = ("id", "league_id", "seating", "winner", "totals", "forfeit")
-    outcomes = set_outcomes([game_facts(game, team_of) for game in games.only(*fields)])
+    finished = [game for game in games if game.status == Game.Status.FINISHED]
+    outcomes = set_outcomes([game_facts(game, team_of) for game in finished])
     lines = {bot_id: {SET_COLUMNS[outcome]: 1} for bot_id, outcome in outcomes.items()}
     _standings_add(match.league_id, lines)
 
