@@ -2,13 +2,13 @@
 
 Called inside the transactions that write what they total: ``league_tally_add`` when games are
 written, ``tallies_game_finished`` / ``tallies_game_aborted`` when one is stored,
-``tallies_set_finished`` when a duplicate set ends. Rows are made first (one made by another
-transaction is waited for, then skipped), then added to under their locks, always in the same
-order (tally, standings by bot, cells by pair), so two games of one league stored at once wait
-for each other instead of deadlocking. Each table is added to by one statement, ``counts_add``'s
-``INSERT ... ON CONFLICT DO UPDATE``, which makes a missing row and adds to an existing one
-under its lock, row by row in the order given. ``tallies_rebuild`` counts everything afresh from the
-games (the migration that made the rows fills them with it; the tests compare the two).
+``tallies_set_finished`` when a duplicate set ends. Each table is added to by one statement,
+``counts_add``'s ``INSERT ... ON CONFLICT DO UPDATE``, which makes a missing row (one another
+transaction is making is waited for) and adds to an existing one under its lock, row by row in
+the order given, always the same (tally, standings by bot, cells by pair), so two games of one
+league stored at once wait for each other instead of deadlocking. ``tallies_rebuild`` counts
+everything afresh from the games (the migration that made the rows fills them with it; the
+tests compare the two).
 """
 
 from __future__ import annotations
