@@ -11,7 +11,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from tournaments import queueing
@@ -21,7 +20,7 @@ from tournaments.metrics import game_counted
 from tournaments.models import Game, GameLog, HeadToHead, Seat
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.services.no_shows import game_no_shows_record
-from tournaments.services.tallies import tallies_game_aborted, tallies_game_finished
+from tournaments.services.tallies import counts_add, tallies_game_aborted, tallies_game_finished
 
 
 def game_log_url(game_id: int | str) -> str:
@@ -135,9 +134,9 @@ def head_to_head_add(*, winner: int | None, seats: list[Seat]) -> None:
     """Count one finished game in its bots' head-to-head totals (``HeadToHead``): a game for
     each bot against each bot on another team, a win if the bot's team won, a draw if nobody did.
 
-    Call inside the transaction that stores the game. Rows are made first (one made by another
-    transaction is waited for, then skipped), then added to under their locks, in one order, so
-    games of the same bots stored at once wait for each other instead of deadlocking.
+    Call inside the transaction that stores the game. One statement makes the missing rows and
+    adds to the others under their locks (``counts_add``), in one order, so games of the same
+    bots stored at once wait for each other instead of deadlocking.
     """
     teams: defaultdict[int, set[int]] = defaultdict(set)
     for seat in seats:
@@ -146,16 +145,20 @@ def head_to_head_add(*, winner: int | None, seats: list[Seat]) -> None:
         {(a.bot_id, b.bot_id) for a in seats for b in seats if a.team != b.team}
         - {(bot, bot) for bot in teams}
     )
-    HeadToHead.objects.bulk_create(
-        [HeadToHead(bot_id=bot, opponent_id=opponent) for bot, opponent in pairs],
-        ignore_conflicts=True,
+    counts_add(
+        rows=[
+            HeadToHead(
+                bot_id=bot,
+                opponent_id=opponent,
+                games=1,
+                wins=int(winner in teams[bot]),
+                draws=int(winner is None),
+            )
+            for bot, opponent in pairs
+        ],
+        keys=["bot", "opponent"],
+        counts=["games", "wins", "draws"],
     )
-    for bot, opponent in pairs:
-        HeadToHead.objects.filter(bot_id=bot, opponent_id=opponent).update(
-            games=F("games") + 1,
-            wins=F("wins") + int(winner in teams[bot]),
-            draws=F("draws") + int(winner is None),
-        )
 
 
 @transaction.atomic

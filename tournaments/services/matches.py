@@ -61,7 +61,7 @@ from tournaments.services.ladder import ladder_after_set
 from tournaments.services.league_states import league_finish_if_done
 from tournaments.services.match_leases import HEARTBEAT_S, lease_alive, lease_renew, match_release
 from tournaments.services.rated_sets import rated_set_record
-from tournaments.services.tallies import tallies_set_finished
+from tournaments.services.tallies import SET_GAME_FIELDS, tallies_set_finished
 from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
@@ -187,6 +187,7 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     leagues = League.objects if kind == League.Kind.LADDER else locked
     league = leagues.get(pk=league_id)
     match = Match.objects.select_for_update().get(pk=match_id)
+    match.league = league  # the row just read (and locked), not read again where the match's used
     now = timezone.now()
     if match.status in (Match.Status.FINISHED, Match.Status.CANCELLED):
         return None
@@ -246,15 +247,15 @@ def match_finish(*, match_id: int) -> bool:
     match = Match.objects.select_for_update(of=("self",)).select_related("league").get(pk=match_id)
     if match.status != Match.Status.RUNNING:
         return False
-    if match.games.filter(status=Game.Status.PENDING).exists():
+    games = list(match.games.order_by("number").only(*SET_GAME_FIELDS))  # read once, used thrice
+    if any(game.status == Game.Status.PENDING for game in games):
         return False
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "finished_at"])
     rated_set_record(match=match)
-    tallies_set_finished(match=match)
-    game_ids = match.games.values_list("id", flat=True)
-    reads_changed(f"league:{match.league_id}", "games", *(f"game:{i}" for i in game_ids))
+    tallies_set_finished(match=match, games=games)
+    reads_changed(f"league:{match.league_id}", "games", *(f"game:{game.id}" for game in games))
     return True
 
 

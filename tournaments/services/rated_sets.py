@@ -10,7 +10,6 @@ Each set recorded asks for a fit of its pool (``services.rating_fits``).
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import F
 
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, game_participants, set_pair_scores
@@ -18,6 +17,7 @@ from tournaments import queueing
 from tournaments.models import Bot, Game, Match, PairTotal, RatedSet, Seat, SetScore, VersionTotal
 from tournaments.services.bot_versions import match_version_ids
 from tournaments.services.rating_fits import ratings_fit_request
+from tournaments.services.tallies import counts_add
 
 
 def rated_set_record(*, match: Match) -> RatedSet | None:
@@ -96,22 +96,22 @@ def rated_set_store(
         SetScore(rated_set=rated_set, pool=pool, player_id=a, opponent_id=b, twelfths=t)
         for a, b, t in pairs
     )
-    # Make each row first (a row another transaction is making is waited for, then skipped),
-    # then add to it: an UPDATE adds to the committed figure under the row's lock.
-    PairTotal.objects.bulk_create(
-        [PairTotal(pool=pool, player_id=a, opponent_id=b) for a, b, _ in pairs],
-        ignore_conflicts=True,
+    # One statement per table makes each missing row and adds to the others under their locks,
+    # in the order given (``services.tallies.counts_add``).
+    counts_add(
+        rows=[
+            PairTotal(pool=pool, player_id=a, opponent_id=b, sets=1, twelfths=t)
+            for a, b, t in pairs
+        ],
+        keys=["pool", "player", "opponent"],
+        counts=["sets", "twelfths"],
     )
-    for a, b, t in pairs:
-        PairTotal.objects.filter(pool=pool, player_id=a, opponent_id=b).update(
-            sets=F("sets") + 1, twelfths=F("twelfths") + t
-        )
-    VersionTotal.objects.bulk_create(
-        [VersionTotal(pool=pool, version_id=v) for v in sorted(version_ids)],
-        ignore_conflicts=True,
+    counts_add(
+        rows=[
+            VersionTotal(pool=pool, version_id=version_id, sets=1, games=games)
+            for version_id in sorted(version_ids)
+        ],
+        keys=["pool", "version"],
+        counts=["sets", "games"],
     )
-    for version_id in sorted(version_ids):
-        VersionTotal.objects.filter(pool=pool, version_id=version_id).update(
-            sets=F("sets") + 1, games=F("games") + games
-        )
     return rated_set
