@@ -153,14 +153,23 @@ def _cell(score: float, games: int) -> dict[str, Any]:
     return {"score": score, "games": games}
 
 
-def league_crosstable(league: League) -> dict[str, Any]:
+def league_bot_names(league: League) -> list[tuple[int, str]]:
+    """The league's bots as ``(id, name)``, by name: what its standings and crosstable name."""
+    return list(league.bots.order_by("name").values_list("id", "name"))
+
+
+def league_crosstable(
+    league: League, *, bots: list[tuple[int, str]] | None = None
+) -> dict[str, Any]:
     """Pairwise results: ``rows[i]["cells"][j]`` is bot i's score against bot j over its games.
 
     In 3-bot games each pair of bots counts as meeting once per game (by standing), and in
     partnership games the two bots of a table meet as opponents. Read from the league's running
-    totals (``LeaguePair``, a row per pair that met).
+    totals (``LeaguePair``, a row per pair that met). ``bots``: ``league_bot_names`` when the
+    caller read them already.
     """
-    bots = list(league.bots.order_by("name").values_list("id", "name"))
+    if bots is None:
+        bots = league_bot_names(league)
     pairs = LeaguePair.objects.filter(league=league).values_list(
         "bot_id", "opponent_id", "score", "games"
     )
