@@ -38,6 +38,7 @@ from tournaments.models import (
 from tournaments.selectors import ladder as ladder_selectors
 from tournaments.selectors import leagues as selectors
 from tournaments.selectors import ratings as rating_selectors
+from tournaments.selectors.fixed import fixed_rows
 
 RECENT_GAMES = 100
 
@@ -248,6 +249,12 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _head_to_head_totals(bot_id: int) -> QuerySet[HeadToHead]:
+    return HeadToHead.objects.filter(bot_id=bot_id, games__gt=0).values_list(
+        "opponent_id", "opponent__name", "games", "wins", "draws"
+    )
+
+
 def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
     """Wins, draws and losses against each opponent over all finished games, most played first.
 
@@ -256,9 +263,7 @@ def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
     kept as each game is stored: a busy bot has thousands of games, which must not be counted
     again on every read of its profile.
     """
-    totals = HeadToHead.objects.filter(bot=bot, games__gt=0).values_list(
-        "opponent_id", "opponent__name", "games", "wins", "draws"
-    )
+    totals = fixed_rows(_head_to_head_totals, bot.pk)
     records = [
         {
             "bot_id": opponent,
