@@ -29,6 +29,7 @@ from tournaments.models import (
     LeagueTally,
     Seat,
 )
+from tournaments.selectors.fixed import fixed_rows
 from tournaments.selectors.ratings import current_ratings
 
 
@@ -120,9 +121,9 @@ def league_standings(
     ``bots``: the league's bots as ``(id, name)`` when the caller read them already.
     """
     if bots is None:
-        bots = list(league.bots.values_list("id", "name"))
+        bots = league_bot_names(league)
     rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots}
-    lines = LeagueStanding.objects.filter(league=league).values_list("bot_id", *STANDING_COLUMNS)
+    lines = fixed_rows(_standing_lines, league.pk)
     for bot_id, *figures in lines:
         if bot_id in rows:
             row = rows[bot_id]
@@ -153,9 +154,27 @@ def _cell(score: float, games: int) -> dict[str, Any]:
     return {"score": score, "games": games}
 
 
+def _standing_lines(league_id: int) -> QuerySet[LeagueStanding]:
+    return LeagueStanding.objects.filter(league_id=league_id).values_list(
+        "bot_id", *STANDING_COLUMNS
+    )
+
+
+def _bot_names(league_id: int) -> QuerySet[Bot]:
+    return Bot.objects.filter(leagues=league_id).order_by("name").values_list("id", "name")
+
+
+def _pair_cells(league_id: int) -> QuerySet[LeaguePair]:
+    return LeaguePair.objects.filter(league_id=league_id).values_list(
+        "bot_id", "opponent_id", "score", "games"
+    )
+
+
 def league_bot_names(league: League) -> list[tuple[int, str]]:
-    """The league's bots as ``(id, name)``, by name: what its standings and crosstable name."""
-    return list(league.bots.order_by("name").values_list("id", "name"))
+    """The league's bots as ``(id, name)``, by name: what its standings and crosstable name.
+    Like the league's standing lines and crosstable cells, a fixed statement (``fixed_rows``):
+    a league page reads the three on every request."""
+    return [(bot_id, name) for bot_id, name in fixed_rows(_bot_names, league.pk)]
 
 
 def league_crosstable(
@@ -170,10 +189,8 @@ def league_crosstable(
     """
     if bots is None:
         bots = league_bot_names(league)
-    pairs = LeaguePair.objects.filter(league=league).values_list(
-        "bot_id", "opponent_id", "score", "games"
-    )
-    cells = {(a, b): (score, games) for a, b, score, games in pairs}
+    pairs = fixed_rows(_pair_cells, league.pk)
+    cells = {(a, b): (float(score), games) for a, b, score, games in pairs}
     return {
         "bots": [{"id": bot_id, "name": name} for bot_id, name in bots],
         "rows": [

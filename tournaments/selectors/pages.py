@@ -10,6 +10,7 @@ live in their own table (``GameLog``): only the replay reads one.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -488,16 +489,21 @@ def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
     }
 
 
-def _ladder_rows(
-    model: type[Challenge | VersionTest], bot: Bot, sides: tuple[str, str], shown: dict[str, str]
-) -> list[dict[str, Any]]:
-    """The newest ``ladder_selectors.LISTED`` rows of ``model`` with ``bot`` on either side, as
-    plain dicts shaped like the instances a template reads: ``shown`` maps each key (dotted for
-    a related row's field, as ``bot.name``) to its column."""
-    either = Q(**{sides[0]: bot}) | Q(**{sides[1]: bot})
+def _ladder_query(
+    model: type[Challenge | VersionTest], sides: tuple[str, str], shown: dict[str, str], bot_id: int
+) -> QuerySet:
+    """The newest ``ladder_selectors.LISTED`` rows of ``model`` with bot ``bot_id`` on either
+    side, as the values of ``shown``'s columns."""
+    either = Q(**{sides[0]: bot_id}) | Q(**{sides[1]: bot_id})
     rows = model.objects.filter(either).order_by("-created_at", "-id")
+    return rows.values_list(*shown.values())[: ladder_selectors.LISTED]
+
+
+def _shaped(rows: list[tuple], shown: dict[str, str]) -> list[dict[str, Any]]:
+    """``rows`` as plain dicts shaped like the instances a template reads: ``shown`` maps each
+    key (dotted for a related row's field, as ``bot.name``) to its column."""
     shaped = []
-    for values in rows.values_list(*shown.values())[: ladder_selectors.LISTED]:
+    for values in rows:
         row: dict[str, Any] = {}
         for key, value in zip(shown, values, strict=True):
             *related, name = key.split(".")
@@ -509,22 +515,31 @@ def _ladder_rows(
     return shaped
 
 
+_CHALLENGE_SHOWN = {"pk": "id", "sets": "sets", "created_at": "created_at",
+                    "bot.name": "bot__name", "opponent.name": "opponent__name",
+                    "league.status": "league__status"}  # fmt: skip
+_VERSION_TEST_SHOWN = {"pk": "id", "status": "status", "sets": "sets",
+                       "candidate.name": "candidate__name",
+                       "baseline.name": "baseline__name"}  # fmt: skip
+# Integers and text only: a fixed statement (``fixed_rows``), as a bot's page reads it.
+_version_test_query = functools.partial(
+    _ladder_query, VersionTest, ("candidate", "baseline"), _VERSION_TEST_SHOWN
+)
+
+
 def bot_challenge_rows(*, bot: Bot) -> list[dict[str, Any]]:
     """``ladder_selectors.bot_challenges`` as its page lists them (``pk``, ``sets``,
     ``created_at``, ``bot.name``, ``opponent.name``, ``league.status``): no two bots and a
     league built, with the bots' secrets decrypted, per challenge."""
-    shown = {"pk": "id", "sets": "sets", "created_at": "created_at", "bot.name": "bot__name",
-             "opponent.name": "opponent__name", "league.status": "league__status"}  # fmt: skip
-    return _ladder_rows(Challenge, bot, ("bot", "opponent"), shown)
+    rows = _ladder_query(Challenge, ("bot", "opponent"), _CHALLENGE_SHOWN, bot.pk)
+    return _shaped(list(rows), _CHALLENGE_SHOWN)
 
 
 def bot_version_test_rows(*, bot: Bot) -> list[dict[str, Any]]:
     """``ladder_selectors.bot_version_tests`` as its page lists them (``pk``, ``status``,
     ``sets``, ``candidate.name``, ``baseline.name``): without each test's series and counts,
     which grow with its sets."""
-    shown = {"pk": "id", "status": "status", "sets": "sets", "candidate.name": "candidate__name",
-             "baseline.name": "baseline__name"}  # fmt: skip
-    return _ladder_rows(VersionTest, bot, ("candidate", "baseline"), shown)
+    return _shaped(fixed_rows(_version_test_query, bot.pk), _VERSION_TEST_SHOWN)
 
 
 def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
