@@ -151,7 +151,7 @@ def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
     return progress
 
 
-def _recent_seats(bot: Bot) -> QuerySet[Seat]:
+def _recent_seats(bot: Bot | int) -> QuerySet[Seat]:
     """The bot's seats in its finished games, newest first: read from the top of an index
     (``seat_bot_finished``) however many games the bot has played."""
     return Seat.objects.filter(bot=bot, finished_at__isnull=False).order_by(
@@ -210,11 +210,15 @@ def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
     )
 
 
+def _recent_seat_figures(bot_id: int) -> QuerySet[Seat]:
+    return _recent_seats(bot_id).values_list(*_LATENCY_COLUMNS, "fault_kinds")
+
+
 def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``bot_latency_percentiles`` and ``bot_fault_counts`` from one read of the recent seats
     (a profile shows both); a second read only when fewer than ``RECENT_GAMES`` of them have
     latency figures (no-shows) and older seats may have some."""
-    seats = list(_recent_seats(bot).values_list(*_LATENCY_COLUMNS, "fault_kinds")[:RECENT_GAMES])
+    seats = fixed_rows(_recent_seat_figures, bot.pk, limit=RECENT_GAMES)
     timed = [row[:5] for row in seats if row[0] > 0 and row[2] is not None]
     if len(timed) < len(seats) == RECENT_GAMES:
         timed = _latency_rows(bot)
@@ -451,6 +455,16 @@ _RATING_COLUMNS = ("pool", "rating", "rating_low", "rating_high", "provisional",
                    "rank")  # fmt: skip
 
 
+def _version_ratings(bot_id: int) -> QuerySet[BotVersion]:
+    return (
+        BotVersion.objects.filter(bot_id=bot_id)
+        .order_by("-first_seen_at", "-id", "ratings__pool")
+        .values_list(
+            "id", "version", "first_seen_at", *(f"ratings__{name}" for name in _RATING_COLUMNS)
+        )
+    )
+
+
 def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
     """The bot's published ratings as its page shows them, in one query: ``pools`` (where any
     version has a rating, alphabetically, as ``rating_selectors.bot_pools``), ``current`` (its
@@ -458,13 +472,7 @@ def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
     first, each with its ratings by pool, as ``bot_versions``); ratings as plain dicts of
     ``pool``, ``rating``, ``rating_low``, ``rating_high``, ``provisional``, ``sets``, ``games``
     and ``rank``."""
-    rows = (
-        BotVersion.objects.filter(bot=bot)
-        .order_by("-first_seen_at", "-id", "ratings__pool")
-        .values_list(
-            "id", "version", "first_seen_at", *(f"ratings__{name}" for name in _RATING_COLUMNS)
-        )
-    )
+    rows = fixed_rows(_version_ratings, bot.pk)
     versions: dict[int, dict[str, Any]] = {}
     for version_id, version, first_seen_at, *figures in rows:
         entry = versions.setdefault(
@@ -492,11 +500,11 @@ def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
 def _ladder_query(
     model: type[Challenge | VersionTest], sides: tuple[str, str], shown: dict[str, str], bot_id: int
 ) -> QuerySet:
-    """The newest ``ladder_selectors.LISTED`` rows of ``model`` with bot ``bot_id`` on either
-    side, as the values of ``shown``'s columns."""
+    """The rows of ``model`` with bot ``bot_id`` on either side, newest first, as the values of
+    ``shown``'s columns."""
     either = Q(**{sides[0]: bot_id}) | Q(**{sides[1]: bot_id})
     rows = model.objects.filter(either).order_by("-created_at", "-id")
-    return rows.values_list(*shown.values())[: ladder_selectors.LISTED]
+    return rows.values_list(*shown.values())
 
 
 def _shaped(rows: list[tuple], shown: dict[str, str]) -> list[dict[str, Any]]:
@@ -521,7 +529,10 @@ _CHALLENGE_SHOWN = {"pk": "id", "sets": "sets", "created_at": "created_at",
 _VERSION_TEST_SHOWN = {"pk": "id", "status": "status", "sets": "sets",
                        "candidate.name": "candidate__name",
                        "baseline.name": "baseline__name"}  # fmt: skip
-# Integers and text only: a fixed statement (``fixed_rows``), as a bot's page reads it.
+# Fixed statements (``fixed_rows``): a bot's page reads both on every request.
+_challenge_query = functools.partial(
+    _ladder_query, Challenge, ("bot", "opponent"), _CHALLENGE_SHOWN
+)
 _version_test_query = functools.partial(
     _ladder_query, VersionTest, ("candidate", "baseline"), _VERSION_TEST_SHOWN
 )
@@ -531,15 +542,16 @@ def bot_challenge_rows(*, bot: Bot) -> list[dict[str, Any]]:
     """``ladder_selectors.bot_challenges`` as its page lists them (``pk``, ``sets``,
     ``created_at``, ``bot.name``, ``opponent.name``, ``league.status``): no two bots and a
     league built, with the bots' secrets decrypted, per challenge."""
-    rows = _ladder_query(Challenge, ("bot", "opponent"), _CHALLENGE_SHOWN, bot.pk)
-    return _shaped(list(rows), _CHALLENGE_SHOWN)
+    rows = fixed_rows(_challenge_query, bot.pk, limit=ladder_selectors.LISTED)
+    return _shaped(rows, _CHALLENGE_SHOWN)
 
 
 def bot_version_test_rows(*, bot: Bot) -> list[dict[str, Any]]:
     """``ladder_selectors.bot_version_tests`` as its page lists them (``pk``, ``status``,
     ``sets``, ``candidate.name``, ``baseline.name``): without each test's series and counts,
     which grow with its sets."""
-    return _shaped(fixed_rows(_version_test_query, bot.pk), _VERSION_TEST_SHOWN)
+    rows = fixed_rows(_version_test_query, bot.pk, limit=ladder_selectors.LISTED)
+    return _shaped(rows, _VERSION_TEST_SHOWN)
 
 
 def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
