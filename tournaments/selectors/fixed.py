@@ -11,21 +11,24 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import QuerySet
 
-# An id no row has: where it stands in a compiled query's parameters, the asked id goes.
+# An id (or a key of text) no row has: where it stands in a compiled query's parameters, the
+# asked one goes.
 _PLACEHOLDER = 987654321987654
+_TEXT_PLACEHOLDER = "fixed-rows-placeholder-987654321"
 
 
 @functools.cache
 def _compiled(
-    build: Callable[[int], QuerySet], limit: int | None, vendor: str
+    build: Callable[[Any], QuerySet], limit: int | None, text: bool, vendor: str
 ) -> tuple[str, tuple, list, int]:
-    """The SQL and parameters of ``build(_PLACEHOLDER)[:limit]`` and the converters of its
+    """The SQL and parameters of ``build(placeholder)[:limit]`` and the converters of its
     columns (what ``SQLCompiler.results_iter`` applies), by column position."""
-    rows = build(_PLACEHOLDER)
+    rows = build(_TEXT_PLACEHOLDER if text else _PLACEHOLDER)
     compiler = rows[:limit].query.get_compiler(using=DEFAULT_DB_ALIAS)
     sql, params = compiler.as_sql()
     columns = [select[0] for select in compiler.select[: compiler.col_count]]
@@ -33,13 +36,15 @@ def _compiled(
 
 
 def fixed_rows(
-    build: Callable[[int], QuerySet], row_id: int, *, limit: int | None = None
+    build: Callable[[Any], QuerySet], key: int | str, *, limit: int | None = None
 ) -> list[tuple]:
-    """The first ``limit`` rows (all: None) of ``build(row_id)`` (a query of plain values:
-    ``values`` or ``values_list``) as tuples in the order of its columns, from its SQL compiled
-    once per database vendor and limit."""
-    sql, params, converters, width = _compiled(build, limit, connection.vendor)
-    params = tuple(int(row_id) if value == _PLACEHOLDER else value for value in params)
+    """The first ``limit`` rows (all: None) of ``build(key)`` (a query of plain values:
+    ``values_list``; ``key`` a row id or a text such as a pool) as tuples in the order of its
+    columns, from its SQL compiled once per database vendor and limit."""
+    text = isinstance(key, str)
+    sql, params, converters, width = _compiled(build, limit, text, connection.vendor)
+    placeholder, key = (_TEXT_PLACEHOLDER, key) if text else (_PLACEHOLDER, int(key))
+    params = tuple(key if value == placeholder else value for value in params)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import connection
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
@@ -44,46 +44,51 @@ from tournaments.selectors.fixed import fixed_rows
 RECENT_GAMES = 100
 
 
+_RANKING_COLUMNS = (
+    "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high", "provisional",
+    "sets", "games", "los_next", "updated_at", "bot__name", "version__version",
+    "bot__owner__username", "bot__no_shows", "bot__no_shows_in_row", "bot__rated_paused_at",
+)  # fmt: skip
+
+
+def _ranking_values(pool: str) -> QuerySet:
+    return rating_selectors.ranking(pool).values_list(*_RANKING_COLUMNS)
+
+
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     """The ranking of ``pool`` as the rankings and ladder pages show it: the rows of
-    ``rating_selectors.ranking_rows``, read as plain rows. A ``Rating`` with its bot, owner and
-    version built per row, and each bot's secret decrypted for nothing, cost most of the read."""
-    ratings = list(
-        rating_selectors.ranking(pool).values(
-            "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high",
-            "provisional", "sets", "games", "los_next", "updated_at",
-            name=F("bot__name"), version_name=F("version__version"),
-            owner=F("bot__owner__username"), no_shows=F("bot__no_shows"),
-            no_shows_in_row=F("bot__no_shows_in_row"), paused_at=F("bot__rated_paused_at"),
-        )
-    )  # fmt: skip
+    ``rating_selectors.ranking_rows``, read as plain rows in two fixed statements (``fixed_rows``
+    and ``_SCORES_AND_TRENDS``). A ``Rating`` with its bot, owner and version built per row,
+    and each bot's secret decrypted for nothing, cost most of the read."""
     scores, trends = _scores_and_trends(pool)
     rows = []
-    for rating in ratings:
-        version_id, low, high = rating["version_id"], rating["rating_low"], rating["rating_high"]
+    for (
+        rank, bot_id, version_id, pool_name, rating, low, high, provisional, sets, games, los_next,
+        updated_at, name, version, owner, no_shows, no_shows_in_row, paused_at,
+    ) in fixed_rows(_ranking_values, pool):  # fmt: skip
         rows.append(
             {
-                "rank": rating["rank"],
-                "bot": rating["bot_id"],
-                "name": rating["name"],
-                "version": rating["version_name"],
-                "pool": rating["pool"],
-                "rating": float(rating["rating"]),
+                "rank": rank,
+                "bot": bot_id,
+                "name": name,
+                "version": version,
+                "pool": pool_name,
+                "rating": float(rating),
                 "rating_low": float(low),
                 "rating_high": float(high),
-                "provisional": rating["provisional"],
-                "sets": rating["sets"],
-                "games": rating["games"],
-                "los_next": rating["los_next"],
-                "updated_at": rating["updated_at"],
-                "bot_id": rating["bot_id"],
-                "owner": rating["owner"],
+                "provisional": provisional,
+                "sets": sets,
+                "games": games,
+                "los_next": los_next,
+                "updated_at": updated_at,
+                "bot_id": bot_id,
+                "owner": owner,
                 "interval": (float(high) - float(low)) / 2,
                 "set_score": 100 * scores[version_id] if version_id in scores else None,
                 "trend": trends.get(version_id, 0.0),
-                "no_shows": rating["no_shows"],
-                "no_shows_in_row": rating["no_shows_in_row"],
-                "rated_paused": rating["paused_at"] is not None,
+                "no_shows": no_shows,
+                "no_shows_in_row": no_shows_in_row,
+                "rated_paused": paused_at is not None,
             }
         )
     return rows
