@@ -208,10 +208,15 @@ def league_crosstable(
 
 def league_progress(league: League) -> dict[str, int]:
     """Games done (finished or aborted) out of all scheduled, and bot faults so far, from the
-    league's running totals (``LeagueTally``)."""
-    tally = LeagueTally.objects.filter(league=league).first() or LeagueTally(league=league)
-    return progress_of(
-        games=tally.games, finished=tally.finished, aborted=tally.aborted, faults=tally.faults
+    league's running totals (``LeagueTally``), a fixed statement (``fixed_rows``)."""
+    tally = fixed_rows(_tally, league.pk)
+    games, finished, aborted, faults = tally[0] if tally else (0, 0, 0, 0)
+    return progress_of(games=games, finished=finished, aborted=aborted, faults=faults)
+
+
+def _tally(league_id: int) -> QuerySet[LeagueTally]:
+    return LeagueTally.objects.filter(league_id=league_id).values_list(
+        "games", "finished", "aborted", "faults"
     )
 
 

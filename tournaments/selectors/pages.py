@@ -230,15 +230,19 @@ def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict
     return _latency_figures(timed), _fault_figures([row[5] for row in seats])
 
 
-def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
-    """The league's most recent seats with faults: who, how many of which kind, and where the
-    first one happened (a replay step), newest game first."""
-    seats = (
-        Seat.objects.filter(game__league=league, faults__gt=0)
+def _league_fault_seats(league_id: int) -> QuerySet[Seat]:
+    return (
+        Seat.objects.filter(game__league_id=league_id, faults__gt=0)
         .order_by("-game_id", "seat")
         .values_list("game_id", "bot_id", "bot__name", "seat", "faults", "game__forfeit",
-                     "game__log__faults")[:limit]
+                     "game__log__faults")
     )  # fmt: skip
+
+
+def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
+    """The league's most recent seats with faults: who, how many of which kind, and where the
+    first one happened (a replay step), newest game first. A fixed statement (``fixed_rows``)."""
+    seats = fixed_rows(_league_fault_seats, league.pk, limit=limit)
     rows = []
     for game_id, bot_id, bot_name, seat, count, forfeit, game_faults in seats:
         faults = [fault for fault in game_faults or [] if fault.get("seat") == seat]
