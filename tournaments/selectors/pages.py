@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import connection
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Lower
 
@@ -57,10 +56,11 @@ def _ranking_values(pool: str) -> QuerySet:
 
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     """The ranking of ``pool`` as the rankings and ladder pages show it: the rows of
-    ``rating_selectors.ranking_rows``, read as plain rows in two fixed statements (``fixed_rows``
-    and ``_SCORES_AND_TRENDS``). A ``Rating`` with its bot, owner and version built per row,
-    and each bot's secret decrypted for nothing, cost most of the read."""
-    scores, trends = _scores_and_trends(pool)
+    ``rating_selectors.ranking_rows``, read as plain rows in two fixed statements
+    (``fixed_rows`` and ``rating_selectors.ranked_scores_and_trends``). A ``Rating`` with its
+    bot, owner and version built per row, and each bot's secret decrypted for nothing, cost
+    most of the read."""
+    scores, trends = rating_selectors.ranked_scores_and_trends(pool)
     rows = []
     for (
         rank, bot_id, version_id, pool_name, rating, low, high, provisional, sets, games, los_next,
@@ -92,50 +92,6 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-# Per ranked version of a pool: its points won and possible in twelfths summed over the pairs
-# it met (``PairTotal`` stores each pair once, lower id first), its newest rating point and the
-# one ``TREND_POINTS`` before it (else its first). Parameters: ``TREND_POINTS``, the pool x 3.
-_SCORES_AND_TRENDS = """
-SELECT r.version_id, s.won, s.possible,
-  (SELECT p.rating FROM tournaments_ratingpoint p WHERE p.version_id = r.version_id
-     AND p.pool = r.pool ORDER BY p.id DESC LIMIT 1),
-  COALESCE(
-    (SELECT p.rating FROM tournaments_ratingpoint p WHERE p.version_id = r.version_id
-       AND p.pool = r.pool ORDER BY p.id DESC LIMIT 1 OFFSET %s),
-    (SELECT p.rating FROM tournaments_ratingpoint p WHERE p.version_id = r.version_id
-       AND p.pool = r.pool ORDER BY p.id LIMIT 1))
-FROM tournaments_rating r
-LEFT JOIN (
-  SELECT t.version_id, SUM(t.won) AS won, SUM(t.possible) AS possible FROM (
-    SELECT player_id AS version_id, twelfths AS won, 12 * sets AS possible
-      FROM tournaments_pairtotal WHERE pool = %s AND sets > 0
-    UNION ALL
-    SELECT opponent_id, 12 * sets - twelfths, 12 * sets
-      FROM tournaments_pairtotal WHERE pool = %s AND sets > 0
-  ) t GROUP BY t.version_id
-) s ON s.version_id = r.version_id
-WHERE r.pool = %s AND r.rank IS NOT NULL
-"""
-
-
-def _scores_and_trends(pool: str) -> tuple[dict[int, float], dict[int, float]]:
-    """``rating_selectors._set_scores`` and ``_trends`` of the pool's ranked versions in one
-    fixed statement, summed by the database: the two as Django queries, with every pair of the
-    pool walked in Python, cost more than half of an uncached rankings page."""
-    with connection.cursor() as cursor:
-        cursor.execute(_SCORES_AND_TRENDS, [rating_selectors.TREND_POINTS, pool, pool, pool])
-        rows = cursor.fetchall()
-    scores = {
-        version_id: int(won) / int(possible) for version_id, won, possible, _, _ in rows if possible
-    }
-    trends = {
-        version_id: float(new) - float(old)
-        for version_id, _, _, new, old in rows
-        if new is not None and old is not None
-    }
-    return scores, trends
 
 
 def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
