@@ -29,6 +29,7 @@ from tournaments.models import (
     LeagueTally,
     Seat,
 )
+from tournaments.selectors.fixed import fixed_rows
 from tournaments.selectors.ratings import current_ratings
 
 
@@ -120,9 +121,9 @@ def league_standings(
     ``bots``: the league's bots as ``(id, name)`` when the caller read them already.
     """
     if bots is None:
-        bots = list(league.bots.values_list("id", "name"))
+        bots = league_bot_names(league)
     rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots}
-    lines = LeagueStanding.objects.filter(league=league).values_list("bot_id", *STANDING_COLUMNS)
+    lines = fixed_rows(_standing_lines, league.pk)
     for bot_id, *figures in lines:
         if bot_id in rows:
             row = rows[bot_id]
@@ -153,18 +154,43 @@ def _cell(score: float, games: int) -> dict[str, Any]:
     return {"score": score, "games": games}
 
 
-def league_crosstable(league: League) -> dict[str, Any]:
+def _standing_lines(league_id: int) -> QuerySet[LeagueStanding]:
+    return LeagueStanding.objects.filter(league_id=league_id).values_list(
+        "bot_id", *STANDING_COLUMNS
+    )
+
+
+def _bot_names(league_id: int) -> QuerySet[Bot]:
+    return Bot.objects.filter(leagues=league_id).order_by("name").values_list("id", "name")
+
+
+def _pair_cells(league_id: int) -> QuerySet[LeaguePair]:
+    return LeaguePair.objects.filter(league_id=league_id).values_list(
+        "bot_id", "opponent_id", "score", "games"
+    )
+
+
+def league_bot_names(league: League) -> list[tuple[int, str]]:
+    """The league's bots as ``(id, name)``, by name: what its standings and crosstable name.
+    Like the league's standing lines and crosstable cells, a fixed statement (``fixed_rows``):
+    a league page reads the three on every request."""
+    return [(bot_id, name) for bot_id, name in fixed_rows(_bot_names, league.pk)]
+
+
+def league_crosstable(
+    league: League, *, bots: list[tuple[int, str]] | None = None
+) -> dict[str, Any]:
     """Pairwise results: ``rows[i]["cells"][j]`` is bot i's score against bot j over its games.
 
     In 3-bot games each pair of bots counts as meeting once per game (by standing), and in
     partnership games the two bots of a table meet as opponents. Read from the league's running
-    totals (``LeaguePair``, a row per pair that met).
+    totals (``LeaguePair``, a row per pair that met). ``bots``: ``league_bot_names`` when the
+    caller read them already.
     """
-    bots = list(league.bots.order_by("name").values_list("id", "name"))
-    pairs = LeaguePair.objects.filter(league=league).values_list(
-        "bot_id", "opponent_id", "score", "games"
-    )
-    cells = {(a, b): (score, games) for a, b, score, games in pairs}
+    if bots is None:
+        bots = league_bot_names(league)
+    pairs = fixed_rows(_pair_cells, league.pk)
+    cells = {(a, b): (float(score), games) for a, b, score, games in pairs}
     return {
         "bots": [{"id": bot_id, "name": name} for bot_id, name in bots],
         "rows": [
@@ -182,10 +208,15 @@ def league_crosstable(league: League) -> dict[str, Any]:
 
 def league_progress(league: League) -> dict[str, int]:
     """Games done (finished or aborted) out of all scheduled, and bot faults so far, from the
-    league's running totals (``LeagueTally``)."""
-    tally = LeagueTally.objects.filter(league=league).first() or LeagueTally(league=league)
-    return progress_of(
-        games=tally.games, finished=tally.finished, aborted=tally.aborted, faults=tally.faults
+    league's running totals (``LeagueTally``), a fixed statement (``fixed_rows``)."""
+    tally = fixed_rows(_tally, league.pk)
+    games, finished, aborted, faults = tally[0] if tally else (0, 0, 0, 0)
+    return progress_of(games=games, finished=finished, aborted=aborted, faults=faults)
+
+
+def _tally(league_id: int) -> QuerySet[LeagueTally]:
+    return LeagueTally.objects.filter(league_id=league_id).values_list(
+        "games", "finished", "aborted", "faults"
     )
 
 

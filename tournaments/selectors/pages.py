@@ -10,12 +10,13 @@ live in their own table (``GameLog``): only the replay reads one.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
@@ -37,52 +38,57 @@ from tournaments.models import (
 from tournaments.selectors import ladder as ladder_selectors
 from tournaments.selectors import leagues as selectors
 from tournaments.selectors import ratings as rating_selectors
+from tournaments.selectors.fixed import fixed_rows
 
 RECENT_GAMES = 100
 
 
+_RANKING_COLUMNS = (
+    "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high", "provisional",
+    "sets", "games", "los_next", "updated_at", "bot__name", "version__version",
+    "bot__owner__username", "bot__no_shows", "bot__no_shows_in_row", "bot__rated_paused_at",
+)  # fmt: skip
+
+
+def _ranking_values(pool: str) -> QuerySet:
+    return rating_selectors.ranking(pool).values_list(*_RANKING_COLUMNS)
+
+
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     """The ranking of ``pool`` as the rankings and ladder pages show it: the rows of
-    ``rating_selectors.ranking_rows``, read as plain rows. A ``Rating`` with its bot, owner and
-    version built per row, and each bot's secret decrypted for nothing, cost most of the read."""
-    ratings = list(
-        rating_selectors.ranking(pool).values(
-            "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high",
-            "provisional", "sets", "games", "los_next", "updated_at",
-            name=F("bot__name"), version_name=F("version__version"),
-            owner=F("bot__owner__username"), no_shows=F("bot__no_shows"),
-            no_shows_in_row=F("bot__no_shows_in_row"), paused_at=F("bot__rated_paused_at"),
-        )
-    )  # fmt: skip
-    version_ids = [rating["version_id"] for rating in ratings]
-    scores = rating_selectors._set_scores(version_ids, pool)
-    trends = rating_selectors._trends(version_ids, pool)
+    ``rating_selectors.ranking_rows``, read as plain rows in two fixed statements
+    (``fixed_rows`` and ``rating_selectors.ranked_scores_and_trends``). A ``Rating`` with its
+    bot, owner and version built per row, and each bot's secret decrypted for nothing, cost
+    most of the read."""
+    scores, trends = rating_selectors.ranked_scores_and_trends(pool)
     rows = []
-    for rating in ratings:
-        version_id, low, high = rating["version_id"], rating["rating_low"], rating["rating_high"]
+    for (
+        rank, bot_id, version_id, pool_name, rating, low, high, provisional, sets, games, los_next,
+        updated_at, name, version, owner, no_shows, no_shows_in_row, paused_at,
+    ) in fixed_rows(_ranking_values, pool):  # fmt: skip
         rows.append(
             {
-                "rank": rating["rank"],
-                "bot": rating["bot_id"],
-                "name": rating["name"],
-                "version": rating["version_name"],
-                "pool": rating["pool"],
-                "rating": float(rating["rating"]),
+                "rank": rank,
+                "bot": bot_id,
+                "name": name,
+                "version": version,
+                "pool": pool_name,
+                "rating": float(rating),
                 "rating_low": float(low),
                 "rating_high": float(high),
-                "provisional": rating["provisional"],
-                "sets": rating["sets"],
-                "games": rating["games"],
-                "los_next": rating["los_next"],
-                "updated_at": rating["updated_at"],
-                "bot_id": rating["bot_id"],
-                "owner": rating["owner"],
+                "provisional": provisional,
+                "sets": sets,
+                "games": games,
+                "los_next": los_next,
+                "updated_at": updated_at,
+                "bot_id": bot_id,
+                "owner": owner,
                 "interval": (float(high) - float(low)) / 2,
                 "set_score": 100 * scores[version_id] if version_id in scores else None,
                 "trend": trends.get(version_id, 0.0),
-                "no_shows": rating["no_shows"],
-                "no_shows_in_row": rating["no_shows_in_row"],
-                "rated_paused": rating["paused_at"] is not None,
+                "no_shows": no_shows,
+                "no_shows_in_row": no_shows_in_row,
+                "rated_paused": paused_at is not None,
             }
         )
     return rows
@@ -106,7 +112,7 @@ def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
     return progress
 
 
-def _recent_seats(bot: Bot) -> QuerySet[Seat]:
+def _recent_seats(bot: Bot | int) -> QuerySet[Seat]:
     """The bot's seats in its finished games, newest first: read from the top of an index
     (``seat_bot_finished``) however many games the bot has played."""
     return Seat.objects.filter(bot=bot, finished_at__isnull=False).order_by(
@@ -165,26 +171,34 @@ def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
     )
 
 
+def _recent_seat_figures(bot_id: int) -> QuerySet[Seat]:
+    return _recent_seats(bot_id).values_list(*_LATENCY_COLUMNS, "fault_kinds")
+
+
 def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``bot_latency_percentiles`` and ``bot_fault_counts`` from one read of the recent seats
     (a profile shows both); a second read only when fewer than ``RECENT_GAMES`` of them have
     latency figures (no-shows) and older seats may have some."""
-    seats = list(_recent_seats(bot).values_list(*_LATENCY_COLUMNS, "fault_kinds")[:RECENT_GAMES])
+    seats = fixed_rows(_recent_seat_figures, bot.pk, limit=RECENT_GAMES)
     timed = [row[:5] for row in seats if row[0] > 0 and row[2] is not None]
     if len(timed) < len(seats) == RECENT_GAMES:
         timed = _latency_rows(bot)
     return _latency_figures(timed), _fault_figures([row[5] for row in seats])
 
 
-def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
-    """The league's most recent seats with faults: who, how many of which kind, and where the
-    first one happened (a replay step), newest game first."""
-    seats = (
-        Seat.objects.filter(game__league=league, faults__gt=0)
+def _league_fault_seats(league_id: int) -> QuerySet[Seat]:
+    return (
+        Seat.objects.filter(game__league_id=league_id, faults__gt=0)
         .order_by("-game_id", "seat")
         .values_list("game_id", "bot_id", "bot__name", "seat", "faults", "game__forfeit",
-                     "game__log__faults")[:limit]
+                     "game__log__faults")
     )  # fmt: skip
+
+
+def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
+    """The league's most recent seats with faults: who, how many of which kind, and where the
+    first one happened (a replay step), newest game first. A fixed statement (``fixed_rows``)."""
+    seats = fixed_rows(_league_fault_seats, league.pk, limit=limit)
     rows = []
     for game_id, bot_id, bot_name, seat, count, forfeit, game_faults in seats:
         faults = [fault for fault in game_faults or [] if fault.get("seat") == seat]
@@ -205,6 +219,12 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _head_to_head_totals(bot_id: int) -> QuerySet[HeadToHead]:
+    return HeadToHead.objects.filter(bot_id=bot_id, games__gt=0).values_list(
+        "opponent_id", "opponent__name", "games", "wins", "draws"
+    )
+
+
 def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
     """Wins, draws and losses against each opponent over all finished games, most played first.
 
@@ -213,9 +233,7 @@ def bot_head_to_head(*, bot: Bot) -> list[dict[str, Any]]:
     kept as each game is stored: a busy bot has thousands of games, which must not be counted
     again on every read of its profile.
     """
-    totals = HeadToHead.objects.filter(bot=bot, games__gt=0).values_list(
-        "opponent_id", "opponent__name", "games", "wins", "draws"
-    )
+    totals = fixed_rows(_head_to_head_totals, bot.pk)
     records = [
         {
             "bot_id": opponent,
@@ -402,6 +420,16 @@ _RATING_COLUMNS = ("pool", "rating", "rating_low", "rating_high", "provisional",
                    "rank")  # fmt: skip
 
 
+def _version_ratings(bot_id: int) -> QuerySet[BotVersion]:
+    return (
+        BotVersion.objects.filter(bot_id=bot_id)
+        .order_by("-first_seen_at", "-id", "ratings__pool")
+        .values_list(
+            "id", "version", "first_seen_at", *(f"ratings__{name}" for name in _RATING_COLUMNS)
+        )
+    )
+
+
 def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
     """The bot's published ratings as its page shows them, in one query: ``pools`` (where any
     version has a rating, alphabetically, as ``rating_selectors.bot_pools``), ``current`` (its
@@ -409,13 +437,7 @@ def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
     first, each with its ratings by pool, as ``bot_versions``); ratings as plain dicts of
     ``pool``, ``rating``, ``rating_low``, ``rating_high``, ``provisional``, ``sets``, ``games``
     and ``rank``."""
-    rows = (
-        BotVersion.objects.filter(bot=bot)
-        .order_by("-first_seen_at", "-id", "ratings__pool")
-        .values_list(
-            "id", "version", "first_seen_at", *(f"ratings__{name}" for name in _RATING_COLUMNS)
-        )
-    )
+    rows = fixed_rows(_version_ratings, bot.pk)
     versions: dict[int, dict[str, Any]] = {}
     for version_id, version, first_seen_at, *figures in rows:
         entry = versions.setdefault(
@@ -440,16 +462,21 @@ def bot_rating_figures(*, bot: Bot) -> dict[str, Any]:
     }
 
 
-def _ladder_rows(
-    model: type[Challenge | VersionTest], bot: Bot, sides: tuple[str, str], shown: dict[str, str]
-) -> list[dict[str, Any]]:
-    """The newest ``ladder_selectors.LISTED`` rows of ``model`` with ``bot`` on either side, as
-    plain dicts shaped like the instances a template reads: ``shown`` maps each key (dotted for
-    a related row's field, as ``bot.name``) to its column."""
-    either = Q(**{sides[0]: bot}) | Q(**{sides[1]: bot})
+def _ladder_query(
+    model: type[Challenge | VersionTest], sides: tuple[str, str], shown: dict[str, str], bot_id: int
+) -> QuerySet:
+    """The rows of ``model`` with bot ``bot_id`` on either side, newest first, as the values of
+    ``shown``'s columns."""
+    either = Q(**{sides[0]: bot_id}) | Q(**{sides[1]: bot_id})
     rows = model.objects.filter(either).order_by("-created_at", "-id")
+    return rows.values_list(*shown.values())
+
+
+def _shaped(rows: list[tuple], shown: dict[str, str]) -> list[dict[str, Any]]:
+    """``rows`` as plain dicts shaped like the instances a template reads: ``shown`` maps each
+    key (dotted for a related row's field, as ``bot.name``) to its column."""
     shaped = []
-    for values in rows.values_list(*shown.values())[: ladder_selectors.LISTED]:
+    for values in rows:
         row: dict[str, Any] = {}
         for key, value in zip(shown, values, strict=True):
             *related, name = key.split(".")
@@ -461,22 +488,35 @@ def _ladder_rows(
     return shaped
 
 
+_CHALLENGE_SHOWN = {"pk": "id", "sets": "sets", "created_at": "created_at",
+                    "bot.name": "bot__name", "opponent.name": "opponent__name",
+                    "league.status": "league__status"}  # fmt: skip
+_VERSION_TEST_SHOWN = {"pk": "id", "status": "status", "sets": "sets",
+                       "candidate.name": "candidate__name",
+                       "baseline.name": "baseline__name"}  # fmt: skip
+# Fixed statements (``fixed_rows``): a bot's page reads both on every request.
+_challenge_query = functools.partial(
+    _ladder_query, Challenge, ("bot", "opponent"), _CHALLENGE_SHOWN
+)
+_version_test_query = functools.partial(
+    _ladder_query, VersionTest, ("candidate", "baseline"), _VERSION_TEST_SHOWN
+)
+
+
 def bot_challenge_rows(*, bot: Bot) -> list[dict[str, Any]]:
     """``ladder_selectors.bot_challenges`` as its page lists them (``pk``, ``sets``,
     ``created_at``, ``bot.name``, ``opponent.name``, ``league.status``): no two bots and a
     league built, with the bots' secrets decrypted, per challenge."""
-    shown = {"pk": "id", "sets": "sets", "created_at": "created_at", "bot.name": "bot__name",
-             "opponent.name": "opponent__name", "league.status": "league__status"}  # fmt: skip
-    return _ladder_rows(Challenge, bot, ("bot", "opponent"), shown)
+    rows = fixed_rows(_challenge_query, bot.pk, limit=ladder_selectors.LISTED)
+    return _shaped(rows, _CHALLENGE_SHOWN)
 
 
 def bot_version_test_rows(*, bot: Bot) -> list[dict[str, Any]]:
     """``ladder_selectors.bot_version_tests`` as its page lists them (``pk``, ``status``,
     ``sets``, ``candidate.name``, ``baseline.name``): without each test's series and counts,
     which grow with its sets."""
-    shown = {"pk": "id", "status": "status", "sets": "sets", "candidate.name": "candidate__name",
-             "baseline.name": "baseline__name"}  # fmt: skip
-    return _ladder_rows(VersionTest, bot, ("candidate", "baseline"), shown)
+    rows = fixed_rows(_version_test_query, bot.pk, limit=ladder_selectors.LISTED)
+    return _shaped(rows, _VERSION_TEST_SHOWN)
 
 
 def bots_of_owner(*, owner: AbstractBaseUser) -> QuerySet[Bot]:

@@ -11,6 +11,7 @@ from django.db.models import Count, F, IntegerField, OuterRef, Q, QuerySet, Subq
 from django.db.models.functions import Coalesce
 
 from tournaments.models import Bot, Game, League, PersonGame, Seat
+from tournaments.selectors.fixed import fixed_rows
 
 
 def play_live_version(person_game_id: int) -> tuple[str, bool] | None:
@@ -42,23 +43,16 @@ def _totals(seats: QuerySet[Seat]) -> QuerySet:
     )
 
 
+def _bot_people_totals(bot_id: int) -> QuerySet:
+    return _totals(_against_people().filter(bot_id=bot_id))
+
+
 def bot_people_record(*, bot: Bot) -> dict[str, int]:
-    """The bot's games against people: games, wins, draws, losses (from its point of view)."""
-    row = (
-        _against_people()
-        .filter(bot=bot)
-        .aggregate(
-            games=Count("id"),
-            wins=Count("id", filter=Q(game__winner=F("team"))),
-            draws=Count("id", filter=Q(game__winner__isnull=True)),
-        )
-    )
-    return {
-        "games": row["games"],
-        "wins": row["wins"],
-        "draws": row["draws"],
-        "losses": row["games"] - row["wins"] - row["draws"],
-    }
+    """The bot's games against people: games, wins, draws, losses (from its point of view).
+    A fixed statement (``fixed_rows``): a bot's page reads it on every request."""
+    rows = fixed_rows(_bot_people_totals, bot.pk)
+    games, wins, draws = rows[0][1:] if rows else (0, 0, 0)
+    return {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws}
 
 
 def people_records(bot_ids: list[int]) -> dict[int, dict[str, Any]]:
