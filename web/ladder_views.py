@@ -20,6 +20,7 @@ from django.views.decorators.cache import never_cache
 from tournaments import sprt
 from tournaments.selectors import ladder as ladder_selectors
 from tournaments.selectors import pages as page_selectors
+from tournaments.selectors import ratings as rating_selectors
 from tournaments.services.challenges import QuotaExceeded, challenge_create
 from tournaments.services.ladder import ladder_pools
 from tournaments.services.version_tests import version_test_create
@@ -45,7 +46,7 @@ def _ladder_context(request: HttpRequest) -> dict:
         "live_version": live[0] if live else "",
         "in_flight": ladder_selectors.ladder_in_flight(league) if league else [],
         "recent": ladder_selectors.ladder_recent_sets(league) if league else [],
-        "rows": page_selectors.ranking_rows(pool=pool),
+        "rows": rating_selectors.ranking_rows(pool=pool),
     }
 
 

@@ -128,7 +128,7 @@ def rankings(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         pool = form.cleaned_data["pool"] or pool
         query = form.cleaned_data["q"].strip()
-    rows = page_selectors.ranking_rows(pool=pool)
+    rows = rating_selectors.ranking_rows(pool=pool)
     if query:
         rows = [row for row in rows if query.lower() in row["name"].lower()]
     by_people = request.GET.get("sort") == "people"

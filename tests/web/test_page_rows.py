@@ -22,15 +22,24 @@ def filled():
     return fill_database(games=24, bots=5)
 
 
-def test_ranking_rows_are_those_of_the_ratings_selector(filled):
+def test_ranking_rows_are_the_published_ratings_with_their_bots(filled):
     Bot.objects.filter(pk=filled.bots[0]).update(
         no_shows=4, no_shows_in_row=3, rated_paused_at=timezone.now()
     )
     Bot.objects.filter(pk=filled.bots[1]).update(no_shows=1)
-    expected = rating_selectors.ranking_rows(pool=POOL)
-    assert len(expected) == 5
-    assert any(row["rated_paused"] for row in expected)
-    assert pages.ranking_rows(pool=POOL) == expected
+    rows = rating_selectors.ranking_rows(pool=POOL)
+    assert len(rows) == 5
+    assert any(row["rated_paused"] for row in rows)
+    ratings = {r.bot_id: r for r in rating_selectors.ranking(POOL).select_related("bot__owner")}
+    for row in rows:
+        rating = ratings[row["bot_id"]]
+        bot = rating.bot
+        expected = rating_selectors.rating_row(rating)
+        assert {key: row[key] for key in expected} == expected
+        assert row["owner"] == bot.owner.username
+        assert row["interval"] == (expected["rating_high"] - expected["rating_low"]) / 2
+        assert (row["no_shows"], row["no_shows_in_row"]) == (bot.no_shows, bot.no_shows_in_row)
+        assert row["rated_paused"] == (bot.rated_paused_at is not None)
 
 
 def _shown(rating) -> dict:

@@ -43,57 +43,6 @@ from tournaments.selectors.fixed import fixed_rows
 RECENT_GAMES = 100
 
 
-_RANKING_COLUMNS = (
-    "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high", "provisional",
-    "sets", "games", "los_next", "updated_at", "bot__name", "version__version",
-    "bot__owner__username", "bot__no_shows", "bot__no_shows_in_row", "bot__rated_paused_at",
-)  # fmt: skip
-
-
-def _ranking_values(pool: str) -> QuerySet:
-    return rating_selectors.ranking(pool).values_list(*_RANKING_COLUMNS)
-
-
-def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
-    """The ranking of ``pool`` as the rankings and ladder pages show it: the rows of
-    ``rating_selectors.ranking_rows``, read as plain rows in two fixed statements
-    (``fixed_rows`` and ``rating_selectors.ranked_scores_and_trends``). A ``Rating`` with its
-    bot, owner and version built per row, and each bot's secret decrypted for nothing, cost
-    most of the read."""
-    scores, trends = rating_selectors.ranked_scores_and_trends(pool)
-    rows = []
-    for (
-        rank, bot_id, version_id, pool_name, rating, low, high, provisional, sets, games, los_next,
-        updated_at, name, version, owner, no_shows, no_shows_in_row, paused_at,
-    ) in fixed_rows(_ranking_values, pool):  # fmt: skip
-        rows.append(
-            {
-                "rank": rank,
-                "bot": bot_id,
-                "name": name,
-                "version": version,
-                "pool": pool_name,
-                "rating": float(rating),
-                "rating_low": float(low),
-                "rating_high": float(high),
-                "provisional": provisional,
-                "sets": sets,
-                "games": games,
-                "los_next": los_next,
-                "updated_at": updated_at,
-                "bot_id": bot_id,
-                "owner": owner,
-                "interval": (float(high) - float(low)) / 2,
-                "set_score": 100 * scores[version_id] if version_id in scores else None,
-                "trend": trends.get(version_id, 0.0),
-                "no_shows": no_shows,
-                "no_shows_in_row": no_shows_in_row,
-                "rated_paused": paused_at is not None,
-            }
-        )
-    return rows
-
-
 def league_progress_by_id(leagues: list[League]) -> dict[int, dict[str, Any]]:
     """Each league's games done out of scheduled, in one query for a whole page of leagues,
     from their running totals (``LeagueTally``, as ``selectors.league_progress``), plus the

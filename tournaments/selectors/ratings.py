@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import F, QuerySet
 
-from tournaments.models import Bot, BotVersion, PairTotal, Rating, RatingPoint
+from tournaments.models import Bot, BotVersion, Rating, RatingPoint
+from tournaments.selectors.fixed import fixed_rows
 
 TREND_POINTS = 10
 
@@ -86,46 +86,6 @@ def bot_pools(bot: Bot) -> list[str]:
     )
 
 
-def _set_scores(version_ids: list[int], pool: str) -> dict[int, float]:
-    """Each version's mean score per pair met in its rated sets of ``pool`` (0 to 1), from the
-    pool's running totals (``PairTotal``: one row per pair met, whatever the number of sets; the
-    sum of every ``SetScore`` grew with the pool)."""
-    totals: dict[int, list[int]] = {}
-    pairs = PairTotal.objects.filter(
-        Q(player_id__in=version_ids) | Q(opponent_id__in=version_ids), pool=pool, sets__gt=0
-    ).values_list("player_id", "opponent_id", "sets", "twelfths")
-    wanted = set(version_ids)
-    for player, opponent, sets, twelfths in pairs:
-        for version_id, won in ((player, twelfths), (opponent, 12 * sets - twelfths)):
-            if version_id in wanted:
-                cell = totals.setdefault(version_id, [0, 0])
-                cell[0] += won
-                cell[1] += 12 * sets
-    return {version_id: won / possible for version_id, (won, possible) in totals.items()}
-
-
-def _trends(version_ids: list[int], pool: str) -> dict[int, float]:
-    """Each version's rating change over its last ``TREND_POINTS`` history points.
-
-    Two index lookups per version (its newest point, and the one ``TREND_POINTS`` before it or
-    else its first), so the cost does not grow with the length of its history.
-    """
-    points = RatingPoint.objects.filter(version=OuterRef("version_id"), pool=pool)
-    newest = points.order_by("-id").values("rating")[:1]
-    back = points.order_by("-id").values("rating")[TREND_POINTS : TREND_POINTS + 1]
-    first = points.order_by("id").values("rating")[:1]
-    rows = (
-        Rating.objects.filter(pool=pool, version_id__in=version_ids)
-        .annotate(newest=Subquery(newest), oldest=Coalesce(Subquery(back), Subquery(first)))
-        .values_list("version_id", "newest", "oldest")
-    )
-    return {
-        version_id: float(new) - float(old)
-        for version_id, new, old in rows
-        if new is not None and old is not None
-    }
-
-
 # Per ranked version of a pool: its points won and possible in twelfths summed over the pairs
 # it met (``PairTotal`` stores each pair once, lower id first), its newest rating point and the
 # one ``TREND_POINTS`` before it (else its first). Parameters: ``TREND_POINTS``, the pool x 3.
@@ -153,9 +113,11 @@ WHERE r.pool = %s AND r.rank IS NOT NULL
 
 
 def ranked_scores_and_trends(pool: str) -> tuple[dict[int, float], dict[int, float]]:
-    """``_set_scores`` and ``_trends`` of the pool's ranked versions (by version id) in one
-    fixed statement, summed by the database: the two as Django queries, with every pair of the
-    pool walked in Python, cost more than half of an uncached rankings page."""
+    """Per ranked version of the pool (by version id): its mean score per pair met in its rated
+    sets (0 to 1, from the running totals, ``PairTotal``) and its rating change over its last
+    ``TREND_POINTS`` history points, in one fixed statement summed by the database (as Django
+    queries, with every pair of the pool walked in Python, they cost more than half of an
+    uncached rankings page)."""
     with connection.cursor() as cursor:
         cursor.execute(_SCORES_AND_TRENDS, [TREND_POINTS, pool, pool, pool])
         rows = cursor.fetchall()
@@ -189,6 +151,17 @@ def rating_row(rating: Rating) -> dict[str, Any]:
     }
 
 
+_RANKING_COLUMNS = (
+    "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high", "provisional",
+    "sets", "games", "los_next", "updated_at", "bot__name", "version__version",
+    "bot__owner__username", "bot__no_shows", "bot__no_shows_in_row", "bot__rated_paused_at",
+)  # fmt: skip
+
+
+def _ranking_values(pool: str) -> QuerySet:
+    return ranking(pool).values_list(*_RANKING_COLUMNS)
+
+
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     """The ranking of ``pool`` with everything a page shows per bot.
 
@@ -196,25 +169,41 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     95 % interval), ``set_score`` (the mean score per pair in its rated sets, in %), ``trend``
     (the change over its last ``TREND_POINTS`` history points), and the bot's no-shows:
     ``no_shows`` (all), ``no_shows_in_row`` and ``rated_paused`` (out of rated play for them).
+    Read as plain rows in two fixed statements (``fixed_rows`` and
+    ``ranked_scores_and_trends``): a ``Rating`` with its bot, owner and version built per row,
+    and each bot's secret decrypted for nothing, cost most of an uncached rankings page.
     """
-    ratings = list(ranking(pool))
-    version_ids = [rating.version_id for rating in ratings]
-    scores = _set_scores(version_ids, pool)
-    trends = _trends(version_ids, pool)
+    scores, trends = ranked_scores_and_trends(pool)
     rows = []
-    for rating in ratings:
-        row = rating_row(rating)
-        row.update(
-            bot_id=rating.bot_id,
-            owner=rating.bot.owner.username,
-            interval=(row["rating_high"] - row["rating_low"]) / 2,
-            set_score=100 * scores[rating.version_id] if rating.version_id in scores else None,
-            trend=trends.get(rating.version_id, 0.0),
-            no_shows=rating.bot.no_shows,
-            no_shows_in_row=rating.bot.no_shows_in_row,
-            rated_paused=rating.bot.rated_paused_at is not None,
+    for (
+        rank, bot_id, version_id, pool_name, rating, low, high, provisional, sets, games, los_next,
+        updated_at, name, version, owner, no_shows, no_shows_in_row, paused_at,
+    ) in fixed_rows(_ranking_values, pool):  # fmt: skip
+        rows.append(
+            {
+                "rank": rank,
+                "bot": bot_id,
+                "name": name,
+                "version": version,
+                "pool": pool_name,
+                "rating": float(rating),
+                "rating_low": float(low),
+                "rating_high": float(high),
+                "provisional": provisional,
+                "sets": sets,
+                "games": games,
+                "los_next": los_next,
+                "updated_at": updated_at,
+                "bot_id": bot_id,
+                "owner": owner,
+                "interval": (float(high) - float(low)) / 2,
+                "set_score": 100 * scores[version_id] if version_id in scores else None,
+                "trend": trends.get(version_id, 0.0),
+                "no_shows": no_shows,
+                "no_shows_in_row": no_shows_in_row,
+                "rated_paused": paused_at is not None,
+            }
         )
-        rows.append(row)
     return rows
 
 
