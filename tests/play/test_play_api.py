@@ -134,6 +134,29 @@ def test_the_clock_plays_the_fallback_and_then_forfeits(person, make_bot, settin
     assert game.forfeit == state["seat"] and game.reason
 
 
+def test_a_move_after_the_clock_ran_out_is_refused_and_the_fallback_stays(
+    person, make_bot, settings
+):
+    settings.ESCOBA_PLAY_CLOCK_S = 1
+    bot = make_bot("greedy")
+    client = client_for(person)
+    made = client.post("/api/play/", {"opponent": bot.id}).json()
+    before = client.get(f"/api/play/{made['id']}/").json()
+    assert before["status"] == "your_turn"
+    PersonGame.objects.filter(pk=made["id"]).update(
+        turn_started_at=F("turn_started_at") - datetime.timedelta(seconds=1.05)
+    )
+    late = client.post(f"/api/play/{made['id']}/move/", before["request"]["legal_moves"][0],
+                       format="json")  # fmt: skip
+    assert late.status_code == 409 and late.json()["code"] == "not_your_turn"
+    # The refusal did not take the clock's fallback move back with it: the timeout and the
+    # move the clock played are stored (read from the row, not through a read that would
+    # judge the clock again), and the beat has nothing left to do.
+    answers = PersonGame.objects.get(pk=made["id"]).answers
+    assert any(answer["fault"] == "timeout" for answer in answers), answers
+    assert play.play_clocks_enforce() == []
+
+
 def test_a_reload_resumes_the_game(person, make_bot, short_games):
     short_games(target=1)  # the first round that is not tied ends it
     bot = make_bot("random")

@@ -400,18 +400,29 @@ def _key(move: Move) -> tuple[str, frozenset[str]]:
     return wire["card"], frozenset(wire["capture"])
 
 
-@transaction.atomic
 def play_move(*, person_game_id: int, person: Any, card: Any, capture: Any) -> PersonGame:
     """The person's move. An illegal move changes nothing (``ValidationError``: play again);
     ``NotYourTurn`` when it is a bot's turn or the game is over; ``PersonGame.DoesNotExist``
-    when the game is not theirs."""
-    if play_find(person_game_id=person_game_id, person=person) is None:
-        raise PersonGame.DoesNotExist
-    person_game = _locked(person_game_id)
-    now = timezone.now()
-    if _clock_check(person_game, now):
-        person_game.save()
+    when the game is not theirs. A move that comes after the clock ran out is refused, and the
+    fallback move the clock played stays played: it is committed before the refusal is raised."""
+    with transaction.atomic():
+        if play_find(person_game_id=person_game_id, person=person) is None:
+            raise PersonGame.DoesNotExist
+        person_game = _locked(person_game_id)
+        now = timezone.now()
+        late = _clock_check(person_game, now)
+        if late:
+            person_game.save()
+        else:
+            _move_record(person_game, now, card, capture)
+    if late:
         raise NotYourTurn(ERROR_NOT_YOUR_TURN)
+    return person_game
+
+
+def _move_record(person_game: PersonGame, now: datetime.datetime, card: Any, capture: Any) -> None:
+    """Check and record the person's move on their locked game (inside ``play_move``'s
+    transaction): every refusal here raises before anything is written."""
     if person_game.status == PersonGame.Status.FINISHED:
         raise NotYourTurn(ERROR_FINISHED)
     if not person_game.person_to_move:
@@ -424,7 +435,6 @@ def play_move(*, person_game_id: int, person: Any, card: Any, capture: Any) -> P
         raise ValidationError({"card": [ERROR_ILLEGAL]})
     latency = (now - person_game.turn_started_at).total_seconds() * 1000.0
     _record(person_game, Answer(move=legal[_key(move)], latency_ms=latency), turn.seat)
-    return person_game
 
 
 def play_clocks_enforce() -> list[int]:
