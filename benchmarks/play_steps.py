@@ -85,7 +85,7 @@ def play_one(person, bots: list, options: dict, seed: int) -> tuple[int, int, fl
     with (
         mock.patch.object(play, "_ask", bot_answer),
         mock.patch.object(play, "_notify", no_notices),
-        mock.patch.object(play, "_publish", lambda *args: None),
+        mock.patch.object(play, "_publish", lambda *args, **kwargs: None),
         mock.patch.object(play, "reads_changed", lambda *args: None),
         mock.patch.object(play.queueing, "play_advance_enqueue", lambda *args: None),
         mock.patch.object(secrets, "randbits", lambda bits: seed),

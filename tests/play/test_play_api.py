@@ -6,12 +6,15 @@ from __future__ import annotations
 import datetime
 import time
 
+import orjson
 import pytest
+import redis
 from django.contrib.auth import get_user_model
 from django.db.models import F
 
 from tests.clients import client_for
 from tests.play.helpers import play_out
+from tournaments.live_feed import live_game_key
 from tournaments.models import Game, GameLog, HeadToHead, PersonGame, RatedSet, Seat
 from tournaments.services import play
 
@@ -155,6 +158,30 @@ def test_a_move_after_the_clock_ran_out_is_refused_and_the_fallback_stays(
     answers = PersonGame.objects.get(pk=made["id"]).answers
     assert any(answer["fault"] == "timeout" for answer in answers), answers
     assert play.play_clocks_enforce() == []
+
+
+def test_a_play_lost_from_the_live_feed_is_filled_in_by_the_next(
+    person, make_bot, short_games, redis_url, settings
+):
+    settings.REDIS_URL = redis_url
+    short_games(max_rounds=1)
+    bot = make_bot("greedy")
+    client = client_for(person)
+    made = client.post("/api/play/", {"opponent": bot.id}).json()
+    feed = redis.Redis.from_url(redis_url)
+    key = live_game_key(made["game"])
+    state = client.get(f"/api/play/{made['id']}/").json()
+    client.post(f"/api/play/{made['id']}/move/", state["request"]["legal_moves"][0], format="json")
+    # The last play never reached the feed (a worker killed between storing the answer and
+    # publishing it): the next publication brings the feed up to the stored game, in order.
+    assert feed.rpop(key) is not None
+    state = play_out(client, made["id"])
+    entries = [orjson.loads(raw) for raw in feed.lrange(key, 0, -1)]
+    feed.close()
+    assert [entry["n"] for entry in entries] == list(range(len(entries)))
+    assert entries[0]["kind"] == "start" and entries[-1]["kind"] == "end"
+    game = Game.objects.get(pk=made["game"])
+    assert len([entry for entry in entries if entry["kind"] == "play"]) == game.moves
 
 
 def test_a_reload_resumes_the_game(person, make_bot, short_games):

@@ -272,14 +272,8 @@ def _record(person_game: PersonGame, answer: Answer, seat: int) -> tuple[Referee
     person_game.person_to_move = False
     person_game.turn_started_at = None
     referee, calls = _replay(person_game)
-    last = calls[-1]
-    n = len(calls)
-    if last.move is None:
-        entry = {"kind": "forfeit", "seat": last.seat}
-    else:
-        fault = None if last.fault is None else str(last.fault.kind)
-        entry = {"kind": "play", "seat": last.seat, "move": last.move.to_str(), "fault": fault}
-    transaction.on_commit(lambda: _live_entry(person_game.game_id, n, entry, person_game.id))
+    feed = _feed(calls)
+    transaction.on_commit(lambda: _publish(person_game.game_id, person_game.id, feed))
     if referee.is_over:
         _finish(person_game, *play_referee.replayed_from_seed(person_game))
     else:
@@ -331,7 +325,8 @@ def _finish(person_game: PersonGame, referee: Referee, calls: list[PlayCall]) ->
     bot_ids = [b for b in game.seating if b]
     reads_changed(*game_scopes(game.id, game.league_id, bot_ids), "ratings")
     notices = referee.end_notices(game_log_url(game.id))
-    transaction.on_commit(lambda: _end(person_game.id, game.id, notices))
+    feed = _feed(calls, end=True)
+    transaction.on_commit(lambda: _end(person_game.id, game.id, notices, feed))
 
 
 # --- what the person does ------------------------------------------------------------------------
@@ -551,22 +546,50 @@ def _redis() -> redis.Redis:
     )
 
 
-def _publish(game_id: int, person_game_id: int, commands: list[tuple[str, bytes]]) -> None:
-    """Append to the game's live feed (what spectators and the person's page follow) and tell
-    the person's page it changed; a Redis outage drops them (the stored state stays the truth)."""
+# Appends the entries the feed lacks: ARGV[2..] are the game's entries from n = 0, each pushed
+# (and published to the feed's followers) when the feed holds exactly n entries, so a feed that
+# missed an entry (a worker killed between storing an answer and publishing its play, a Redis
+# restart) is filled in order by the next publication, and two processes publishing the same
+# entries never append one twice.
+_FEED_APPEND = """
+local have = redis.call('LLEN', KEYS[1])
+for i = have + 2, #ARGV do
+  redis.call('RPUSH', KEYS[1], ARGV[i])
+  redis.call('PUBLISH', KEYS[1], ARGV[i])
+end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('PUBLISH', KEYS[2], 'changed')
+"""
+
+
+def _feed(calls: list[PlayCall], *, end: bool = False) -> list[bytes]:
+    """The live feed's entries for the game so far, entry ``n`` at index ``n``: the start, one
+    play (or forfeit) per call, and the end once the game is over."""
+    entries: list[dict[str, Any]] = [{"kind": "start"}]
+    for call in calls:
+        if call.move is None:
+            entries.append({"kind": "forfeit", "seat": call.seat})
+        else:
+            fault = None if call.fault is None else str(call.fault.kind)
+            entries.append(
+                {"kind": "play", "seat": call.seat, "move": call.move.to_str(), "fault": fault}
+            )
+    if end:
+        entries.append({"kind": "end", "status": "finished"})
+    return [orjson.dumps({"run": LIVE_RUN, "n": n, **entry}) for n, entry in enumerate(entries)]
+
+
+def _publish(game_id: int, person_game_id: int, feed: list[bytes], *, fresh: bool = False) -> None:
+    """Bring the game's live feed (what spectators and the person's page follow) up to ``feed``
+    and tell the person's page it changed; ``fresh`` starts the feed over. A Redis outage drops
+    the entries (the stored state stays the truth; the next publication fills them in)."""
     key = live_game_key(game_id)
     try:
         with _redis() as client:
-            pipe = client.pipeline(transaction=False)
-            for what, payload in commands:
-                if what == "delete":
-                    pipe.delete(key)
-                else:
-                    pipe.rpush(key, payload)
-                    pipe.publish(key, payload)
-            pipe.expire(key, settings.ESCOBA_LIVE_TTL_S)
-            pipe.publish(live_topic_key("play", person_game_id), b"changed")
-            pipe.execute()
+            if fresh:
+                client.delete(key)
+            client.eval(_FEED_APPEND, 2, key, live_topic_key("play", person_game_id),
+                        settings.ESCOBA_LIVE_TTL_S, *feed)  # fmt: skip
     except (redis.RedisError, OSError) as error:
         # Once per outage in the log, as the worker's live feeds do.
         log = logger.info if _live_failing else logger.warning
@@ -578,21 +601,14 @@ def _publish(game_id: int, person_game_id: int, commands: list[tuple[str, bytes]
 
 def _live_start(game_id: int) -> None:
     person_game_id = PersonGame.objects.filter(game_id=game_id).values_list("id", flat=True)[0]
-    start = orjson.dumps({"run": LIVE_RUN, "n": 0, "kind": "start"})
-    _publish(game_id, person_game_id, [("delete", b""), ("append", start)])
+    _publish(game_id, person_game_id, _feed([]), fresh=True)
 
 
-def _live_entry(game_id: int, n: int, entry: dict[str, Any], person_game_id: int) -> None:
-    _publish(
-        game_id, person_game_id, [("append", orjson.dumps({"run": LIVE_RUN, "n": n, **entry}))]
-    )
-
-
-def _end(person_game_id: int, game_id: int, notices: list[dict[str, Any]]) -> None:
+def _end(
+    person_game_id: int, game_id: int, notices: list[dict[str, Any]], feed: list[bytes]
+) -> None:
     person_game = PersonGame.objects.select_related("game__league").get(pk=person_game_id)
-    n = len(person_game.answers) + 1
-    end = orjson.dumps({"run": LIVE_RUN, "n": n, "kind": "end", "status": "finished"})
-    _publish(game_id, person_game_id, [("append", end)])
+    _publish(game_id, person_game_id, feed)
     try:
         run_sync(_notify, _bot_notices(person_game, notices), "end",
                  person_game.game.league.move_timeout_ms)  # fmt: skip
