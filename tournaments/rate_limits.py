@@ -8,10 +8,11 @@ address the outermost of them saw.
 
 A counter is DRF's ``SimpleRateThrottle`` window: at most ``num_requests`` requests in the last
 ``duration`` seconds, a refused request not counted, ``wait()`` as DRF computes it. DRF keeps the
-window as a pickled list it reads and writes back whole (two cache round trips and two pickles
-per check, the largest part of an anonymous read's CPU after the query). On Redis the window is a
+window as a pickled list it reads and writes back whole: two cache round trips and two pickles
+per check, about a quarter of a millisecond of CPU for an anonymous read's two checks
+(docs/benchmarks-journal.md, "The throttles on an anonymous read"). On Redis the window is a
 Redis list of timestamps, newest first, checked and counted by one Lua script (``EVALSHA``: one
-round trip) through the cache's own connection pool, under the key
+round trip, a third of that CPU) through the cache's own connection pool, under the key
 ``<cache prefix>:throttle:<scope>:<client>`` (a name of its own, so a process still running DRF's
 pickled window during a deploy never meets one). With any other cache (the tests' in-process one)
 the throttles are DRF's own.
