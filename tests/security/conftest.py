@@ -5,11 +5,23 @@ import ipaddress
 import socket
 
 import pytest
+from rest_framework.throttling import SimpleRateThrottle
 
 from tests.leagues.conftest import example_servers, make_bot
 from tests.registry.conftest import other_client, other_user
 
 __all__ = ["example_servers", "make_bot", "other_client", "other_user"]
+
+
+@pytest.fixture
+def rates(monkeypatch):
+    """Set some throttle rates for one test (the others keep the settings' defaults)."""
+
+    def set_rates(**scopes: str) -> None:
+        for scope, rate in scopes.items():
+            monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, scope, rate)
+
+    return set_rates
 
 
 def _is_loopback(host: object) -> bool:

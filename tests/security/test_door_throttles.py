@@ -15,7 +15,6 @@ from collections.abc import Iterator
 import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
-from rest_framework.throttling import SimpleRateThrottle
 
 from benchmarks.pool_data import _bots
 from tests.conftest import USER_PASSWORD
@@ -25,17 +24,6 @@ from web.sse import TOO_MANY_FROM_CLIENT
 from web.throttling import TOO_MANY_TRIES
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def rates(monkeypatch):
-    """Set some throttle rates for one test (the others keep the settings' defaults)."""
-
-    def set_rates(**scopes: str) -> None:
-        for scope, rate in scopes.items():
-            monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, scope, rate)
-
-    return set_rates
 
 
 def _assert_throttled_page(response) -> None:
