@@ -7,8 +7,8 @@ uvicorn every request opened new TCP connections to Redis, and redis-py 8 looks 
 up in the installed packages' metadata for every new connection. On top of that, Django's
 ``RedisCacheClient.get_client`` builds a new ``redis.Redis`` for every cache operation, whose
 constructor fills a table of a few hundred response callbacks. An anonymous read answered from
-the read cache makes six cache operations (the throttle's get and set, the versions, the body),
-so those constructors were the largest part of its CPU (docs/benchmarks.md, "Reads at scale").
+the read cache makes several cache operations (the throttle's script, the versions, the body),
+so those constructors would be the largest part of its CPU (docs/benchmarks.md, "Reads at scale").
 
 A redis-py pool and a client over it are thread-safe (a command takes a connection from the
 pool and gives it back), so every backend object of the process shares one pool per server and
