@@ -152,8 +152,9 @@ def league_list(request: HttpRequest) -> HttpResponse:
     return render(request, "web/league_list.html", {"nav": "leagues", "rows": rows})
 
 
-def _progress(league: League) -> dict:
-    progress = selectors.league_progress(league)
+def _progress(league: League, progress: dict[str, int]) -> dict:
+    """The league's progress (``selectors.league_progress``) with the bar's percentage and the
+    games planned."""
     progress["percent"] = 100 * progress["done"] / progress["total"] if progress["total"] else 0
     # Before its start a league has no games written: say how many its bots would play.
     progress["planned"] = progress["total"] or (
@@ -197,13 +198,15 @@ def _crosstable(league: League, bots: list[tuple[int, str]]) -> dict:
     return {"bots": bots, "rows": rows}
 
 
-def _league_live_context(league: League) -> dict:
-    bots = selectors.league_bot_names(league)
+def _league_live_context(league_id: int) -> dict:
+    """What the live part of a league page shows (a 404 when there is no such league)."""
+    league, progress = _found(page_selectors.league_with_progress(league_id))
+    # The league's own results only: the pool rating is the one Elo a page shows.
+    standings, bots = selectors.league_table(league)
     return {
         "league": league,
-        "progress": _progress(league),
-        # The league's own results only: the pool rating is the one Elo a page shows.
-        "standings": selectors.league_standings(league, bots=bots),
+        "progress": _progress(league, progress),
+        "standings": standings,
         "recent_games": page_selectors.league_recent_games(league=league, limit=RECENT_GAMES),
         "crosstable": _crosstable(league, bots),
         "fault_rows": page_selectors.league_fault_rows(league=league, limit=RECENT_GAMES),
@@ -212,16 +215,14 @@ def _league_live_context(league: League) -> dict:
 
 @cached_page(lambda league_id: [f"league:{league_id}", "ratings"])  # standings show Elo
 def league_detail(request: HttpRequest, league_id: int) -> HttpResponse:
-    league = _found(page_selectors.league_find(league_id))
-    context = {**_league_live_context(league), "nav": "leagues"}
+    context = {**_league_live_context(league_id), "nav": "leagues"}
     return render(request, "web/league_detail.html", context)
 
 
 @cached_page(lambda league_id: [f"league:{league_id}", "ratings"])  # standings show Elo
 def league_live(request: HttpRequest, league_id: int) -> HttpResponse:
     """The part of the league page that changes while games finish; the page polls it."""
-    league = _found(page_selectors.league_find(league_id))
-    return render(request, "web/partials/league_live.html", _league_live_context(league))
+    return render(request, "web/partials/league_live.html", _league_live_context(league_id))
 
 
 @cached_page(lambda league_id: [f"league:{league_id}"])
@@ -233,7 +234,7 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
         raise Http404
     bot_ids = {int(value) for value in ids}
     after, before = (_row_id(request, name) for name in ("after", "before"))
-    bots, page = page_selectors.league_games_between(
+    bots, page = selectors.league_games_page(
         league=league, bot_ids=sorted(bot_ids), after=after, before=before
     )
     if len(bots) != len(bot_ids):
@@ -243,7 +244,6 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
         "league": league,
         "bots": bots,
         "games": page.rows,
-        "game_seats": page_selectors.game_seat_names(game_ids=[game.pk for game in page.rows]),
         "next_url": _page_url(request, "after", page.after),
         "previous_url": _page_url(request, "before", page.before),
     }
