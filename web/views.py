@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from functools import cache, wraps
 from pathlib import Path
@@ -14,6 +15,7 @@ from django.contrib.auth.views import LoginView
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import truncatechars
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.cache import cache_control, never_cache
@@ -165,18 +167,31 @@ def _progress(league: League, progress: dict[str, int]) -> dict:
     return progress
 
 
+# A crosstable's column heads: each bot's name cut to this many characters.
+HEAD_CHARS = 10
+
+
+def _head(name: str) -> str:
+    """``name|truncatechars:HEAD_CHARS``: the filter normalises and walks every name (a tenth of
+    a league page's CPU); one already short and normalised comes back as it is."""
+    if len(name) <= HEAD_CHARS and unicodedata.is_normalized("NFC", name):
+        return name
+    return truncatechars(name, HEAD_CHARS)
+
+
 def _crosstable(league: League, bots: list[tuple[int, str]]) -> dict:
     """The selector's crosstable with names, labels and win/loss colouring for the template.
 
-    Each cell comes as its markup (``html``), its names escaped once per bot: a league of 40
-    bots has 1,600 cells, and escaping each of their values in the template was most of the
-    crosstable's cost."""
+    Each row's cells come as their markup (``cells``), names escaped once per bot: a league of
+    40 bots has 1,600 cells, and escaping each of their values, or even each cell, in the
+    template was most of the crosstable's cost. Each bot has its column head (``head``)."""
     table = selectors.league_crosstable(league, bots=bots)
     bots = table["bots"]
     names = {bot["id"]: escape(bot["name"]) for bot in bots}
     games_url = reverse("league_games", args=[league.pk])
     rows = []
     for bot, row in zip(bots, table["rows"], strict=True):
+        bot["head"] = _head(bot["name"])
         cells = []
         name = names[bot["id"]]
         for opponent, cell in zip(bots, row["cells"], strict=True):
@@ -193,9 +208,15 @@ def _crosstable(league: League, bots: list[tuple[int, str]]) -> dict:
                     f'b={opponent["id"]}" aria-label="{name} against {names[opponent["id"]]}: '
                     f'{label}">{label}</a></td>'
                 )
-            cells.append({"html": Markup(html)})  # noqa: S704 (names escaped above)
-        rows.append({"bot": bot, "cells": cells})
+            cells.append(html)
+        rows.append({"bot": bot, "cells": Markup("".join(cells))})  # noqa: S704 (escaped above)
     return {"bots": bots, "rows": rows}
+
+
+def _points(points: float) -> str:
+    """Match points (a multiple of ½) as ``floatformat:-1`` shows them in the site's English
+    ("3", "3.5"), without the filter's locale lookups on every row."""
+    return f"{points:.1f}" if points % 1 else f"{points:.0f}"
 
 
 def _league_live_context(league_id: int) -> dict:
@@ -203,6 +224,8 @@ def _league_live_context(league_id: int) -> dict:
     league, progress = _found(page_selectors.league_with_progress(league_id))
     # The league's own results only: the pool rating is the one Elo a page shows.
     standings, bots = selectors.league_table(league)
+    for row in standings:
+        row["points_shown"] = _points(row["points"])
     return {
         "league": league,
         "progress": _progress(league, progress),

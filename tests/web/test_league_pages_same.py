@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.template import engines
 from django.test import Client
+from django.urls import reverse
 from jinja2 import ChoiceLoader, DictLoader
 
 from tests.performance.data import fill_database, rows_for_a_module
@@ -26,6 +27,16 @@ from web import views
 pytestmark = pytest.mark.django_db
 CLASSIC = {"name": "classic", "version": 1, "options": {"target": 21}}
 
+# The crosstable and standings rows as they were: each cell's markup from the selector's
+# figures, each head cut by Django's filter, the points by Django's ``floatformat``.
+BEFORE = Path(__file__).parent / "league_pages_before"
+ROWS = settings.BASE_DIR / "web" / "jinja2" / "web" / "rows"
+OLD_LEAGUE_ROWS = {
+    "web/rows/crosstable.html": (BEFORE / "crosstable.html").read_text(),
+    "web/rows/standings.html": (ROWS / "standings.html")
+    .read_text()
+    .replace('{{ row["points_shown"] }}', '{{ row["points"]|floatformat("-1") }}'),
+}
 # The games page's rows as they were, reading model instances (``game.match.number``) and
 # each game's seats apart (``seats_of``), and the page including them so.
 OLD_GAME_ROWS = (
@@ -62,6 +73,10 @@ def _fill() -> dict[str, int]:
     )
     LeagueEntry.objects.create(league_id=finished, bot=late)
     Bot.objects.filter(pk=bots[1].pk).update(protocol_version="escoba-bot 2.0")
+    # names cut in the crosstable's heads, escaped, normalised (a combining accent)
+    Bot.objects.filter(pk=bots[2].pk).update(name="A rather long bot name")
+    Bot.objects.filter(pk=bots[3].pk).update(name="Cafe\u0301")
+    Bot.objects.filter(pk=bots[4].pk).update(name="<b>&\"'")
     opened = League.objects.create(
         name="not started", creator=creator, ruleset=CLASSIC, pool="classic/2p", players=2,
         seed=3, status=League.Status.OPEN,
@@ -91,12 +106,17 @@ def _old_live_context(league_id: int) -> dict:
         .order_by("-finished_at", "-id")
         .values("id")[: views.RECENT_GAMES]
     )
+    table = leagues.league_crosstable(league, bots=bots)
+    games_url = reverse("league_games", args=[league.pk])
     return {
         "league": league,
         "progress": views._progress(league, leagues.league_progress(league)),
         "standings": leagues.league_standings(league, bots=bots),
         "recent_games": pages._games_with_seats(recent, totals="totals", faults="faults"),
-        "crosstable": views._crosstable(league, bots),
+        "crosstable": {
+            "bots": table["bots"],
+            "rows": [{**row, "games_url": games_url} for row in table["rows"]],
+        },
         "fault_rows": pages.league_fault_rows(league=league, limit=views.RECENT_GAMES),
     }
 
@@ -152,21 +172,20 @@ def _old_games_context(request, league_id: int) -> dict:
     }
 
 
-@pytest.fixture
-def old_rows(monkeypatch):
-    """The old row template, loadable by name by ``{% rows %}``."""
+def _old_rows(monkeypatch, rows: dict[str, str]) -> None:
+    """``{% rows %}`` finds ``rows`` (template name -> source) before the templates."""
     env = engines["jinja2"].env
-    old = DictLoader({"old/league_games.html": OLD_GAME_ROWS})
-    monkeypatch.setattr(env, "loader", ChoiceLoader([old, env.loader]))
+    monkeypatch.setattr(env, "loader", ChoiceLoader([DictLoader(rows), env.loader]))
 
 
 @pytest.mark.parametrize("name", ["finished", "rated in play", "unrated in play", "open"])
-def test_the_league_page_and_its_live_part_render_as_before(filled, name):
+def test_the_league_page_and_its_live_part_render_as_before(filled, name, monkeypatch):
     league_id = filled[name]
     client = Client()
     page = client.get(f"/leagues/{league_id}/")
     live = client.get(f"/leagues/{league_id}/live/")
     assert page.status_code == live.status_code == 200
+    _old_rows(monkeypatch, OLD_LEAGUE_ROWS)
     old = _old_live_context(league_id)
     django = engines["django"]
     expected_live = django.get_template("web/partials/league_live.html").render(
@@ -179,6 +198,8 @@ def test_the_league_page_and_its_live_part_render_as_before(filled, name):
     assert page.content.decode() == expected_page
     if name == "finished":  # what the page's rows must show
         assert "late-bot" in expected_page and "Game " in expected_page
+        assert "A rather …" in expected_page and ">Caf\u00e9</th>" in expected_page
+        assert "&lt;b&gt;&amp;&#34;&#39;" in expected_page
 
 
 def _games_queries(filled) -> list[str]:
@@ -208,8 +229,9 @@ def _games_queries(filled) -> list[str]:
     return queries
 
 
-def test_the_games_page_renders_as_before(filled, old_rows):
+def test_the_games_page_renders_as_before(filled, monkeypatch):
     queries = _games_queries(filled)
+    _old_rows(monkeypatch, {"old/league_games.html": OLD_GAME_ROWS})
     old_page = engines["django"].from_string(OLD_GAMES_PAGE)
     longest = 0
     for path in queries:
