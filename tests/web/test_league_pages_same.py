@@ -63,7 +63,8 @@ def _in_play(league_id: int, *, rated: bool) -> int:
 
 
 def _fill() -> dict[str, int]:
-    made = fill_database(games=120, bots=8, bots_per_league=8)
+    made = fill_database(games=56, bots=8, bots_per_league=8)  # one league, 56 games
+    in_play = [fill_database(games=12, bots=4, bots_per_league=4) for _ in range(2)]
     bots = list(Bot.objects.filter(pk__in=made.bots).order_by("id"))
     creator = bots[0].owner
     finished = made.leagues[0]
@@ -84,8 +85,8 @@ def _fill() -> dict[str, int]:
     opened.bots.set(bots[:3])
     return {
         "finished": finished,
-        "rated in play": _in_play(made.leagues[1], rated=True),
-        "unrated in play": _in_play(made.leagues[2], rated=False),
+        "rated in play": _in_play(in_play[0].leagues[0], rated=True),
+        "unrated in play": _in_play(in_play[1].leagues[0], rated=False),
         "open": opened.pk,
     }
 
