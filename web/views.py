@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from functools import cache, wraps
 from pathlib import Path
@@ -14,6 +15,7 @@ from django.contrib.auth.views import LoginView
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import truncatechars
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.cache import cache_control, never_cache
@@ -152,8 +154,9 @@ def league_list(request: HttpRequest) -> HttpResponse:
     return render(request, "web/league_list.html", {"nav": "leagues", "rows": rows})
 
 
-def _progress(league: League) -> dict:
-    progress = selectors.league_progress(league)
+def _progress(league: League, progress: dict[str, int]) -> dict:
+    """The league's progress (``selectors.league_progress``) with the bar's percentage and the
+    games planned."""
     progress["percent"] = 100 * progress["done"] / progress["total"] if progress["total"] else 0
     # Before its start a league has no games written: say how many its bots would play.
     progress["planned"] = progress["total"] or (
@@ -164,18 +167,31 @@ def _progress(league: League) -> dict:
     return progress
 
 
+# A crosstable's column heads: each bot's name cut to this many characters.
+HEAD_CHARS = 10
+
+
+def _head(name: str) -> str:
+    """``name|truncatechars:HEAD_CHARS``: the filter normalises and walks every name (a tenth of
+    a league page's CPU); one already short and normalised comes back as it is."""
+    if len(name) <= HEAD_CHARS and unicodedata.is_normalized("NFC", name):
+        return name
+    return truncatechars(name, HEAD_CHARS)
+
+
 def _crosstable(league: League, bots: list[tuple[int, str]]) -> dict:
     """The selector's crosstable with names, labels and win/loss colouring for the template.
 
-    Each cell comes as its markup (``html``), its names escaped once per bot: a league of 40
-    bots has 1,600 cells, and escaping each of their values in the template was most of the
-    crosstable's cost."""
+    Each row's cells come as their markup (``cells``), names escaped once per bot: a league of
+    40 bots has 1,600 cells, and escaping each of their values, or even each cell, in the
+    template was most of the crosstable's cost. Each bot has its column head (``head``)."""
     table = selectors.league_crosstable(league, bots=bots)
     bots = table["bots"]
     names = {bot["id"]: escape(bot["name"]) for bot in bots}
     games_url = reverse("league_games", args=[league.pk])
     rows = []
     for bot, row in zip(bots, table["rows"], strict=True):
+        bot["head"] = _head(bot["name"])
         cells = []
         name = names[bot["id"]]
         for opponent, cell in zip(bots, row["cells"], strict=True):
@@ -192,18 +208,28 @@ def _crosstable(league: League, bots: list[tuple[int, str]]) -> dict:
                     f'b={opponent["id"]}" aria-label="{name} against {names[opponent["id"]]}: '
                     f'{label}">{label}</a></td>'
                 )
-            cells.append({"html": Markup(html)})  # noqa: S704 (names escaped above)
-        rows.append({"bot": bot, "cells": cells})
+            cells.append(html)
+        rows.append({"bot": bot, "cells": Markup("".join(cells))})  # noqa: S704 (escaped above)
     return {"bots": bots, "rows": rows}
 
 
-def _league_live_context(league: League) -> dict:
-    bots = selectors.league_bot_names(league)
+def _points(points: float) -> str:
+    """Match points (a multiple of ½) as ``floatformat:-1`` shows them in the site's English
+    ("3", "3.5"), without the filter's locale lookups on every row."""
+    return f"{points:.1f}" if points % 1 else f"{points:.0f}"
+
+
+def _league_live_context(league_id: int) -> dict:
+    """What the live part of a league page shows (a 404 when there is no such league)."""
+    league, progress = _found(page_selectors.league_with_progress(league_id))
+    # The league's own results only: the pool rating is the one Elo a page shows.
+    standings, bots = selectors.league_table(league)
+    for row in standings:
+        row["points_shown"] = _points(row["points"])
     return {
         "league": league,
-        "progress": _progress(league),
-        # The league's own results only: the pool rating is the one Elo a page shows.
-        "standings": selectors.league_standings(league, bots=bots),
+        "progress": _progress(league, progress),
+        "standings": standings,
         "recent_games": page_selectors.league_recent_games(league=league, limit=RECENT_GAMES),
         "crosstable": _crosstable(league, bots),
         "fault_rows": page_selectors.league_fault_rows(league=league, limit=RECENT_GAMES),
@@ -212,16 +238,14 @@ def _league_live_context(league: League) -> dict:
 
 @cached_page(lambda league_id: [f"league:{league_id}", "ratings"])  # standings show Elo
 def league_detail(request: HttpRequest, league_id: int) -> HttpResponse:
-    league = _found(page_selectors.league_find(league_id))
-    context = {**_league_live_context(league), "nav": "leagues"}
+    context = {**_league_live_context(league_id), "nav": "leagues"}
     return render(request, "web/league_detail.html", context)
 
 
 @cached_page(lambda league_id: [f"league:{league_id}", "ratings"])  # standings show Elo
 def league_live(request: HttpRequest, league_id: int) -> HttpResponse:
     """The part of the league page that changes while games finish; the page polls it."""
-    league = _found(page_selectors.league_find(league_id))
-    return render(request, "web/partials/league_live.html", _league_live_context(league))
+    return render(request, "web/partials/league_live.html", _league_live_context(league_id))
 
 
 @cached_page(lambda league_id: [f"league:{league_id}"])
@@ -233,7 +257,7 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
         raise Http404
     bot_ids = {int(value) for value in ids}
     after, before = (_row_id(request, name) for name in ("after", "before"))
-    bots, page = page_selectors.league_games_between(
+    bots, page = selectors.league_games_page(
         league=league, bot_ids=sorted(bot_ids), after=after, before=before
     )
     if len(bots) != len(bot_ids):
@@ -243,7 +267,6 @@ def league_games(request: HttpRequest, league_id: int) -> HttpResponse:
         "league": league,
         "bots": bots,
         "games": page.rows,
-        "game_seats": page_selectors.game_seat_names(game_ids=[game.pk for game in page.rows]),
         "next_url": _page_url(request, "after", page.after),
         "previous_url": _page_url(request, "before", page.before),
     }

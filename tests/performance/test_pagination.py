@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from benchmarks import pool_data
 from tournaments.api import pagination
 from tournaments.models import Game, League
-from tournaments.selectors import pages as page_selectors
+from tournaments.selectors import leagues as league_selectors
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def league(monkeypatch) -> League:
     monkeypatch.setattr(pagination.KeysetPagination, "page_size", 5)
-    monkeypatch.setattr(page_selectors, "GAMES_PER_PAGE", 5)
+    monkeypatch.setattr(league_selectors, "GAMES_PER_PAGE", 5)
     pool_data.pool_fill(games=1, bots=4, bots_per_league=4, fit_every=0)  # 12 games
     return League.objects.get(kind=League.Kind.LEAGUE)
 

@@ -117,8 +117,6 @@ def test_recent_game_rows_are_the_games_the_querysets_list(filled):
     played = list(league.games.filter(status="finished").order_by("-finished_at", "-id")[:5])
     assert [row["id"] for row in recent] == [game.pk for game in played]
     assert [teams_label(row["seats"]) for row in recent] == [matchup(game) for game in played]
-    names = pages.game_seat_names(game_ids=[game.pk for game in played])
-    assert [teams_label(names[game.pk]) for game in played] == [matchup(g) for g in played]
 
 
 def _as_shown(instance, keys: tuple[str, ...]) -> dict:

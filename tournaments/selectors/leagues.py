@@ -1,4 +1,5 @@
-"""Reads that take more than one query: league standings, crosstable, progress.
+"""Reads that take more than one query: league standings, crosstable, progress, and a league's
+games page by page.
 
 Standings, crosstable and progress are read from each league's running totals
 (``tournaments.models.tallies``), kept in the transactions that store its games: a ladder's
@@ -9,8 +10,9 @@ sets won, drawn and lost): the one rating of a bot is its pool's, from
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +21,7 @@ from django.db import connection
 from django.db.models import F, Prefetch, QuerySet
 
 from games.ratings.sets import GameFacts, game_participants
+from tournaments import observers
 from tournaments.models import (
     Bot,
     Game,
@@ -121,25 +124,34 @@ def league_standings(
     ``bots``: the league's bots as ``(id, name)`` when the caller read them already.
     """
     if bots is None:
-        bots = league_bot_names(league)
+        return league_table(league)[0]
     rows = {bot_id: Standing(bot_id=bot_id, bot=name) for bot_id, name in bots}
     lines = fixed_rows(_standing_lines, league.pk)
     for bot_id, *figures in lines:
         if bot_id in rows:
-            row = rows[bot_id]
-            for name, value in zip(STANDING_COLUMNS, figures, strict=True):
-                setattr(row, name, value)
-            row.points = row.wins + row.draws / 2
+            _set_figures(rows[bot_id], figures)
     ratings = current_ratings(pool=league.pool, bot_ids=list(rows)).values_list(
         "bot_id", "rating", "rating_low", "rating_high", "provisional"
     )
-    for bot_id, rating, low, high, provisional in ratings:
-        row = rows[bot_id]
-        row.rating, row.provisional = float(rating), provisional
-        row.rating_low, row.rating_high = float(low), float(high)
+    for bot_id, *rating in ratings:
+        _set_rating(rows[bot_id], *rating)
+    return _ordered(rows.values())
+
+
+def _set_figures(row: Standing, figures: list[Any]) -> None:
+    for name, value in zip(STANDING_COLUMNS, figures, strict=True):
+        setattr(row, name, value)
+    row.points = row.wins + row.draws / 2
+
+
+def _set_rating(row: Standing, rating: Any, low: Any, high: Any, provisional: Any) -> None:
+    row.rating, row.provisional = float(rating), bool(provisional)
+    row.rating_low, row.rating_high = float(low), float(high)
+
+
+def _ordered(rows: Iterable[Standing]) -> list[dict[str, Any]]:
     ordered = sorted(
-        rows.values(),
-        key=lambda r: (-r.points, -(r.points_for - r.points_against), -r.points_for, r.bot),
+        rows, key=lambda r: (-r.points, -(r.points_for - r.points_against), -r.points_for, r.bot)
     )
     return [row.as_dict() for row in ordered]
 
@@ -148,6 +160,46 @@ STANDING_COLUMNS = (
     "games", "wins", "draws", "losses", "points_for", "points_against", "faults",
     "sets_won", "sets_drawn", "sets_lost",
 )  # fmt: skip
+
+
+# A league's bots by name, each with its standing line and its current version's rating in the
+# league's pool (either absent: NULL), as ``league_standings`` and ``league_bot_names`` read
+# them apart. Plain SQL (PostgreSQL and SQLite): a league page reads it on every request, and as
+# a Django query its building cost more than its execution.
+_TABLE_SQL = (
+    "SELECT b.id, b.name, "
+    + ", ".join(f"s.{name}" for name in STANDING_COLUMNS)
+    + ", r.rating, r.rating_low, r.rating_high, r.provisional "
+    "FROM tournaments_leagueentry e "
+    "INNER JOIN tournaments_league l ON l.id = e.league_id "
+    "INNER JOIN tournaments_bot b ON b.id = e.bot_id "
+    "LEFT OUTER JOIN tournaments_leaguestanding s ON s.league_id = e.league_id "
+    "AND s.bot_id = e.bot_id "
+    "LEFT OUTER JOIN (tournaments_rating r INNER JOIN tournaments_botversion v "
+    "ON v.id = r.version_id) ON r.bot_id = b.id AND r.pool = l.pool "
+    "AND v.version = b.protocol_version "
+    "WHERE e.league_id = %s ORDER BY b.name"
+)
+
+
+def league_table(league: League) -> tuple[list[dict[str, Any]], list[tuple[int, str]]]:
+    """``league_standings(league)`` and ``league_bot_names(league)`` (what its crosstable
+    names) from one statement: its bots, their standing lines and their ratings are read
+    together where the two read them in three queries."""
+    with connection.cursor() as cursor:
+        cursor.execute(_TABLE_SQL, [int(league.pk)])
+        lines = cursor.fetchall()
+    width = len(STANDING_COLUMNS)
+    bots, rows = [], []
+    for bot_id, name, *figures in lines:
+        bots.append((bot_id, name))
+        row = Standing(bot_id=bot_id, bot=name)
+        if figures[0] is not None:
+            _set_figures(row, figures[:width])
+        if figures[width] is not None:
+            _set_rating(row, *figures[width:])
+        rows.append(row)
+    return _ordered(rows), bots
 
 
 def _cell(score: float, games: int) -> dict[str, Any]:
@@ -223,6 +275,100 @@ def _tally(league_id: int) -> QuerySet[LeagueTally]:
 def progress_of(*, games: int, finished: int, aborted: int, faults: int) -> dict[str, int]:
     """``league_progress`` from the columns of a league's ``LeagueTally``."""
     return {"done": finished + aborted, "total": games, "aborted": aborted, "faults": faults}
+
+
+GAMES_PER_PAGE = 50
+# What a page of games shows of each, and who sat where (team, bot name), in seat order.
+GAME_LISTED = ("number", "match__number", "totals", "status", "winner", "faults")
+_GAME_ROW_KEYS = ("number", "match_number", "totals", "status", "winner", "faults")
+
+
+@dataclass
+class KeysetPage:
+    """One page of rows in id order, read from an index after (or before) a row id: the links
+    to the pages around it carry ``after`` or ``before`` (None: no page that way)."""
+
+    rows: list[Any]
+    after: int | None
+    before: int | None
+
+
+def _league_games_seats(
+    league_id: int,
+    *,
+    size: int,
+    bot_ids: tuple[int, ...] = (),
+    after: int | None = None,
+    before: int | None = None,
+) -> QuerySet[Game]:
+    """The seats of the games of one page (``size`` games and one more, to know whether
+    there is a page beyond) of the league's games in which all of ``bot_ids`` sat, after id
+    ``after`` (or before id ``before``), by id then seat: ``(id, *GAME_LISTED, team, bot
+    name)``, a game without seats once with None for those."""
+    games = Game.objects.filter(league_id=league_id).exclude(observers.rated_games_in_play())
+    for bot_id in bot_ids:
+        games = games.filter(seats__bot_id=bot_id)
+    if before is not None:
+        games = games.filter(pk__lt=before).order_by("-pk")
+    else:
+        games = (games if after is None else games.filter(pk__gt=after)).order_by("pk")
+    page = games.values("pk")
+    page = (page.distinct() if bot_ids else page)[: size + 1]
+    return (
+        Game.objects.filter(pk__in=page)
+        .order_by("pk", "seats__seat")
+        .values_list("pk", *GAME_LISTED, "seats__team", "seats__bot__name")
+    )
+
+
+@functools.cache
+def _first_games_page(size: int) -> functools.partial:
+    """The statement of the first page of a league's games, one object per page size:
+    ``fixed_rows`` compiles it once per process."""
+    return functools.partial(_league_games_seats, size=size)
+
+
+def league_games_page(
+    *, league: League, bot_ids: list[int], after: int | None = None, before: int | None = None
+) -> tuple[list[dict[str, Any]], KeysetPage]:
+    """The bots of ``bot_ids`` (``{"id", "name"}``, by name) and a page of the league's games in
+    which all of them sat, in schedule order (ids grow with the match and game numbers; rated
+    games in play left out: nobody is told who sits at them, see tournaments/observers.py);
+    fewer bots than distinct ids means some id is unknown.
+
+    Each game a plain row: ``id``, ``number``, ``match_number``, ``totals``, ``status``,
+    ``winner``, ``faults`` and ``seats`` ((team, bot name) per seat, in seat order), read in
+    one query from an index after (or before) a row id: every page costs what the first does,
+    however far it is. The first page of all games, the one most read, is a fixed statement
+    (``fixed_rows``)."""
+    bots = list(Bot.objects.filter(pk__in=bot_ids).order_by("name").values("id", "name"))
+    size = GAMES_PER_PAGE
+    if bot_ids or after is not None or before is not None:
+        wanted = {"bot_ids": tuple(bot_ids), "after": after, "before": before}
+        seats = list(_league_games_seats(league.pk, size=size, **wanted))
+    else:
+        seats = fixed_rows(_first_games_page(size), league.pk)
+    games: dict[int, dict[str, Any]] = {}
+    for game_id, *values, team, name in seats:
+        game = games.get(game_id)
+        if game is None:
+            game = games[game_id] = {
+                "id": game_id,
+                **dict(zip(_GAME_ROW_KEYS, values, strict=True)),
+            }
+            game["seats"] = []
+        if team is not None:
+            game["seats"].append((team, name))
+    rows = list(games.values())
+    beyond = len(rows) > size
+    if before is not None:
+        rows = rows[1:] if beyond else rows
+        return bots, KeysetPage(
+            rows, rows[-1]["id"] if rows else None, rows[0]["id"] if beyond else None
+        )
+    rows = rows[:size]
+    first = rows[0]["id"] if rows and after is not None else None
+    return bots, KeysetPage(rows, rows[-1]["id"] if beyond else None, first)
 
 
 def games_count(*, league_id: int | None = None, status: str | None = None) -> int:

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
-from tournaments import observers
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import (
     Bot,
@@ -213,9 +214,42 @@ def league_planned_games(*, league: League) -> int | None:
     return sum(len(match.games) for match in schedule)
 
 
+# A league's own columns, in the model's order: what ``Model.from_db`` builds an instance from.
+_LEAGUE_FIELDS = tuple(field.attname for field in League._meta.concrete_fields)
+
+
+def _league_shown(league_id: int) -> QuerySet[League]:
+    return League.objects.filter(pk=league_id).values_list(
+        *_LEAGUE_FIELDS,
+        "creator__username",
+        *(f"tally__{name}" for name in selectors.TALLY_COLUMNS),
+    )
+
+
+def league_with_progress(league_id: int) -> tuple[League, dict[str, int]] | None:
+    """The league (its creator's ``username`` read with it) and its progress
+    (``selectors.league_progress``), or None: one fixed statement (``fixed_rows``), where a
+    Django query cost more to build than to run on every read of a league's pages."""
+    rows = fixed_rows(_league_shown, league_id)
+    if not rows:
+        return None
+    width = len(_LEAGUE_FIELDS)
+    values, username, tally = rows[0][:width], rows[0][width], rows[0][width + 1 :]
+    league = League.from_db(DEFAULT_DB_ALIAS, _LEAGUE_FIELDS, values)
+    creator = get_user_model().from_db(
+        DEFAULT_DB_ALIAS, ["id", "username"], [league.creator_id, username]
+    )
+    League.creator.field.set_cached_value(league, creator)
+    games, finished, aborted, faults = (value or 0 for value in tally)
+    return league, selectors.progress_of(
+        games=games, finished=finished, aborted=aborted, faults=faults
+    )
+
+
 def league_find(league_id: int) -> League | None:
-    """The league with its creator, or None."""
-    return League.objects.select_related("creator").filter(pk=league_id).first()
+    """The league with its creator (its ``username`` only), or None (``league_with_progress``)."""
+    found = league_with_progress(league_id)
+    return found[0] if found else None
 
 
 def league_rows(*, limit: int) -> list[dict[str, Any]]:
@@ -237,104 +271,60 @@ def _game_list() -> QuerySet[Game]:
     return Game.objects.prefetch_related(selectors.seats_with_bots())
 
 
-def game_seat_names(*, game_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
-    """Each game's seats in seat order as (team, bot name), in one query of plain rows: what a
-    list of games shows of who played, without a model instance per seat and per bot."""
-    seats: dict[int, list[tuple[int, str]]] = {game_id: [] for game_id in game_ids}
-    rows = (
+def _seats_of_games(game_ids: QuerySet, fields: tuple[str, ...]) -> QuerySet[Seat]:
+    """The seats of the games of ``game_ids`` (a subquery of ids), latest finished first, as
+    ``(game_id, team, bot name, *the game's fields)``."""
+    return (
         Seat.objects.filter(game_id__in=game_ids)
-        .order_by("game_id", "seat")
-        .values_list("game_id", "team", "bot__name")
+        .order_by("-game__finished_at", "-game_id", "seat")
+        .values_list("game_id", "team", "bot__name", *(f"game__{f}" for f in fields))
     )
-    for game_id, team, name in rows:
-        seats[game_id].append((team, name))
-    return seats
 
 
 def _games_with_seats(game_ids: QuerySet, **fields: str) -> list[dict[str, Any]]:
     """The games of ``game_ids`` (a subquery of ids), latest finished first, as plain rows read
     with their seats in one query: ``id``, each of ``fields`` (the row's key: the game's field)
-    and ``seats`` (as ``game_seat_names``)."""
-    seats = (
-        Seat.objects.filter(game_id__in=game_ids)
-        .order_by("-game__finished_at", "-game_id", "seat")
-        .values_list("game_id", "team", "bot__name", *(f"game__{f}" for f in fields.values()))
-    )
+    and ``seats`` ((team, bot name) per seat, in seat order)."""
+    return _games_of_seats(_seats_of_games(game_ids, tuple(fields.values())), tuple(fields))
+
+
+def _games_of_seats(seats: Iterable[tuple], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Rows of ``_seats_of_games`` as one plain row per game: ``id``, the game's fields under
+    ``keys`` and ``seats`` ((team, bot name) per seat, in seat order)."""
     games: dict[int, dict[str, Any]] = {}
     for game_id, team, name, *values in seats:
         game = games.get(game_id)
         if game is None:
-            game = games[game_id] = {"id": game_id, **dict(zip(fields, values, strict=True))}
+            game = games[game_id] = {"id": game_id, **dict(zip(keys, values, strict=True))}
             game["seats"] = []
         game["seats"].append((team, name))
     return list(games.values())
 
 
-def league_recent_games(*, league: League, limit: int) -> list[dict[str, Any]]:
-    """The league's last ``limit`` finished games, newest first, as plain rows: ``id``,
-    ``totals``, ``faults`` and ``seats`` (as ``game_seat_names``), in one query."""
+_RECENT_SHOWN = ("totals", "faults")
+
+
+def _league_recent_seats(league_id: int, *, limit: int) -> QuerySet[Seat]:
     recent = (
-        Game.objects.filter(league=league, status=Game.Status.FINISHED)
+        Game.objects.filter(league_id=league_id, status=Game.Status.FINISHED)
         .order_by("-finished_at", "-id")
         .values("id")[:limit]
     )
-    return _games_with_seats(recent, totals="totals", faults="faults")
+    return _seats_of_games(recent, _RECENT_SHOWN)
 
 
-GAMES_PER_PAGE = 50
-# What a page of games shows of each (its seats come apart, from ``game_seat_names``).
-GAME_LISTED = ("id", "number", "match", "match__number", "totals", "status", "winner", "faults")
+@functools.cache
+def _league_recent_query(limit: int) -> functools.partial:
+    """The recent games' statement for ``limit`` games, one object per limit: ``fixed_rows``
+    compiles it once per process."""
+    return functools.partial(_league_recent_seats, limit=limit)
 
 
-@dataclass
-class KeysetPage:
-    """One page of rows in id order, read from an index after (or before) a row id: the links
-    to the pages around it carry ``after`` or ``before`` (None: no page that way)."""
-
-    rows: list[Any]
-    after: int | None
-    before: int | None
-
-
-def keyset_page(
-    rows: QuerySet, *, after: int | None = None, before: int | None = None, size: int
-) -> KeysetPage:
-    """The ``size`` rows of ``rows`` after id ``after`` (or before id ``before``), in id order:
-    every page costs what the first does, however far it is (an offset reads and drops every
-    row before it)."""
-    if before is not None:
-        page = list(rows.filter(pk__lt=before).order_by("-pk")[: size + 1])
-        earlier = len(page) > size
-        page = page[:size][::-1]
-        return KeysetPage(page, page[-1].pk if page else None, page[0].pk if earlier else None)
-    if after is not None:
-        rows = rows.filter(pk__gt=after)
-    page = list(rows.order_by("pk")[: size + 1])
-    later = len(page) > size
-    page = page[:size]
-    first = page[0].pk if page and after is not None else None
-    return KeysetPage(page, page[-1].pk if later else None, first)
-
-
-def league_games_between(
-    *, league: League, bot_ids: list[int], after: int | None = None, before: int | None = None
-) -> tuple[list[Bot], KeysetPage]:
-    """The bots of ``bot_ids`` (by name) and a page of the league's games in which all of them
-    sat, in schedule order (ids grow with the match and game numbers; rated games in play left
-    out: nobody is told who sits at them, see tournaments/observers.py); fewer bots than
-    distinct ids means some id is unknown."""
-    bots = list(Bot.objects.filter(pk__in=bot_ids).order_by("name"))
-    games = (
-        Game.objects.filter(league=league)
-        .exclude(observers.rated_games_in_play())
-        .select_related("match")
-        .only(*GAME_LISTED)
-    )
-    for bot in bots:
-        games = games.filter(seats__bot=bot)
-    if bots:
-        games = games.distinct()
-    return bots, keyset_page(games, after=after, before=before, size=GAMES_PER_PAGE)
+def league_recent_games(*, league: League, limit: int) -> list[dict[str, Any]]:
+    """The league's last ``limit`` finished games, newest first, as plain rows: ``id``,
+    ``totals``, ``faults`` and ``seats`` ((team, bot name) per seat, in seat order), in one
+    fixed statement (``fixed_rows``)."""
+    return _games_of_seats(fixed_rows(_league_recent_query(limit), league.pk), _RECENT_SHOWN)
 
 
 def bot_find(bot_id: int) -> Bot | None:
@@ -352,7 +342,7 @@ def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
 
 def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
     """``bot_recent_games`` as plain rows, in one query: ``id``, ``totals``, ``league_id``,
-    ``league_name`` and ``seats`` (as ``game_seat_names``)."""
+    ``league_name`` and ``seats`` ((team, bot name) per seat, in seat order)."""
     recent = _recent_seats(bot).values("game_id")[:limit]
     return _games_with_seats(recent, totals="totals", league_id="league_id",
                              league_name="league__name")  # fmt: skip
