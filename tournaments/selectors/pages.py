@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Lower
 
@@ -350,19 +352,63 @@ def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
     )
 
 
+@functools.cache
+def _recent_game_seats(limit: int) -> Callable[[int], QuerySet[Seat]]:
+    """The seats of a bot's last ``limit`` finished games, latest first, as a statement
+    ``fixed_rows`` compiles once: game id, team, bot name, the game's totals and league."""
+
+    def seats(bot_id: int) -> QuerySet[Seat]:
+        recent = _recent_seats(bot_id).values("game_id")[:limit]
+        rows = Seat.objects.filter(game_id__in=recent)
+        return rows.order_by("-game__finished_at", "-game_id", "seat").values_list(
+            "game_id", "team", "bot__name", "game__totals", "game__league_id", "game__league__name"
+        )
+
+    return seats
+
+
 def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
     """``bot_recent_games`` as plain rows, in one query: ``id``, ``totals``, ``league_id``,
     ``league_name`` and ``seats`` (as ``game_seat_names``)."""
-    recent = _recent_seats(bot).values("game_id")[:limit]
-    return _games_with_seats(recent, totals="totals", league_id="league_id",
-                             league_name="league__name")  # fmt: skip
+    games: dict[int, dict[str, Any]] = {}
+    for game_id, team, name, totals, league_id, league in fixed_rows(
+        _recent_game_seats(limit), bot.pk
+    ):
+        if game_id not in games:
+            games[game_id] = {"id": game_id, "totals": totals, "league_id": league_id,
+                              "league_name": league, "seats": []}  # fmt: skip
+        games[game_id]["seats"].append((team, name))
+    return list(games.values())
+
+
+# The columns of a bot its page reads, in the model's order (as ``Model.from_db`` takes them).
+_SHOWN_BOT = tuple(
+    field.attname
+    for field in Bot._meta.concrete_fields
+    if field.attname in {"id", "name", "owner_id", "description", "status", "health",
+                         "protocol_version", "last_checked_at", "accepts_challenges",
+                         "no_shows", "no_shows_in_row", "rated_paused_at"}
+)  # fmt: skip
+
+
+def _bot_with_owner(bot_id: int) -> QuerySet[Bot]:
+    return Bot.objects.filter(pk=bot_id).values_list(*_SHOWN_BOT, "owner__username")
 
 
 def bot_shown(bot_id: int) -> Bot | None:
-    """The bot with its owner as its public page shows it, or None: without its secret (which
-    would be decrypted for nothing) and its last check report (kilobytes of JSON)."""
-    bots = Bot.objects.select_related("owner").defer("secret", "last_check_report")
-    return bots.filter(pk=bot_id).first()
+    """The bot with its owner as its public page shows it, or None: only the columns the page
+    reads (not its secret, which would be decrypted for nothing, nor its last check report,
+    kilobytes of JSON), from a statement compiled once (``fixed_rows``)."""
+    rows = fixed_rows(_bot_with_owner, bot_id)
+    if not rows:
+        return None
+    *values, username = rows[0]
+    bot = Bot.from_db(DEFAULT_DB_ALIAS, _SHOWN_BOT, values)
+    owner_model = Bot.owner.field.related_model
+    Bot.owner.field.set_cached_value(
+        bot, owner_model.from_db(DEFAULT_DB_ALIAS, ("id", "username"), (bot.owner_id, username))
+    )
+    return bot
 
 
 _RATING_COLUMNS = ("pool", "rating", "rating_low", "rating_high", "provisional", "sets", "games",
