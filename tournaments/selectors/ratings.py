@@ -246,22 +246,15 @@ def bot_rating_series(bot: Bot, pool: str, limit: int = SERIES_POINTS) -> list[d
     which grows with every fit, is the API's (``/api/rankings/history/``, page by page)."""
     series: dict[int, dict[str, Any]] = {}
     latest = fixed_rows(_series_statement(pool, limit), bot.pk, limit=limit)
-    for version_id, version, at, rating, low, high, provisional, sets, games in reversed(latest):
+    for version_id, version, *figures in reversed(latest):
         entry = series.setdefault(
             version_id,
             {"version": version, "current": version == bot.protocol_version, "points": []},
         )
-        entry["points"].append(
-            {
-                "at": at,
-                "rating": float(rating),
-                "rating_low": float(low),
-                "rating_high": float(high),
-                "provisional": provisional,
-                "sets": sets,
-                "games": games,
-            }
-        )
+        point = dict(zip(("at", *_SERIES_COLUMNS), figures, strict=True))
+        for name in ("rating", "rating_low", "rating_high"):
+            point[name] = float(point[name])
+        entry["points"].append(point)
     return list(series.values())
 
 
