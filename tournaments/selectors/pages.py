@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Lower
@@ -29,7 +29,6 @@ from tournaments.models import (
     BotVersion,
     Challenge,
     Game,
-    GameLog,
     HeadToHead,
     League,
     LeagueTally,
@@ -592,43 +591,3 @@ def league_live_version(league_id: int) -> tuple[str, bool] | None:
     tally = LeagueTally.objects.filter(league_id=league_id).values_list("finished", "aborted")
     done = sum(tally.first() or (0, 0))
     return f"{league}:{done}", league in (League.Status.FINISHED, League.Status.CANCELLED)
-
-
-def game_seats(*, game: Game) -> list[Seat]:
-    """The game's seats in seat order, with their bots."""
-    return sorted(game.seats.all(), key=lambda seat: seat.seat)
-
-
-def game_log_document(*, game: Game) -> dict[str, Any] | None:
-    """The log as the replay shows it: the engine's document plus the runner's public per-play
-    latency and faults (``meta[round][play]``, as in the diagnostics API) and the list of faults;
-    None before it is played (a game without a ``GameLog`` row)."""
-    log: GameLog | None = getattr(game, "log", None)
-    if log is None:
-        return None
-    return {**log.document, "meta": log.meta, "faults": log.faults}
-
-
-def game_own_plays(*, game: Game, viewer: AbstractBaseUser | AnonymousUser) -> list[dict[str, Any]]:
-    """The plays of ``viewer``'s own bots in ``game`` with their private ``debug`` text and
-    ``request`` body (``selectors.game_diagnostics``); [] for anyone owning none of its bots."""
-    owners = {seat.bot.owner_id for seat in game.seats.all()}
-    if not viewer.is_authenticated or viewer.pk not in owners:
-        return []
-    diagnostics = selectors.game_diagnostics(game=game, viewer=viewer) or {"plays": []}
-    keys = ("round", "play", "debug", "debug_truncated", "request")
-    return [
-        {key: play[key] for key in keys}
-        for play in diagnostics["plays"]
-        if play["mine"] and play["move"] is not None
-    ]
-
-
-def match_other_game_ids(*, game: Game) -> list[int]:
-    """The other games of the game's match (the same deals with seats rotated), in order."""
-    return list(
-        Game.objects.filter(match_id=game.match_id)
-        .exclude(pk=game.pk)
-        .order_by("number")
-        .values_list("pk", flat=True)
-    )
