@@ -18,7 +18,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import DEFAULT_DB_ALIAS
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Case, Count, F, Q, QuerySet, When
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
@@ -122,7 +122,9 @@ def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
 
 
 def _recent_seat_figures(bot_id: int) -> QuerySet[Seat]:
-    return _recent_seats(bot_id).values_list(*_LATENCY_COLUMNS, "fault_kinds")
+    # A seat without faults has no kinds to count: null, not an empty object decoded per seat.
+    kinds = Case(When(~Q(fault_kinds={}), then=F("fault_kinds")), default=None)
+    return _recent_seats(bot_id).values_list(*_LATENCY_COLUMNS, kinds)
 
 
 def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
