@@ -46,7 +46,7 @@ _PAGE_SEAT = ("id", "game_id", "seat", "team", "bot_id", "moves", "faults", "lat
 
 
 def _page_game(game_id: int) -> QuerySet[Game]:
-    return Game.objects.filter(pk=game_id).values_list(
+    return Game.objects.filter(pk=game_id).order_by().values_list(
         *_PAGE_GAME, "log__game_id",
         *(f"league__{name}" for name in _PAGE_RELATED[League]),
         *(f"match__{name}" for name in _PAGE_RELATED[Match]),

@@ -393,7 +393,7 @@ _SHOWN_BOT = tuple(
 
 
 def _bot_with_owner(bot_id: int) -> QuerySet[Bot]:
-    return Bot.objects.filter(pk=bot_id).values_list(*_SHOWN_BOT, "owner__username")
+    return Bot.objects.filter(pk=bot_id).order_by().values_list(*_SHOWN_BOT, "owner__username")
 
 
 def bot_shown(bot_id: int) -> Bot | None:
