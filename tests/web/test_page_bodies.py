@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 
-from tests.performance.data import fill_database
+from tests.performance.data import fill_database, rows_for_a_module
 from tournaments import observers
 from tournaments.models import Bot, Game, League, Match, Seat
 from tournaments.selectors import game_pages
@@ -108,8 +109,14 @@ def _set_in_play(bots: list[Bot], *, rated: bool) -> list[int]:
     return games
 
 
-@pytest.fixture
-def pages_of(django_user_model):
+@pytest.fixture(scope="module")
+def pages_of(django_db_setup, django_db_blocker):
+    """The paths read and the viewers reading them (made once, rolled back after the module)."""
+    with rows_for_a_module(django_db_blocker, _fill) as made:
+        yield made
+
+
+def _fill() -> tuple[list[str], list]:
     filled = fill_database(games=20, bots=4, bots_per_league=4)
     bots = list(Bot.objects.filter(pk__in=filled.bots).order_by("id"))
     bots[0].protocol_version = "2.0"  # a new version: listed, current, no rated set yet
@@ -122,7 +129,7 @@ def pages_of(django_user_model):
     game_ids = list(Game.objects.order_by("id").values_list("pk", flat=True))
     paths = [f"/bots/{bot.pk}/" for bot in bots] + [f"/bots/{bots[1].pk}/?pool={POOL}"]
     paths += [f"/games/{pk}/" for pk in game_ids] + ["/bots/987654/", "/games/987654/"]
-    stranger = django_user_model.objects.create_user("stranger", password="x")
+    stranger = get_user_model().objects.create_user("stranger", password="x")
     return paths, [None, bots[1].owner, stranger]
 
 
