@@ -1,13 +1,14 @@
 """A bot's page and a game's page read their rows through statements compiled once
 (``fixed_rows``) and build the few instances they show from those rows; the HTML they render is
 byte for byte what the same views render from the ORM reads they replaced, kept here as the
-reference: the bot with its owner, its rating series and recent games from model instances, a
-game with its league, match, log, seats and set from ``game_find`` and ``observers.game_sight``.
+reference: the bot with its owner and its rating series from model instances, its recent games
+from a query built per request, a game with its league, match, log, seats and set from
+``game_find`` and ``observers.game_sight``; and no page makes more queries than the reference
+(a column left out of a row the page reads would be fetched afterwards, a query each time).
 
 The database: rated leagues played by the engine, a bot with a new version and no rated set, a
-rated set in play (its finished game sealed, its bots unnamed), an unrated set in play and a
-game never played; each page is read by a visitor, the owner of a bot at the table and another
-user.
+rated set in play (its finished game sealed, its bots unnamed), an unrated set in play and an
+aborted game; each page is read by a visitor, the owner of a bot at the table and another user.
 """
 
 from __future__ import annotations
