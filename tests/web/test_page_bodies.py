@@ -21,9 +21,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from tests.performance.data import fill_database, rows_for_a_module
+from tests.performance.data import fill_database, rows_for_a_module, set_in_play
 from tournaments import observers
-from tournaments.models import Bot, Game, League, Match, Seat
+from tournaments.models import Bot, Game, Seat
 from tournaments.selectors import game_pages
 from tournaments.selectors import pages as page_selectors
 from tournaments.selectors import ratings as rating_selectors
@@ -87,30 +87,6 @@ def _orm_game_page(game_id: int) -> game_pages.GamePage | None:
     )
 
 
-def _set_in_play(bots: list[Bot], *, rated: bool) -> list[int]:
-    """A set in play of two games dealt the same cards: the first finished, the second not."""
-    league = League.objects.create(
-        name=f"set in play {rated}", creator=bots[0].owner, pool=POOL, players=2, seed=5,
-        ruleset={"name": "classic", "version": 1, "options": {}}, rated=rated,
-        status=League.Status.RUNNING,
-    )  # fmt: skip
-    match = Match.objects.create(league=league, number=1, round=1, seed=5, status="running")
-    games = []
-    for number, seating in ((1, bots), (2, bots[::-1])):
-        finished = number == 1
-        game = Game.objects.create(
-            league=league, match=match, number=number, seed=5,
-            seating=[bot.pk for bot in seating], winner=0 if finished else None,
-            status=Game.Status.FINISHED if finished else Game.Status.PENDING,
-            totals=[8, 5] if finished else None, reason="score" if finished else "",
-        )  # fmt: skip
-        Seat.objects.bulk_create(
-            Seat(game=game, seat=n, team=n, bot=bot) for n, bot in enumerate(seating)
-        )
-        games.append(game.pk)
-    return games
-
-
 @pytest.fixture(scope="module")
 def pages_of(django_db_setup, django_db_blocker):
     """The paths read and the viewers reading them (made once, rolled back after the module)."""
@@ -124,8 +100,8 @@ def _fill() -> tuple[list[str], list]:
     bots[0].protocol_version = "2.0"  # a new version: listed, current, no rated set yet
     bots[0].save(update_fields=["protocol_version"])
     bot_version_observe(bot=bots[0])
-    _set_in_play(bots[:2], rated=True)
-    _set_in_play(bots[2:], rated=False)
+    set_in_play(rated=True, bots=bots[:2], creator=bots[0].owner)
+    set_in_play(rated=False, bots=bots[2:], creator=bots[0].owner)
     unplayed = Game.objects.filter(league_id=filled.leagues[0]).order_by("-id").first()
     Game.objects.filter(pk=unplayed.pk).update(status=Game.Status.ABORTED, reason="stopped")
     game_ids = list(Game.objects.order_by("id").values_list("pk", flat=True))
