@@ -28,6 +28,7 @@ from tournaments import observers
 from tournaments.messages import QUEUE_UNAVAILABLE
 from tournaments.models import Bot, Game, League
 from tournaments.read_cache import cached_read
+from tournaments.selectors import game_pages
 from tournaments.selectors import leagues as selectors
 from tournaments.selectors import pages as page_selectors
 from tournaments.selectors import play as play_selectors
@@ -322,17 +323,18 @@ def _challenge_form(request: HttpRequest, bot: Bot) -> ChallengeForm | None:
 
 @cached_page(lambda game_id: [f"game:{game_id}"])
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = _found(page_selectors.game_find(game_id))
+    page = _found(game_pages.game_page(game_id))
+    game = page.game
     # What anyone but the seats may see of it (tournaments/observers.py): a rated game in play
     # names no bot, and nothing is shown of a game whose deal a game still in play shares.
-    sight = observers.game_sight(game)
-    seats = page_selectors.game_seats(game=game)
+    sight = page.sight
+    seats = page.seats
     if not sight.seats_named:
         seats = [observers.AnonymousSeat(seat=s.seat, team=s.team) for s in seats]
     names = {seat.seat: seat.bot.name for seat in seats if seat.bot is not None}
     names.update(play_selectors.person_seat(game=game))  # a person's seat, when one played
     sealed = sight.sealed
-    log = page_selectors.game_log_document(game=game) if sight.record_shown else None
+    log = game_pages.game_log_document(game=game) if sight.record_shown else None
     seat_count = len(log["seats"]) if log else len(seats)
     seat_names = [names.get(seat, observers.seat_label(seat)) for seat in range(seat_count)]
     # A bot fields both seats of its partnership: a team is named by its distinct bots.
@@ -380,8 +382,10 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "french_labels": french_labels(),
         "log_url": reverse("api:game-log", args=[game.pk]),
         "diagnostics_url": reverse("api:game-diagnostics", args=[game.pk]),
-        "own_plays": page_selectors.game_own_plays(game=game, viewer=request.user) if log else [],
-        "same_deals": page_selectors.match_other_game_ids(game=game) if log else [],
+        "own_plays": game_pages.game_own_plays(game=game, seats=page.seats, viewer=request.user)
+        if log
+        else [],
+        "same_deals": page.other_game_ids if log else [],
     }
     response = render(request, "web/game_replay.html", context)
     if context["own_plays"]:

@@ -24,7 +24,7 @@ from typing import TypeVar
 from django.contrib.auth import get_user_model
 
 from benchmarks.pool_data import leagues_plan, leagues_write
-from tournaments.models import Bot, Game, League, Seat
+from tournaments.models import Bot, Game, League, Match, Seat
 
 BOTS_PER_LEAGUE = 10
 T = TypeVar("T")
@@ -145,3 +145,27 @@ def head_to_head_counted(bot: Bot) -> dict[int, list[int]]:
             else:
                 cell[3] += 1
     return dict(counted)
+
+
+def set_in_play(*, rated: bool, bots: list[Bot], creator) -> list[int]:
+    """A running set of two games dealt the same cards, the first finished (so sealed while the
+    second is played, and in rated play naming no bot), the second pending."""
+    league = League.objects.create(
+        name=f"in play {rated}", creator=creator, pool="classic/2p", players=2, seed=7,
+        ruleset={"name": "classic", "version": 1, "options": {}},
+        status=League.Status.RUNNING, rated=rated,
+    )  # fmt: skip
+    league.bots.set(bots)
+    match = Match.objects.create(league=league, number=1, round=1, seed=7, status="running")
+    ids = []
+    for number, status in ((1, Game.Status.FINISHED), (2, Game.Status.PENDING)):
+        seating = [bot.pk for bot in (bots if number == 1 else bots[::-1])]
+        game = Game.objects.create(
+            league=league, match=match, number=number, seed=7, seating=seating, status=status,
+            winner=0 if number == 1 else None, totals=[9, 4] if number == 1 else None,
+            reason="score" if number == 1 else "",
+        )  # fmt: skip
+        for seat, bot_id in enumerate(seating):
+            Seat.objects.create(game=game, seat=seat, team=seat, bot_id=bot_id)
+        ids.append(game.pk)
+    return ids

@@ -14,7 +14,7 @@ from django.db.models import F, Prefetch
 from rest_framework.renderers import JSONRenderer
 from rest_framework.test import APIClient
 
-from tests.performance.data import fill_database, rows_for_a_module
+from tests.performance.data import fill_database, rows_for_a_module, set_in_play
 from tournaments.api.bot_serializers import BotSerializer
 from tournaments.api.league_serializers import (
     BOTS,
@@ -24,7 +24,7 @@ from tournaments.api.league_serializers import (
     LeagueSerializer,
 )
 from tournaments.api.rankings import RankingRowSerializer
-from tournaments.models import Bot, Game, League, Match, Rating, Seat
+from tournaments.models import Bot, Game, League, Rating, Seat
 from tournaments.selectors.leagues import (
     league_progress,
     league_standings,
@@ -35,30 +35,6 @@ from tournaments.selectors.play import people_records
 from tournaments.selectors.ratings import ranking
 
 pytestmark = pytest.mark.django_db
-CLASSIC = {"name": "classic", "version": 1, "options": {}}
-
-
-def _set_in_play(*, rated: bool, bots: list[Bot], creator) -> list[int]:
-    """A running set of two games dealt the same cards, the first finished (so sealed while the
-    second is played, and in rated play naming no bot), the second pending."""
-    league = League.objects.create(
-        name=f"in play {rated}", creator=creator, ruleset=CLASSIC, pool="classic/2p", players=2,
-        seed=7, status=League.Status.RUNNING, rated=rated,
-    )  # fmt: skip
-    league.bots.set(bots)
-    match = Match.objects.create(league=league, number=1, round=1, seed=7, status="running")
-    ids = []
-    for number, status in ((1, Game.Status.FINISHED), (2, Game.Status.PENDING)):
-        seating = [bot.pk for bot in (bots if number == 1 else bots[::-1])]
-        game = Game.objects.create(
-            league=league, match=match, number=number, seed=7, seating=seating, status=status,
-            winner=0 if number == 1 else None, totals=[9, 4] if number == 1 else None,
-            reason="score" if number == 1 else "",
-        )  # fmt: skip
-        for seat, bot_id in enumerate(seating):
-            Seat.objects.create(game=game, seat=seat, team=seat, bot_id=bot_id)
-        ids.append(game.pk)
-    return ids
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +49,8 @@ def _fill():
     bots = list(Bot.objects.filter(pk__in=made.bots).order_by("id"))
     creator = bots[0].owner
     in_play = [
-        *_set_in_play(rated=True, bots=bots[:2], creator=creator),
-        *_set_in_play(rated=False, bots=bots[2:4], creator=creator),
+        *set_in_play(rated=True, bots=bots[:2], creator=creator),
+        *set_in_play(rated=False, bots=bots[2:4], creator=creator),
     ]
     seat = Seat.objects.filter(game__league_id=made.leagues[0]).order_by("id").first()
     Seat.objects.filter(pk=seat.pk).update(

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import DEFAULT_DB_ALIAS
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Case, Count, F, Q, QuerySet, When
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
@@ -28,7 +28,6 @@ from tournaments.models import (
     BotVersion,
     Challenge,
     Game,
-    GameLog,
     HeadToHead,
     League,
     LeagueTally,
@@ -122,7 +121,9 @@ def bot_fault_counts(*, bot: Bot) -> list[dict[str, Any]]:
 
 
 def _recent_seat_figures(bot_id: int) -> QuerySet[Seat]:
-    return _recent_seats(bot_id).values_list(*_LATENCY_COLUMNS, "fault_kinds")
+    # A seat without faults has no kinds to count: null, not an empty object decoded per seat.
+    kinds = Case(When(~Q(fault_kinds={}), then=F("fault_kinds")), default=None)
+    return _recent_seats(bot_id).values_list(*_LATENCY_COLUMNS, kinds)
 
 
 def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -340,19 +341,63 @@ def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
     )
 
 
+@functools.cache
+def _recent_game_seats(limit: int) -> Callable[[int], QuerySet[Seat]]:
+    """The seats of a bot's last ``limit`` finished games, latest first, as a statement
+    ``fixed_rows`` compiles once: game id, team, bot name, the game's totals and league."""
+
+    def seats(bot_id: int) -> QuerySet[Seat]:
+        recent = _recent_seats(bot_id).values("game_id")[:limit]
+        rows = Seat.objects.filter(game_id__in=recent)
+        return rows.order_by("-game__finished_at", "-game_id", "seat").values_list(
+            "game_id", "team", "bot__name", "game__totals", "game__league_id", "game__league__name"
+        )
+
+    return seats
+
+
 def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
     """``bot_recent_games`` as plain rows, in one query: ``id``, ``totals``, ``league_id``,
-    ``league_name`` and ``seats`` ((team, bot name) per seat, in seat order)."""
-    recent = _recent_seats(bot).values("game_id")[:limit]
-    return _games_with_seats(recent, totals="totals", league_id="league_id",
-                             league_name="league__name")  # fmt: skip
+    ``league_name`` and ``seats`` (as ``game_seat_names``)."""
+    games: dict[int, dict[str, Any]] = {}
+    for game_id, team, name, totals, league_id, league in fixed_rows(
+        _recent_game_seats(limit), bot.pk
+    ):
+        if game_id not in games:
+            games[game_id] = {"id": game_id, "totals": totals, "league_id": league_id,
+                              "league_name": league, "seats": []}  # fmt: skip
+        games[game_id]["seats"].append((team, name))
+    return list(games.values())
+
+
+# The columns of a bot its page reads, in the model's order (as ``Model.from_db`` takes them).
+_SHOWN_BOT = tuple(
+    field.attname
+    for field in Bot._meta.concrete_fields
+    if field.attname in {"id", "name", "owner_id", "description", "status", "health",
+                         "protocol_version", "last_checked_at", "accepts_challenges",
+                         "no_shows", "no_shows_in_row", "rated_paused_at"}
+)  # fmt: skip
+
+
+def _bot_with_owner(bot_id: int) -> QuerySet[Bot]:
+    return Bot.objects.filter(pk=bot_id).order_by().values_list(*_SHOWN_BOT, "owner__username")
 
 
 def bot_shown(bot_id: int) -> Bot | None:
-    """The bot with its owner as its public page shows it, or None: without its secret (which
-    would be decrypted for nothing) and its last check report (kilobytes of JSON)."""
-    bots = Bot.objects.select_related("owner").defer("secret", "last_check_report")
-    return bots.filter(pk=bot_id).first()
+    """The bot with its owner as its public page shows it, or None: only the columns the page
+    reads (not its secret, which would be decrypted for nothing, nor its last check report,
+    kilobytes of JSON), from a statement compiled once (``fixed_rows``)."""
+    rows = fixed_rows(_bot_with_owner, bot_id)
+    if not rows:
+        return None
+    *values, username = rows[0]
+    bot = Bot.from_db(DEFAULT_DB_ALIAS, _SHOWN_BOT, values)
+    owner_model = Bot.owner.field.related_model
+    Bot.owner.field.set_cached_value(
+        bot, owner_model.from_db(DEFAULT_DB_ALIAS, ("id", "username"), (bot.owner_id, username))
+    )
+    return bot
 
 
 _RATING_COLUMNS = ("pool", "rating", "rating_low", "rating_high", "provisional", "sets", "games",
@@ -536,43 +581,3 @@ def league_live_version(league_id: int) -> tuple[str, bool] | None:
     tally = LeagueTally.objects.filter(league_id=league_id).values_list("finished", "aborted")
     done = sum(tally.first() or (0, 0))
     return f"{league}:{done}", league in (League.Status.FINISHED, League.Status.CANCELLED)
-
-
-def game_seats(*, game: Game) -> list[Seat]:
-    """The game's seats in seat order, with their bots."""
-    return sorted(game.seats.all(), key=lambda seat: seat.seat)
-
-
-def game_log_document(*, game: Game) -> dict[str, Any] | None:
-    """The log as the replay shows it: the engine's document plus the runner's public per-play
-    latency and faults (``meta[round][play]``, as in the diagnostics API) and the list of faults;
-    None before it is played (a game without a ``GameLog`` row)."""
-    log: GameLog | None = getattr(game, "log", None)
-    if log is None:
-        return None
-    return {**log.document, "meta": log.meta, "faults": log.faults}
-
-
-def game_own_plays(*, game: Game, viewer: AbstractBaseUser | AnonymousUser) -> list[dict[str, Any]]:
-    """The plays of ``viewer``'s own bots in ``game`` with their private ``debug`` text and
-    ``request`` body (``selectors.game_diagnostics``); [] for anyone owning none of its bots."""
-    owners = {seat.bot.owner_id for seat in game.seats.all()}
-    if not viewer.is_authenticated or viewer.pk not in owners:
-        return []
-    diagnostics = selectors.game_diagnostics(game=game, viewer=viewer) or {"plays": []}
-    keys = ("round", "play", "debug", "debug_truncated", "request")
-    return [
-        {key: play[key] for key in keys}
-        for play in diagnostics["plays"]
-        if play["mine"] and play["move"] is not None
-    ]
-
-
-def match_other_game_ids(*, game: Game) -> list[int]:
-    """The other games of the game's match (the same deals with seats rotated), in order."""
-    return list(
-        Game.objects.filter(match_id=game.match_id)
-        .exclude(pk=game.pk)
-        .order_by("number")
-        .values_list("pk", flat=True)
-    )

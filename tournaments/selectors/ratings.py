@@ -8,6 +8,8 @@ these figures and no other Elo.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from django.db import connection
@@ -222,33 +224,37 @@ def bot_rating_history(bot: Bot, pool: str | None = None) -> QuerySet[RatingPoin
 SERIES_POINTS = 200
 
 
+_SERIES_COLUMNS = ("rating", "rating_low", "rating_high", "provisional", "sets", "games")
+
+
+@functools.cache
+def _series_statement(pool: str, limit: int) -> Callable[[int], QuerySet[RatingPoint]]:
+    """The query of a bot's latest ``limit`` points in ``pool``, newest first, as a statement
+    ``fixed_rows`` compiles once (one per pool and limit: a bot's page reads it every time)."""
+
+    def points(bot_id: int) -> QuerySet[RatingPoint]:
+        rows = RatingPoint.objects.filter(bot_id=bot_id, pool=pool).order_by("-id")
+        return rows.values_list("version_id", "version__version", "created_at", *_SERIES_COLUMNS)
+
+    return points
+
+
 def bot_rating_series(bot: Bot, pool: str, limit: int = SERIES_POINTS) -> list[dict[str, Any]]:
     """The bot's latest ``limit`` history points in ``pool`` as one series per version, oldest
     version first: ``[{"version", "current", "points": [{"at", "rating", "rating_low",
     "rating_high", "provisional", "sets", "games"}]}]``. A chart's worth: the whole history,
     which grows with every fit, is the API's (``/api/rankings/history/``, page by page)."""
     series: dict[int, dict[str, Any]] = {}
-    latest = list(bot_rating_history(bot, pool).order_by("-id")[:limit])
-    for point in reversed(latest):
+    latest = fixed_rows(_series_statement(pool, limit), bot.pk, limit=limit)
+    for version_id, version, *figures in reversed(latest):
         entry = series.setdefault(
-            point.version_id,
-            {
-                "version": point.version.version,
-                "current": point.version.version == bot.protocol_version,
-                "points": [],
-            },
+            version_id,
+            {"version": version, "current": version == bot.protocol_version, "points": []},
         )
-        entry["points"].append(
-            {
-                "at": point.created_at,
-                "rating": float(point.rating),
-                "rating_low": float(point.rating_low),
-                "rating_high": float(point.rating_high),
-                "provisional": point.provisional,
-                "sets": point.sets,
-                "games": point.games,
-            }
-        )
+        point = dict(zip(("at", *_SERIES_COLUMNS), figures, strict=True))
+        for name in ("rating", "rating_low", "rating_high"):
+            point[name] = float(point[name])
+        entry["points"].append(point)
     return list(series.values())
 
 
