@@ -358,7 +358,7 @@ def _recent_game_seats(limit: int) -> Callable[[int], QuerySet[Seat]]:
 
 def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
     """``bot_recent_games`` as plain rows, in one query: ``id``, ``totals``, ``league_id``,
-    ``league_name`` and ``seats`` (as ``game_seat_names``)."""
+    ``league_name`` and ``seats`` ((team, bot name) per seat, in seat order)."""
     games: dict[int, dict[str, Any]] = {}
     for game_id, team, name, totals, league_id, league in fixed_rows(
         _recent_game_seats(limit), bot.pk
