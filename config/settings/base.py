@@ -236,6 +236,15 @@ if (
         "max_size": env_int("ESCOBA_DB_POOL_MAX", 10),
         "timeout": 10,
     }
+# PostgreSQL plans every statement it is sent. With the parameters bound on the client (Django's
+# default) each statement is new text, planned anew: for the pages' joins, planning cost more
+# of PostgreSQL's CPU than running them. Bound on the server, psycopg prepares a statement a
+# connection has run 5 times, and PostgreSQL then keeps its plan (docs/benchmarks.md, "API
+# under load").
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "ESCOBA_DB_SERVER_BINDING", True
+):
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Web, worker and beat write to the same file: wait for locks instead of failing at once,
