@@ -31,9 +31,9 @@ runs twice, with the read cache off (``ESCOBA_READ_CACHE_S=0``) and then on, so 
 are measured under the same load. Reported per endpoint: requests/s, p50 and p99 latency, any
 answer that was not a 200, the load average, and the CPU each request cost: the CPU time
 the web server's processes used during the measurement divided by its requests, and the same for the
-private cluster's PostgreSQL (all its processes: run nothing else on it meanwhile; not measured
-with ``--database-url``). On a loaded machine latencies queue for a core; the CPU figures say
-what a request costs whatever the load.
+private cluster's PostgreSQL (all its processes, when ``ESCOBA_PG_DIR``'s cluster serves the
+database, ``--database-url`` included: run nothing else on it meanwhile). On a loaded machine
+latencies queue for a core; the CPU figures say what a request costs whatever the load.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from benchmarks.league import say, wait_http
 from scripts.private_redis import PrivateRedis, free_port
@@ -307,11 +308,14 @@ def process_cpu_s(pid: int) -> float:
     return total
 
 
-def postmaster_pid() -> int | None:
-    """The private cluster's postmaster (its backends serve the web server's queries), if ours."""
+def postmaster_pid(database_url: str) -> int | None:
+    """The postmaster of the private cluster (``ESCOBA_PG_DIR``) when it serves ``database_url``
+    (its backends serve the web server's queries), else None."""
     pid_file = Path(os.environ.get("ESCOBA_PG_DIR", "/tmp/escoba-postgres")) / "data/postmaster.pid"
     try:
-        return int(pid_file.read_text().split()[0])
+        lines = pid_file.read_text().split("\n")
+        serves = urlsplit(database_url).port == int(lines[3])
+        return int(lines[0]) if serves else None
     except (OSError, IndexError, ValueError):
         return None
 
@@ -346,7 +350,7 @@ def serve_and_load(
             f"from {args.clients} client addresses, {args.seconds:.0f} s per endpoint; "
             f"load average {os.getloadavg()[0]:.1f}"
         )
-        database = None if args.database_url else postmaster_pid()
+        database = postmaster_pid(env["DATABASE_URL"])
         say(
             f"{'endpoint':40} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'web CPU':>8} "
             f"{'db CPU':>7}  not 200  (CPU: ms per request, the web server's processes and "
