@@ -35,6 +35,7 @@ from tournaments.api.league_serializers import (
 )
 from tournaments.api.leagues import ID_PATTERN
 from tournaments.api.pagination import KeysetPagination
+from tournaments.api.renderers import RENDERERS
 from tournaments.api.rows import games_represent
 from tournaments.models import Game
 from tournaments.observers import game_sight
@@ -90,6 +91,7 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     filter_backends = [ListFilterBackend]
     filterset_class = GameFilter
     pagination_class = KeysetPagination
+    renderer_classes = RENDERERS
 
     def cursor_ordering(self, request: Request) -> tuple[str, ...]:
         """``?ordering=`` (id or -id); without it a bot's latest games first, else oldest first

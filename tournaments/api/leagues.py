@@ -33,6 +33,7 @@ from tournaments.api.league_serializers import (
     MatchSerializer,
 )
 from tournaments.api.pagination import KeysetPagination
+from tournaments.api.renderers import RENDERERS
 from tournaments.api.rows import league_detail_represent, leagues_represent
 from tournaments.models import Bot, Game, League, Match
 from tournaments.selectors.leagues import league_crosstable, league_detail_rows, leagues_rows
@@ -65,6 +66,7 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     filter_backends = [ListFilterBackend]
     filterset_class = LeagueFilter
     pagination_class = KeysetPagination
+    renderer_classes = RENDERERS
     cursor_ordering = ("-created_at", "-id")  # newest first (index league_kind_recent)
 
     def list(self, request: Request) -> HttpResponse:
@@ -227,6 +229,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     filter_backends = [ListFilterBackend]
     filterset_class = MatchFilter
     pagination_class = KeysetPagination
+    renderer_classes = RENDERERS
     cursor_ordering = ("id",)  # a league's matches are numbered in the order they are written
 
 
