@@ -32,7 +32,7 @@ from tournaments.api.league_serializers import (
     LeagueSerializer,
     MatchSerializer,
 )
-from tournaments.api.pagination import KeysetPagination
+from tournaments.api.pagination import FixedKeyset, KeysetPagination
 from tournaments.api.renderers import RENDERERS
 from tournaments.api.rows import league_detail_represent, leagues_represent
 from tournaments.models import Bot, Game, League, Match
@@ -75,7 +75,8 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def _list(self) -> Response:
         # Plain rows shown by api.rows, exactly as LeagueSerializer (the schema's description).
-        page = self.paginate_queryset(leagues_rows(self.filter_queryset(League.objects.all())))
+        checked = ListFilterBackend().filterset_checked(self.request, League.objects.all(), self)
+        page = self.paginate_queryset(FixedKeyset(checked, leagues_rows))
         return self.get_paginated_response(leagues_represent(page))
 
     def _detail(self, league_id: int | str, code: int = status.HTTP_200_OK) -> Response:

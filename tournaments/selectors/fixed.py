@@ -10,7 +10,7 @@ id asked for, its values converted as Django converts them (dates, JSON, decimal
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection
@@ -47,14 +47,78 @@ def fixed_rows(
     params = tuple(key if value == placeholder else value for value in params)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        return [tuple(row) for row in _converted(cursor.fetchall(), converters, width)]
+
+
+def _converted(rows: list[tuple], converters: list, width: int) -> list[list | tuple]:
+    """The first ``width`` values of each row, converted as Django converts its columns."""
     if not converters:
-        return [tuple(row[:width]) for row in rows]
+        return [row[:width] for row in rows]
     converted = []
     for row in rows:
         values = list(row[:width])
         for position, (functions, expression) in converters:
             for function in functions:
                 values[position] = function(values[position], expression, connection)
-        converted.append(tuple(values))
+        converted.append(values)
     return converted
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled_shape(
+    build: Callable[[Hashable], QuerySet], shape: Hashable, count: bool, vendor: str
+) -> tuple[str, tuple, list, tuple[str, ...]]:
+    """The SQL and parameters of ``build(shape)`` (its row count's with ``count``), the
+    converters of its columns by position and the names ``values()`` gives them."""
+    query = build(shape).query
+    if count:
+        inner = query.chain()
+        inner.clear_ordering(force=True)
+        inner.clear_select_clause()
+        inner.add_fields(["pk"])
+        sql, params = inner.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
+        return f"SELECT COUNT(*) FROM ({sql}) counted", tuple(params), [], ()
+    compiler = query.get_compiler(using=DEFAULT_DB_ALIAS)
+    sql, params = compiler.as_sql()
+    columns = [select[0] for select in compiler.select[: compiler.col_count]]
+    if query.selected:
+        names = tuple(query.selected)
+    else:
+        names = (*query.extra_select, *query.values_select, *query.annotation_select)
+    return sql, tuple(params), list(compiler.get_converters(columns).items()), names
+
+
+def _shape_params(params: tuple, values: Mapping[Hashable, Any]) -> tuple:
+    """``params`` with each placeholder (a key of ``values``) replaced by its value; a compiled
+    shape that lost one of them (a lookup that rewrites its value) is refused."""
+    missing = [placeholder for placeholder in values if placeholder not in params]
+    if missing:
+        raise LookupError(f"placeholders not among the compiled parameters: {missing!r}")
+    return tuple(
+        values[value] if isinstance(value, Hashable) and value in values else value
+        for value in params
+    )
+
+
+def fixed_values(
+    build: Callable[[Hashable], QuerySet], shape: Hashable, values: Mapping[Hashable, Any]
+) -> list[dict[str, Any]]:
+    """The rows of ``build(shape)`` (a ``values()`` query), as ``values()`` gives them, from
+    its SQL compiled once per process and ``shape``: ``build`` writes each value that varies
+    between requests as a placeholder, a key of ``values``, whose value takes its place. For
+    the lists: their filters and cursor vary by value, the shape by which of them are given."""
+    sql, params, converters, names = _compiled_shape(build, shape, False, connection.vendor)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, _shape_params(params, values))
+        rows = _converted(cursor.fetchall(), converters, len(names))
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def fixed_count(
+    build: Callable[[Hashable], QuerySet], shape: Hashable, values: Mapping[Hashable, Any]
+) -> int:
+    """How many rows ``build(shape)`` has (as ``fixed_values``: compiled once per shape)."""
+    sql, params, _, _ = _compiled_shape(build, shape, True, connection.vendor)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, _shape_params(params, values))
+        return cursor.fetchone()[0]
