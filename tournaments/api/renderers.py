@@ -21,8 +21,9 @@ from rest_framework import renderers
 from rest_framework.settings import api_settings
 
 # orjson's spelling of the floats it writes differently from ``repr`` (|x| < 1e-4): ``0.0000...``
-# or a mantissa and a one-digit negative exponent (``1.5e-7``).
-_FLOAT_SPELLED_APART = re.compile(rb"[0-9]e-|0\.0000")
+# or a mantissa and a one-digit negative exponent (``1.5e-7``). Looked for as plain bytes first
+# (a regular expression over 40 KB costs a tenth of a millisecond).
+_EXPONENT = re.compile(rb"[0-9]e-")
 _OPTIONS = (
     orjson.OPT_PASSTHROUGH_DATACLASS
     | orjson.OPT_PASSTHROUGH_DATETIME
@@ -58,7 +59,7 @@ class JSONRenderer(renderers.JSONRenderer):
             answer = orjson.dumps(data, default=_not_native, option=_OPTIONS)
         except orjson.JSONEncodeError:
             return super().render(data, accepted_media_type, renderer_context)
-        if _FLOAT_SPELLED_APART.search(answer):
+        if b"0.0000" in answer or (b"e-" in answer and _EXPONENT.search(answer)):
             return super().render(data, accepted_media_type, renderer_context)
         if b"\xe2\x80" in answer:
             for raw, escaped in _LINE_SEPARATORS:
