@@ -137,3 +137,21 @@ def test_a_lookup_that_rewrites_its_placeholder_is_refused(filled):
 
     with pytest.raises(LookupError, match="placeholders"):
         fixed.fixed_values(build, ("placeholder-name",), {"placeholder-name": "league"})
+
+
+def test_each_filter_set_has_its_own_filters_bound_to_itself(filled):
+    bots = list(Bot.objects.order_by("id").values_list("id", flat=True)[:2])
+    first, second = (GameFilter(QueryDict(f"bot={bot}&status=finished")) for bot in bots)
+    for filterset in (first, second):
+        own = filterset.filters["bot"]
+        assert own is not GameFilter.base_filters["bot"] and own.parent is filterset
+        assert own.filter.f is own  # its method is looked up on its own filter set
+        assert filterset.is_valid()
+    assert first.form.cleaned_data["bot"] == bots[0] and second.form.cleaned_data["bot"] == bots[1]
+    assert not hasattr(GameFilter.base_filters["bot"], "parent")
+    played = {bot: set(GameFilter(QueryDict(f"bot={bot}")).qs.values_list("id", flat=True))
+              for bot in bots}  # fmt: skip
+    for bot in bots:
+        assert played[bot] == set(
+            Game.objects.filter(seats__bot_id=bot).values_list("id", flat=True)
+        )
