@@ -5,11 +5,15 @@ request gives, and a second request of the same shape compiles nothing."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 from django.db.models import QuerySet
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from tests.performance.data import fill_database, rows_for_a_module
 from tournaments.api.filters import FilterSet, GameFilter, LeagueFilter
@@ -155,3 +159,23 @@ def test_each_filter_set_has_its_own_filters_bound_to_itself(filled):
         assert played[bot] == set(
             Game.objects.filter(seats__bot_id=bot).values_list("id", flat=True)
         )
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80) | st.floats()
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(json_values.map(json.dumps), st.text()))
+@example('{"a": 1, "a": 2.0, "b": -0.0, "c": 1E400, "d": "\\ud800"}')
+@example("\ufeff[1]")
+@example("NaN")
+def test_json_columns_convert_as_django_converts_them(stored):
+    field = Game._meta.get_field("totals")
+    parsed = fixed._json_parsed(field.from_db_value)
+    assert parsed is not field.from_db_value
+    assert repr(parsed(stored, None, connection)) == repr(field.from_db_value(stored, None, None))

@@ -10,11 +10,13 @@ id asked for, its values converted as Django converts them (dates, JSON, decimal
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
+import orjson
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.db.models import QuerySet
+from django.db.models import JSONField, QuerySet
 
 # An id (or a key of text) no row has: where it stands in a compiled query's parameters, the
 # asked one goes.
@@ -85,7 +87,35 @@ def _compiled_shape(
         names = tuple(query.selected)
     else:
         names = (*query.extra_select, *query.values_select, *query.annotation_select)
-    return sql, tuple(params), list(compiler.get_converters(columns).items()), names
+    converters = [
+        (position, ([_json_parsed(function) for function in functions], expression))
+        for position, (functions, expression) in compiler.get_converters(columns).items()
+    ]
+    return sql, tuple(params), converters, names
+
+
+_LONG_NUMBER = re.compile(r"[0-9]{19}")
+
+
+def _json_parsed(converter: Callable) -> Callable:
+    """``converter``, or for a ``JSONField`` without a decoder of its own the same conversion
+    with orjson's parser (2 µs a value less; a page of games reads a hundred): what orjson
+    refuses (NaN, lone surrogates, a string not JSON) goes to Django's, and so does a text with
+    19 digits in a row (orjson reads an integer past 64 bits as a float)."""
+    if getattr(converter, "__func__", None) is not JSONField.from_db_value:
+        return converter
+    if converter.__self__.decoder is not None:
+        return converter
+
+    def parsed(value: Any, expression: Any, connection: Any) -> Any:
+        if isinstance(value, str) and (len(value) < 19 or not _LONG_NUMBER.search(value)):
+            try:
+                return orjson.loads(value)
+            except orjson.JSONDecodeError:
+                pass
+        return converter(value, expression, connection)
+
+    return parsed
 
 
 def _shape_params(params: tuple, values: Mapping[Hashable, Any]) -> tuple:
