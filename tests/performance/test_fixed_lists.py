@@ -14,6 +14,7 @@ from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from psycopg import pq
 
 from tests.performance.data import fill_database, rows_for_a_module
 from tournaments.api.filters import FilterSet, GameFilter, LeagueFilter
@@ -179,3 +180,28 @@ def test_json_columns_convert_as_django_converts_them(stored):
     parsed = fixed._json_parsed(field.from_db_value)
     assert parsed is not field.from_db_value
     assert repr(parsed(stored, None, connection)) == repr(field.from_db_value(stored, None, None))
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-12-05 18:00:00.123456+00", "2026-12-05 18:00:00+00", "2026-12-05 18:00:00.5+05:30",
+        "2000-02-29 23:59:59.999999-11", "9999-12-31 23:59:59+00", "0044-03-15 12:00:00+00 BC",
+        "infinity", "-infinity",
+    ],
+)  # fmt: skip
+def test_timestamps_read_as_djangos_loader_reads_them(text):
+    answers = []
+    for parsed in (True, False):
+        with connection.cursor() as cursor:
+            if parsed:
+                fixed._timestamps_parsed(cursor.cursor)
+                loader = cursor.cursor.adapters.get_loader(1184, pq.Format.TEXT)  # timestamptz
+                assert loader.parses_iso
+            try:
+                cursor.execute("SELECT %s::timestamptz", [text])
+                answers.append(repr(cursor.fetchone()[0]))
+            except Exception as error:  # what Django's loader refuses, both refuse
+                answers.append(type(error).__name__)
+    assert answers[0] == answers[1]
