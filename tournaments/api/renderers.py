@@ -61,7 +61,7 @@ class JSONRenderer(renderers.JSONRenderer):
             return super().render(data, accepted_media_type, renderer_context)
         if b"0.0000" in answer or (b"e-" in answer and _EXPONENT.search(answer)):
             return super().render(data, accepted_media_type, renderer_context)
-        if b"\xe2\x80" in answer:
+        if not answer.isascii():
             for raw, escaped in _LINE_SEPARATORS:
                 answer = answer.replace(raw, escaped)
         return answer
