@@ -34,7 +34,8 @@ from tournaments.api.league_serializers import (
     duplicate_info,
 )
 from tournaments.api.leagues import ID_PATTERN
-from tournaments.api.pagination import KeysetPagination
+from tournaments.api.pagination import FixedKeyset, KeysetPagination
+from tournaments.api.renderers import RENDERERS
 from tournaments.api.rows import games_represent
 from tournaments.models import Game
 from tournaments.observers import game_sight
@@ -90,6 +91,7 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     filter_backends = [ListFilterBackend]
     filterset_class = GameFilter
     pagination_class = KeysetPagination
+    renderer_classes = RENDERERS
 
     def cursor_ordering(self, request: Request) -> tuple[str, ...]:
         """``?ordering=`` (id or -id); without it a bot's latest games first, else oldest first
@@ -118,7 +120,8 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
         return api_read(self, request, [scope], self._list)
 
     def _list(self) -> Response:
-        page = self.paginate_queryset(games_rows(self.filter_queryset(self.get_queryset())))
+        checked = ListFilterBackend().filterset_checked(self.request, self.get_queryset(), self)
+        page = self.paginate_queryset(FixedKeyset(checked, games_rows))
         return self.get_paginated_response(games_represent(page))
 
     def retrieve(self, request: Request, pk: str) -> Response:

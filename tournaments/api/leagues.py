@@ -32,7 +32,8 @@ from tournaments.api.league_serializers import (
     LeagueSerializer,
     MatchSerializer,
 )
-from tournaments.api.pagination import KeysetPagination
+from tournaments.api.pagination import FixedKeyset, KeysetPagination
+from tournaments.api.renderers import RENDERERS
 from tournaments.api.rows import league_detail_represent, leagues_represent
 from tournaments.models import Bot, Game, League, Match
 from tournaments.selectors.leagues import league_crosstable, league_detail_rows, leagues_rows
@@ -65,6 +66,7 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     filter_backends = [ListFilterBackend]
     filterset_class = LeagueFilter
     pagination_class = KeysetPagination
+    renderer_classes = RENDERERS
     cursor_ordering = ("-created_at", "-id")  # newest first (index league_kind_recent)
 
     def list(self, request: Request) -> HttpResponse:
@@ -73,7 +75,8 @@ class LeagueViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def _list(self) -> Response:
         # Plain rows shown by api.rows, exactly as LeagueSerializer (the schema's description).
-        page = self.paginate_queryset(leagues_rows(self.filter_queryset(League.objects.all())))
+        checked = ListFilterBackend().filterset_checked(self.request, League.objects.all(), self)
+        page = self.paginate_queryset(FixedKeyset(checked, leagues_rows))
         return self.get_paginated_response(leagues_represent(page))
 
     def _detail(self, league_id: int | str, code: int = status.HTTP_200_OK) -> Response:
@@ -227,6 +230,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     filter_backends = [ListFilterBackend]
     filterset_class = MatchFilter
     pagination_class = KeysetPagination
+    renderer_classes = RENDERERS
     cursor_ordering = ("id",)  # a league's matches are numbered in the order they are written
 
 

@@ -11,14 +11,21 @@ games), else the filtered rows are counted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
+from django.core.exceptions import ValidationError as FieldValueError
+from django.db import connection
 from django.db.models import QuerySet
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from tournaments.api.filters import FilterSet
+from tournaments.selectors.fixed import fixed_count, fixed_values
 
 ERROR_CURSOR = "This cursor is not one of ours: follow the list's next or previous link."
 
@@ -65,3 +72,87 @@ class KeysetPagination(CursorPagination):
         }
         answer["required"] = ["count", *answer.get("required", [])]
         return answer
+
+
+# A cursor's position as it stands in a compiled page query, by the ordering field's type: no
+# row has this id or was made at this time.
+_POSITIONS: dict[str, Any] = {
+    "AutoField": 987654321988000,
+    "BigAutoField": 987654321988000,
+    "DateTimeField": datetime(1970, 1, 1, 0, 0, 0, 987654, tzinfo=UTC),
+}
+_BIGINT = range(-(2**63), 2**63)
+
+
+class FixedKeyset:
+    """What ``CursorPagination.paginate_queryset`` asks of a queryset (``order_by``, the
+    cursor's ``filter``, a slice, ``count``), answered from SQL compiled once per process and
+    shape (``selectors.fixed``: which filters are given, the ordering, whether a cursor is).
+
+    Building and compiling a list's Django queries cost about 1 ms of the 5-6 ms a page of games
+    or leagues took, on every request, for statements that differ only by their values. The
+    rows are ``rows(filterset.qs)`` exactly: a filter that cannot stand as a placeholder, an
+    offset cursor or a position the field refuses go through that Django query as before."""
+
+    def __init__(self, filterset: FilterSet, rows: Callable[[QuerySet], QuerySet]) -> None:
+        self.filterset = filterset
+        self.rows = rows
+        self.fixed = filterset.fixed_shape()
+        self.ordering: tuple[str, ...] = ()
+        self.cursor: dict[str, Any] = {}
+
+    def order_by(self, *ordering: str) -> FixedKeyset:
+        self.ordering = ordering
+        return self
+
+    def filter(self, **lookups: Any) -> FixedKeyset:
+        self.cursor = lookups
+        return self
+
+    def count(self) -> int:
+        if self.fixed is None:
+            return self.filterset.qs.count()
+        shape, values = self.fixed
+        key = (type(self.filterset), None, shape, (), None, 0, 0)
+        return fixed_count(_keyset_query, key, values)
+
+    def __getitem__(self, window: slice) -> list[dict[str, Any]]:
+        found = self._fixed(window.start or 0, window.stop)
+        if found is not None:
+            return found
+        rows = self.rows(self.filterset.qs).order_by(*self.ordering)
+        return list((rows.filter(**self.cursor) if self.cursor else rows)[window])
+
+    def _fixed(self, start: int, stop: int) -> list[dict[str, Any]] | None:
+        if self.fixed is None or start != 0:
+            return None
+        shape, values = self.fixed
+        lookup = None
+        if self.cursor:
+            [(lookup, position)] = self.cursor.items()
+            field = self.filterset._meta.model._meta.get_field(lookup.split("__")[0])
+            placeholder = _POSITIONS.get(field.get_internal_type())
+            try:
+                value = field.get_prep_value(position)
+            except (TypeError, ValueError, FieldValueError):
+                return None  # the Django query says why, as it always did
+            if placeholder is None or (isinstance(value, int) and value not in _BIGINT):
+                return None
+            prepared = field.get_db_prep_value(placeholder, connection, prepared=True)
+            values = {**values, prepared: field.get_db_prep_value(value, connection, prepared=True)}
+        key = (type(self.filterset), self.rows, shape, self.ordering, lookup, start, stop)
+        return fixed_values(_keyset_query, key, values)
+
+
+def _keyset_query(key: tuple) -> QuerySet:
+    """The page query of a ``FixedKeyset`` shape, placeholders for its values (its filtered
+    rows alone when ``rows`` is None: what is counted)."""
+    filterset_class, rows, shape, ordering, lookup, start, stop = key
+    queryset = filterset_class.fixed_query(shape)
+    if rows is None:
+        return queryset
+    queryset = rows(queryset).order_by(*ordering)
+    if lookup:
+        field = filterset_class._meta.model._meta.get_field(lookup.split("__")[0])
+        queryset = queryset.filter(**{lookup: _POSITIONS[field.get_internal_type()]})
+    return queryset[start:stop]
