@@ -3,6 +3,7 @@ order, ``previous`` comes back, ``count`` is the whole list's, and a cursor we d
 400 in our words. The league's games page pages the same way through its earlier/later links."""
 
 import re
+from base64 import b64encode
 
 import pytest
 from django.test import Client
@@ -65,8 +66,19 @@ def test_counts_come_from_the_running_totals(league):
     assert listed == [league.id]
 
 
-def test_a_cursor_we_did_not_make_is_a_400_naming_it(league):
-    response = APIClient().get("/api/games/?cursor=not-ours")
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/games/?cursor=not-ours",
+        # Well-formed cursors holding a position that is no value of the ordering's field.
+        f"/api/games/?cursor={b64encode(b'p=abc').decode()}",
+        f"/api/games/?cursor={b64encode(b'p=99999999999999999999999').decode()}",
+        f"/api/leagues/?cursor={b64encode(b'p=not-a-date').decode()}",
+        f"/api/matches/?cursor={b64encode(b'p=1.5').decode()}",
+    ],
+)
+def test_a_cursor_we_did_not_make_is_a_400_naming_it(league, url):
+    response = APIClient().get(url)
     assert response.status_code == 400
     body = response.json()
     assert body["code"] and body["errors"]["cursor"] == [pagination.ERROR_CURSOR]

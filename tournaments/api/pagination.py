@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
 from django.core.exceptions import ValidationError as FieldValueError
 from django.db import connection
 from django.db.models import QuerySet
@@ -41,14 +42,28 @@ class KeysetPagination(CursorPagination):
         return tuple(ordering(request) if callable(ordering) else ordering)
 
     def decode_cursor(self, request: Request) -> Any:
+        """DRF's cursor, its position checked against the ordering's first field: a cursor
+        decoded by DRF may still hold a position that is no value of that field (a forged one),
+        which the query would raise on."""
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound:
             raise ValidationError({"cursor": [ERROR_CURSOR]}) from None
+        if cursor is not None and cursor.position is not None:
+            try:
+                field = self.model._meta.get_field(self.ordering[0].lstrip("-"))
+                field.run_validators(field.to_python(cursor.position))  # and in range
+            except FieldDoesNotExist:
+                pass  # an annotation: the query checks it
+            except (TypeError, ValueError, OverflowError, FieldValueError):
+                raise ValidationError({"cursor": [ERROR_CURSOR]}) from None
+        return cursor
 
     def paginate_queryset(
         self, queryset: QuerySet, request: Request, view: APIView | None = None
     ) -> list | None:
+        # The model whose field a cursor's position must be (FixedKeyset: its filter set's).
+        self.model = getattr(queryset, "model", None) or queryset.filterset._meta.model
         counter = getattr(view, "list_count", None)
         count = counter(queryset) if counter else None
         self.count = queryset.count() if count is None else count
