@@ -7,6 +7,8 @@ A version never seen before starts a new entry, rated from its own sets only
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.utils import timezone
 
 from tournaments.models import Bot, BotVersion, Match, Rating
@@ -39,17 +41,17 @@ def bot_version_observe(*, bot: Bot) -> BotVersion:
     return version
 
 
-def match_versions_record(*, match: Match) -> None:
+def match_versions_record(*, match: Match, bots: Sequence[Bot]) -> None:
     """Note the versions the bots of a rated set announce as it begins: its result is theirs.
 
-    Call when a match begins (``services.matches.match_begin``, under the match's lock); only
-    its first beginning counts, so a set replayed after a restart keeps its versions. A bot that
-    announces another version mid-set (a check while losing, say) moves no result onto it.
+    Call when a match begins (``services.matches.match_begin``, under the match's lock, with
+    the match's bots, which it reads once for their addresses too); only its first beginning
+    counts, so a set replayed after a restart keeps its versions. A bot that announces another
+    version mid-set (a check while losing, say) moves no result onto it.
     """
     if match.versions or not match.league.rated:
         return
-    bots = list(Bot.objects.filter(matches=match).order_by("id"))
-    versions = _current_version_ids(bots)
+    versions = _current_version_ids(sorted(bots, key=lambda bot: bot.id))
     match.versions = {str(bot_id): version_id for bot_id, version_id in versions.items()}
     match.save(update_fields=["versions"])
 

@@ -6,11 +6,12 @@ match's time limit, or that the runner could not finish, is aborted instead: no 
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter, defaultdict
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from tournaments import queueing
@@ -118,16 +119,45 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
     if game.league.rated:  # the deal's baseline value, for the luck correction (baselines)
         queueing.baselines_enqueue_on_commit([game.id])
-    # One plain UPDATE per seat: bulk_update's CASE per field per row cost more CPU than the
-    # rest of storing the game (docs/benchmarks.md, "The pool").
-    for seat in seats:
-        values = {name: getattr(seat, name) for name in (*SEAT_FIGURES, "no_show")}
-        Seat.objects.filter(pk=seat.pk).update(finished_at=game.finished_at, **values)
+    seats_update(seats=seats, finished_at=game.finished_at)
     head_to_head_add(winner=game.winner, seats=seats)
     tallies_game_finished(game=game, seats=seats)  # the league's standings, crosstable, progress
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     game_counted(pool=game.league.pool, moves=game.moves, calls=record.calls)
     return True
+
+
+def seats_update(*, seats: list[Seat], finished_at: datetime.datetime) -> None:
+    """Write each seat's figures and no-show (``SEAT_FIGURES``, ``no_show``) and the game's end.
+
+    One plain ``UPDATE`` by id, its SQL made here and sent for every seat at once: bulk_update's
+    CASE per field per row, or a Django ``update()`` per seat, cost more CPU than the statement
+    (docs/benchmarks-journal.md, "Storing a game (2)"). Values are prepared as Django's own
+    ``update()`` prepares them.
+    """
+    meta = Seat._meta
+    fields = [meta.get_field(name) for name in ("finished_at", *SEAT_FIGURES, "no_show")]
+    quote = connection.ops.quote_name
+    sql = (
+        f"UPDATE {quote(meta.db_table)} SET "
+        f"{', '.join(f'{quote(field.column)} = %s' for field in fields)} "
+        f"WHERE {quote(meta.pk.column)} = %s"
+    )
+    params = [
+        [
+            *(
+                field.get_db_prep_save(
+                    finished_at if field.name == "finished_at" else getattr(seat, field.attname),
+                    connection,
+                )
+                for field in fields
+            ),
+            seat.pk,
+        ]
+        for seat in seats
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
 
 
 def head_to_head_add(*, winner: int | None, seats: list[Seat]) -> None:

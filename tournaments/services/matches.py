@@ -208,7 +208,10 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     match.save(
         update_fields=["status", "attempts", "started_at", "worker", "claim", "heartbeat_at"]
     )
-    match_versions_record(match=match)  # a rated set is its bots' versions' of this moment
+    # The match's bots, read once: a rated set is their versions' of this moment, and its games
+    # call them at their addresses of this moment.
+    bots = {bot.id: bot for bot in Bot.objects.filter(matches=match)}
+    match_versions_record(match=match, bots=list(bots.values()))
     games = list(match.games.filter(status=Game.Status.PENDING).order_by("number"))
     # A game that began before (a run that died, stopped or was released for our own fault) is
     # dealt afresh: its bots may have seen its cards, and a bot must never play a deal it knows.
@@ -216,10 +219,11 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     for game in replayed:
         game.seed = secrets.randbits(63)
     Game.objects.bulk_update(replayed, ["seed"])
-    bot_ids = {bot_id for game in games for bot_id in game.seating}
-    bots = {
-        bot.id: BotEndpoint(url=bot.url, secret=bot.secret, name=bot.name)
-        for bot in Bot.objects.filter(id__in=bot_ids)
+    seated = {bot_id for game in games for bot_id in game.seating} - bots.keys()
+    if seated:  # a match written without its bots' rows (the schedules write them)
+        bots.update(Bot.objects.in_bulk(seated))
+    endpoints = {
+        bot.id: BotEndpoint(url=bot.url, secret=bot.secret, name=bot.name) for bot in bots.values()
     }
     Game.objects.filter(id__in=[g.id for g in games]).update(started_at=match.started_at)
     reads_changed(f"league:{league.id}", "games", *(f"game:{g.id}" for g in games))
@@ -231,7 +235,7 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
         max_faults=league.max_faults,
         games=[
             GamePlan(
-                game_id=g.id, seed=g.seed, bots=[bots[b] for b in g.seating], seating=g.seating
+                game_id=g.id, seed=g.seed, bots=[endpoints[b] for b in g.seating], seating=g.seating
             )
             for g in games
         ],
@@ -253,7 +257,7 @@ def match_finish(*, match_id: int) -> bool:
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "finished_at"])
-    rated_set_record(match=match)
+    rated_set_record(match=match, games=games)
     tallies_set_finished(match=match, games=games)
     reads_changed(f"league:{match.league_id}", "games", *(f"game:{game.id}" for game in games))
     return True

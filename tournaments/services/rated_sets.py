@@ -9,35 +9,40 @@ Each set recorded asks for a fit of its pool (``services.rating_fits``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import transaction
+from django.db.models import Exists, OuterRef, QuerySet
 
 from games.engine import Ruleset
 from games.ratings.sets import GameFacts, game_participants, set_pair_scores
 from tournaments import queueing
 from tournaments.models import Bot, Game, Match, PairTotal, RatedSet, Seat, SetScore, VersionTotal
+from tournaments.selectors.fixed import fixed_rows
 from tournaments.services.bot_versions import match_version_ids
 from tournaments.services.rating_fits import ratings_fit_request
 from tournaments.services.tallies import counts_add
 
 
-def rated_set_record(*, match: Match) -> RatedSet | None:
+def rated_set_record(*, match: Match, games: Sequence[Game]) -> RatedSet | None:
     """Record a finished match as a rated set of its league's pool, when it counts.
 
     The public way in for every kind of rated play (rated leagues, the ladder): call it inside
-    the transaction that marks the match finished (``services.matches.match_finish`` does). It
-    counts when the league is rated, every game of the set finished (none aborted), no bot was
-    a no-show and every bot is still in rated play. Its games become ``rated``, each pair of bot
-    versions gets its score (``games.ratings.sets.set_pair_scores``), and the pool is refitted after
-    the transaction commits. Returns None, writing nothing, when it does not count or was
-    already recorded.
+    the transaction that marks the match finished (``services.matches.match_finish`` does), with
+    the match's games in their order (their status, seating and result loaded: the caller has
+    read them). It counts when the league is rated, every game of the set finished (none
+    aborted), no bot was a no-show and every bot is still in rated play. Its games become
+    ``rated``, each pair of bot versions gets its score (``games.ratings.sets.set_pair_scores``),
+    and the pool is refitted after the transaction commits. Returns None, writing nothing, when
+    it does not count or was already recorded.
     """
     league = match.league
-    if not league.rated or RatedSet.objects.filter(match=match).exists():
+    if not league.rated or not games:
         return None
-    games = list(match.games.order_by("number"))
-    if not games or any(game.status != Game.Status.FINISHED for game in games):
+    if any(game.status != Game.Status.FINISHED for game in games):
         return None
-    if Seat.objects.filter(game__match=match, no_show=True).exists():
+    [(recorded, no_show)] = fixed_rows(_set_recorded_or_no_show, match.id)
+    if recorded or no_show:
         return None
     bot_ids = sorted({bot_id for game in games for bot_id in game.seating})
     bots = list(Bot.objects.filter(id__in=bot_ids).order_by("id"))
@@ -68,6 +73,15 @@ def rated_set_record(*, match: Match) -> RatedSet | None:
     # The baseline correction (services.baselines), should every game's deal be valued already.
     transaction.on_commit(lambda: queueing.set_correction_enqueue(match.id), robust=True)
     return rated_set
+
+
+def _set_recorded_or_no_show(match_id: int) -> QuerySet:
+    """Whether the match is recorded already, and whether a bot of it was a no-show: one fixed
+    statement (``fixed_rows``)."""
+    return Match.objects.filter(pk=match_id).values_list(
+        Exists(RatedSet.objects.filter(match_id=OuterRef("pk"))),
+        Exists(Seat.objects.filter(game__match_id=OuterRef("pk"), no_show=True)),
+    )
 
 
 def rated_set_store(
