@@ -15,7 +15,6 @@ from django.db import connection, transaction
 from django.db.models import Model, QuerySet
 from django.utils import timezone
 
-from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord
 from tournaments.latency import nearest_rank_percentile
 from tournaments.metrics import game_counted
@@ -132,8 +131,6 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
     game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
-    if game.league.rated:  # the deal's baseline value, for the luck correction (baselines)
-        queueing.baselines_enqueue_on_commit([game.id])
     seats_update(seats=seats, finished_at=game.finished_at)
     head_to_head_add(winner=game.winner, seats=seats)
     tallies_game_finished(game=game, seats=seats)  # the league's standings, crosstable, progress

@@ -19,6 +19,7 @@ from games.ratings.sets import GameFacts, game_participants, set_pair_scores
 from tournaments import queueing
 from tournaments.models import Bot, Game, Match, PairTotal, RatedSet, Seat, SetScore, VersionTotal
 from tournaments.selectors.fixed import fixed_rows
+from tournaments.services.baselines import deal_baseline_compute, rated_set_correct
 from tournaments.services.bot_versions import match_version_ids
 from tournaments.services.rating_fits import ratings_fit_request
 from tournaments.services.tallies import counts_add
@@ -70,9 +71,23 @@ def rated_set_record(*, match: Match, games: Sequence[Game]) -> RatedSet | None:
     )
     Game.objects.filter(match=match).update(rated=True)
     ratings_fit_request(pool=league.pool)
-    # The baseline correction (services.baselines), should every game's deal be valued already.
+    # The baseline correction (services.baselines): one message values the set's deals (its
+    # games send none) and corrects it (``rated_set_deals_value``).
     transaction.on_commit(lambda: queueing.set_correction_enqueue(match.id), robust=True)
     return rated_set
+
+
+def rated_set_deals_value(*, match_id: int) -> RatedSet | None:
+    """Value the deals of the match's rated set not valued yet, then correct the set: what the
+    ``baselines.correct_set`` message that recording the set sends does. One message per set
+    rather than one per game: sending one costs the match worker about as much CPU as storing a
+    game's statements (docs/benchmarks-journal.md, "Storing a game (2)"). A deal takes a few ms
+    to value, so the set's correction waits no longer than it did. Returns the corrected set, or
+    None (``rated_set_correct``)."""
+    finished = Game.objects.filter(match_id=match_id, status=Game.Status.FINISHED)
+    for game_id in finished.order_by("number").values_list("id", flat=True):
+        deal_baseline_compute(game_id=game_id)
+    return rated_set_correct(match_id=match_id)
 
 
 def _set_recorded_or_no_show(match_id: int) -> QuerySet:
