@@ -41,19 +41,21 @@ def bot_version_observe(*, bot: Bot) -> BotVersion:
     return version
 
 
-def match_versions_record(*, match: Match, bots: Sequence[Bot]) -> None:
+def match_versions_record(*, match: Match, bots: Sequence[Bot]) -> bool:
     """Note the versions the bots of a rated set announce as it begins: its result is theirs.
 
     Call when a match begins (``services.matches.match_begin``, under the match's lock, with
     the match's bots, which it reads once for their addresses too); only its first beginning
     counts, so a set replayed after a restart keeps its versions. A bot that announces another
-    version mid-set (a check while losing, say) moves no result onto it.
+    version mid-set (a check while losing, say) moves no result onto it. Sets
+    ``match.versions`` and returns True when it noted them: the caller saves the match with its
+    other changes, in one statement.
     """
     if match.versions or not match.league.rated:
-        return
+        return False
     versions = _current_version_ids(sorted(bots, key=lambda bot: bot.id))
     match.versions = {str(bot_id): version_id for bot_id, version_id in versions.items()}
-    match.save(update_fields=["versions"])
+    return True
 
 
 def match_version_ids(*, match: Match, bots: list[Bot]) -> dict[int, int]:

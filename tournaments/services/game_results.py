@@ -12,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Model, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from tournaments.bot_calls.runner import GameRecord
@@ -22,7 +22,12 @@ from tournaments.models import Game, GameLog, HeadToHead, League, Seat
 from tournaments.read_cache import game_scopes, reads_changed
 from tournaments.selectors.fixed import fixed_rows
 from tournaments.services.no_shows import game_no_shows_record
-from tournaments.services.tallies import counts_add, tallies_game_aborted, tallies_game_finished
+from tournaments.services.tallies import (
+    counts_add,
+    rows_insert,
+    tallies_game_aborted,
+    tallies_game_finished,
+)
 
 
 def game_log_url(game_id: int | str) -> str:
@@ -124,7 +129,7 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     rated, pool, ruleset = fixed_rows(_league_of_game, game.league_id)[0]
     game.league = League(id=game.league_id, rated=rated, pool=pool, ruleset=ruleset)
     log = GameLog(game=game, document=record.log, diagnostics=record.diagnostics, faults=faults)
-    _row_insert(log)
+    rows_insert(rows=[log])
     stats = seat_stats(record)
     seats = [Seat.from_db(None, SEAT_COLUMNS, row) for row in fixed_rows(_game_seats, game_id)]
     for seat in seats:
@@ -176,22 +181,6 @@ def _game_seats(game_id: int) -> QuerySet:
     """A game's seats (``SEAT_COLUMNS``) in seat order (the model's, so the seats' rows are
     updated in the same order as ever): a fixed statement (``fixed_rows``)."""
     return Seat.objects.filter(game_id=game_id).order_by("seat").values_list(*SEAT_COLUMNS)
-
-
-def _row_insert(row: Model) -> None:
-    """Insert one model instance with the statement made here, its values prepared as Django's
-    ``save()`` prepares them (no auto key read back: the rows inserted so have their own)."""
-    meta = row._meta
-    fields = meta.concrete_fields
-    quote = connection.ops.quote_name
-    sql = (
-        f"INSERT INTO {quote(meta.db_table)} "
-        f"({', '.join(quote(field.column) for field in fields)}) "
-        f"VALUES ({', '.join(['%s'] * len(fields))})"
-    )
-    params = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
 
 
 def seats_update(*, seats: list[Seat], finished_at: datetime.datetime) -> None:

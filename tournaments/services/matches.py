@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.engine import Ruleset
@@ -55,6 +56,7 @@ from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play
 from tournaments.live_feed import LiveFeeds
 from tournaments.models import Bot, Game, League, Match
 from tournaments.read_cache import reads_changed
+from tournaments.selectors.fixed import fixed_rows
 from tournaments.services.bot_versions import match_versions_record
 from tournaments.services.game_results import game_abort, game_finish, game_log_url
 from tournaments.services.ladder import ladder_after_set
@@ -169,6 +171,11 @@ def _send_again_if_resumed(match_id: int) -> None:
         logger.warning("could not send match %s again; the sweep will", match_id, exc_info=True)
 
 
+def _league_of_match(match_id: int) -> QuerySet:
+    """The match's league and its kind: a fixed statement (``fixed_rows``)."""
+    return Match.objects.filter(pk=match_id).order_by().values_list("league_id", "league__kind")
+
+
 @transaction.atomic
 def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPlan | None:
     """Lock the match and say which games to play, or None when there is nothing to do.
@@ -182,7 +189,10 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     # has committed is seen, and no match of a paused league starts. Not the ladder's, which no
     # one pauses and whose fill skips a locked row (``services.ladder``): its matches would
     # make the fills skip.
-    league_id, kind = Match.objects.values_list("league_id", "league__kind").get(pk=match_id)
+    found = fixed_rows(_league_of_match, match_id)
+    if not found:
+        raise Match.DoesNotExist(f"no match {match_id}")
+    [(league_id, kind)] = found
     locked = League.objects.select_for_update(no_key=True)  # see league_lock
     leagues = League.objects if kind == League.Kind.LADDER else locked
     league = leagues.get(pk=league_id)
@@ -205,13 +215,16 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     match.worker = worker
     match.claim = claim
     match.heartbeat_at = now
-    match.save(
-        update_fields=["status", "attempts", "started_at", "worker", "claim", "heartbeat_at"]
-    )
     # The match's bots, read once: a rated set is their versions' of this moment, and its games
     # call them at their addresses of this moment.
     bots = {bot.id: bot for bot in Bot.objects.filter(matches=match)}
-    match_versions_record(match=match, bots=list(bots.values()))
+    noted = match_versions_record(match=match, bots=list(bots.values()))
+    match.save(
+        update_fields=[
+            "status", "attempts", "started_at", "worker", "claim", "heartbeat_at",
+            *(["versions"] if noted else []),
+        ]
+    )  # fmt: skip
     games = list(match.games.filter(status=Game.Status.PENDING).order_by("number"))
     # A game that began before (a run that died, stopped or was released for our own fault) is
     # dealt afresh: its bots may have seen its cards, and a bot must never play a deal it knows.

@@ -22,7 +22,7 @@ from tournaments.selectors.fixed import fixed_rows
 from tournaments.services.baselines import deal_baseline_compute, rated_set_correct
 from tournaments.services.bot_versions import match_version_ids
 from tournaments.services.rating_fits import ratings_fit_request
-from tournaments.services.tallies import counts_add
+from tournaments.services.tallies import counts_add, rows_insert
 
 
 def rated_set_record(*, match: Match, games: Sequence[Game]) -> RatedSet | None:
@@ -116,14 +116,18 @@ def rated_set_store(
     """
     rated_set = RatedSet.objects.create(match=match, pool=pool, games=games)
     # A new set has no players yet: one INSERT (``set()`` would read the empty list first).
-    RatedSet.players.through.objects.bulk_create(
-        RatedSet.players.through(ratedset_id=rated_set.pk, botversion_id=version_id)
-        for version_id in sorted(version_ids)
+    rows_insert(
+        rows=[
+            RatedSet.players.through(ratedset_id=rated_set.pk, botversion_id=version_id)
+            for version_id in sorted(version_ids)
+        ]
     )
     pairs = sorted(pair_twelfths)
-    SetScore.objects.bulk_create(
-        SetScore(rated_set=rated_set, pool=pool, player_id=a, opponent_id=b, twelfths=t)
-        for a, b, t in pairs
+    rows_insert(
+        rows=[
+            SetScore(rated_set=rated_set, pool=pool, player_id=a, opponent_id=b, twelfths=t)
+            for a, b, t in pairs
+        ]
     )
     # One statement per table makes each missing row and adds to the others under their locks,
     # in the order given (``services.tallies.counts_add``).
