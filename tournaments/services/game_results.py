@@ -6,7 +6,6 @@ match's time limit, or that the runner could not finish, is aborted instead: no 
 
 from __future__ import annotations
 
-import datetime
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -25,6 +24,7 @@ from tournaments.services.no_shows import game_no_shows_record
 from tournaments.services.tallies import (
     counts_add,
     rows_insert,
+    rows_update,
     tallies_game_aborted,
     tallies_game_finished,
 )
@@ -136,7 +136,9 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
     game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
-    seats_update(seats=seats, finished_at=game.finished_at)
+    for seat in seats:
+        seat.finished_at = game.finished_at
+    rows_update(rows=seats, fields=("finished_at", *SEAT_FIGURES, "no_show"))
     head_to_head_add(winner=game.winner, seats=seats)
     tallies_game_finished(game=game, seats=seats)  # the league's standings, crosstable, progress
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
@@ -181,39 +183,6 @@ def _game_seats(game_id: int) -> QuerySet:
     """A game's seats (``SEAT_COLUMNS``) in seat order (the model's, so the seats' rows are
     updated in the same order as ever): a fixed statement (``fixed_rows``)."""
     return Seat.objects.filter(game_id=game_id).order_by("seat").values_list(*SEAT_COLUMNS)
-
-
-def seats_update(*, seats: list[Seat], finished_at: datetime.datetime) -> None:
-    """Write each seat's figures and no-show (``SEAT_FIGURES``, ``no_show``) and the game's end.
-
-    One plain ``UPDATE`` by id, its SQL made here and sent for every seat at once: bulk_update's
-    CASE per field per row, or a Django ``update()`` per seat, cost more CPU than the statement
-    (docs/benchmarks-journal.md, "Storing a game (2)"). Values are prepared as Django's own
-    ``update()`` prepares them.
-    """
-    meta = Seat._meta
-    fields = [meta.get_field(name) for name in ("finished_at", *SEAT_FIGURES, "no_show")]
-    quote = connection.ops.quote_name
-    sql = (
-        f"UPDATE {quote(meta.db_table)} SET "
-        f"{', '.join(f'{quote(field.column)} = %s' for field in fields)} "
-        f"WHERE {quote(meta.pk.column)} = %s"
-    )
-    params = [
-        [
-            *(
-                field.get_db_prep_save(
-                    finished_at if field.name == "finished_at" else getattr(seat, field.attname),
-                    connection,
-                )
-                for field in fields
-            ),
-            seat.pk,
-        ]
-        for seat in seats
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
 
 
 def head_to_head_add(*, winner: int | None, seats: list[Seat]) -> None:

@@ -63,7 +63,7 @@ from tournaments.services.ladder import ladder_after_set
 from tournaments.services.league_states import league_finish_if_done
 from tournaments.services.match_leases import HEARTBEAT_S, lease_alive, lease_renew, match_release
 from tournaments.services.rated_sets import rated_set_record
-from tournaments.services.tallies import SET_GAME_FIELDS, tallies_set_finished
+from tournaments.services.tallies import SET_GAME_FIELDS, rows_update, tallies_set_finished
 from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
@@ -257,19 +257,49 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     )
 
 
+def _match_to_finish(match_id: int) -> QuerySet:
+    """The match, locked, with what finishing it reads of it and its league: a fixed statement
+    (``fixed_rows``). The match row only is locked (``of``), as every change of a match does."""
+    return (
+        Match.objects.select_for_update(of=("self",))
+        .filter(pk=match_id)
+        .order_by()
+        .values_list(
+            "status", "league_id", "versions", "league__rated", "league__pool", "league__ruleset"
+        )
+    )
+
+
+# ``SET_GAME_FIELDS`` in the model's order of fields, as ``Model.from_db`` takes them.
+SET_GAME_COLUMNS = tuple(
+    field.attname for field in Game._meta.concrete_fields if field.attname in SET_GAME_FIELDS
+)
+
+
+def _set_games(match_id: int) -> QuerySet:
+    """The match's games in their order, with ``SET_GAME_FIELDS``: a fixed statement."""
+    return Game.objects.filter(match_id=match_id).order_by("number").values_list(*SET_GAME_COLUMNS)
+
+
 @transaction.atomic
 def match_finish(*, match_id: int) -> bool:
     """Mark the match finished once none of its games is pending; a rated league's finished
     match is recorded as a rated set of its pool in the same transaction."""
-    match = Match.objects.select_for_update(of=("self",)).select_related("league").get(pk=match_id)
-    if match.status != Match.Status.RUNNING:
+    found = fixed_rows(_match_to_finish, match_id)
+    if not found:
+        raise Match.DoesNotExist(f"no match {match_id}")
+    [(status, league_id, versions, rated, pool, ruleset)] = found
+    if status != Match.Status.RUNNING:
         return False
-    games = list(match.games.order_by("number").only(*SET_GAME_FIELDS))  # read once, used thrice
+    # Read once, used thrice (the pending check, the rated set, the standings' sets).
+    games = [Game.from_db(None, SET_GAME_COLUMNS, row) for row in fixed_rows(_set_games, match_id)]
     if any(game.status == Game.Status.PENDING for game in games):
         return False
+    league = League(id=league_id, rated=rated, pool=pool, ruleset=ruleset)
+    match = Match(id=match_id, league=league, versions=versions)
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
-    match.save(update_fields=["status", "finished_at"])
+    rows_update(rows=[match], fields=("status", "finished_at"))
     rated_set_record(match=match, games=games)
     tallies_set_finished(match=match, games=games)
     reads_changed(f"league:{match.league_id}", "games", *(f"game:{game.id}" for game in games))

@@ -46,7 +46,11 @@ def rated_set_record(*, match: Match, games: Sequence[Game]) -> RatedSet | None:
     if recorded or no_show:
         return None
     bot_ids = sorted({bot_id for game in games for bot_id in game.seating})
-    bots = list(Bot.objects.filter(id__in=bot_ids).order_by("id"))
+    bots = list(
+        Bot.objects.filter(id__in=bot_ids)
+        .order_by("id")
+        .only("rated_paused_at", "protocol_version")
+    )
     if any(bot.rated_paused_at is not None for bot in bots):
         return None
     versions = match_version_ids(match=match, bots=bots)

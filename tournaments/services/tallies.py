@@ -78,6 +78,33 @@ def rows_insert(*, rows: Sequence[Model], then: str = "") -> None:
         cursor.execute(sql, params)
 
 
+def rows_update(*, rows: Sequence[Model], fields: Sequence[str]) -> None:
+    """Write ``fields`` of each of ``rows`` (one model's) to its row: one ``UPDATE ... WHERE
+    pk = %s`` made here, sent for every row at once, its values prepared as Django's
+    ``update()`` prepares them. Django's ``save()`` or ``update()`` per row, or
+    ``bulk_update``'s CASE per field per row, cost the league worker more CPU than the statement
+    (docs/benchmarks-journal.md, "Storing a game (2)"). Rows are updated in the order given."""
+    if not rows:
+        return
+    meta = rows[0]._meta
+    written = [meta.get_field(name) for name in fields]
+    quote = connection.ops.quote_name
+    sql = (
+        f"UPDATE {quote(meta.db_table)} SET "
+        f"{', '.join(f'{quote(field.column)} = %s' for field in written)} "
+        f"WHERE {quote(meta.pk.column)} = %s"
+    )
+    params = [
+        [
+            *(field.get_db_prep_save(getattr(row, field.attname), connection) for field in written),
+            row.pk,
+        ]
+        for row in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+
+
 def league_tally_add(
     *, league_id: int, games: int = 0, finished: int = 0, aborted: int = 0, faults: int = 0
 ) -> None:
