@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -131,7 +131,8 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     log = GameLog(game=game, document=record.log, diagnostics=record.diagnostics, faults=faults)
     rows_insert(rows=[log])
     stats = seat_stats(record)
-    seats = [Seat.from_db(None, SEAT_COLUMNS, row) for row in fixed_rows(_game_seats, game_id)]
+    rows = fixed_rows(_game_seats, game_id)
+    seats = [Seat.from_db(DEFAULT_DB_ALIAS, SEAT_COLUMNS, row) for row in rows]
     for seat in seats:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)

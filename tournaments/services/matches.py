@@ -40,11 +40,12 @@ import logging
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import QuerySet
+from django.db import DEFAULT_DB_ALIAS, transaction
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from games.engine import Ruleset
@@ -171,6 +172,42 @@ def _send_again_if_resumed(match_id: int) -> None:
         logger.warning("could not send match %s again; the sweep will", match_id, exc_info=True)
 
 
+# The fixed statements (``fixed_rows``) a begin reads its rows with: Django's reads of model
+# instances cost the league worker more CPU than their statements (docs/benchmarks-journal.md,
+# "Storing a game (2)"). Each reads every field, as a model instance has them.
+
+
+def _fields(model: type[Model]) -> tuple[str, ...]:
+    return tuple(field.attname for field in model._meta.concrete_fields)
+
+
+def _instance(model: type[Model], build: Callable[[int], QuerySet], key: int) -> Model:
+    """The row of ``build(key)`` as a ``model`` instance, as ``get`` gives it."""
+    rows = fixed_rows(build, key)
+    if not rows:
+        raise model.DoesNotExist(f"no {model._meta.model_name} {key}")
+    return model.from_db(DEFAULT_DB_ALIAS, _fields(model), rows[0])
+
+
+def _league(league_id: int) -> QuerySet:
+    return League.objects.filter(pk=league_id).order_by().values_list(*_fields(League))
+
+
+def _league_locked(league_id: int) -> QuerySet:
+    return _league(league_id).select_for_update(no_key=True)  # see league_lock
+
+
+def _match_locked(match_id: int) -> QuerySet:
+    rows = Match.objects.select_for_update().filter(pk=match_id).order_by()
+    return rows.values_list(*_fields(Match))
+
+
+def _pending(match_id: int) -> QuerySet:
+    """The match's games still to play, in their order."""
+    games = Game.objects.filter(match_id=match_id, status=Game.Status.PENDING).order_by("number")
+    return games.values_list(*_fields(Game))
+
+
 def _league_of_match(match_id: int) -> QuerySet:
     """The match's league and its kind: a fixed statement (``fixed_rows``)."""
     return Match.objects.filter(pk=match_id).order_by().values_list("league_id", "league__kind")
@@ -193,17 +230,15 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     if not found:
         raise Match.DoesNotExist(f"no match {match_id}")
     [(league_id, kind)] = found
-    locked = League.objects.select_for_update(no_key=True)  # see league_lock
-    leagues = League.objects if kind == League.Kind.LADDER else locked
-    league = leagues.get(pk=league_id)
-    match = Match.objects.select_for_update().get(pk=match_id)
+    league = _instance(League, _league if kind == League.Kind.LADDER else _league_locked, league_id)
+    match = _instance(Match, _match_locked, match_id)
     match.league = league  # the row just read (and locked), not read again where the match's used
     now = timezone.now()
     if match.status in (Match.Status.FINISHED, Match.Status.CANCELLED):
         return None
     if league.status == League.Status.CANCELLED:
         match.status = Match.Status.CANCELLED
-        match.save(update_fields=["status"])
+        rows_update(rows=[match], fields=["status"])
         return None
     if league.status != League.Status.RUNNING:
         return None
@@ -219,13 +254,15 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     # call them at their addresses of this moment.
     bots = {bot.id: bot for bot in Bot.objects.filter(matches=match)}
     noted = match_versions_record(match=match, bots=list(bots.values()))
-    match.save(
-        update_fields=[
+    rows_update(
+        rows=[match],
+        fields=[
             "status", "attempts", "started_at", "worker", "claim", "heartbeat_at",
             *(["versions"] if noted else []),
-        ]
+        ],
     )  # fmt: skip
-    games = list(match.games.filter(status=Game.Status.PENDING).order_by("number"))
+    rows = fixed_rows(_pending, match_id)
+    games = [Game.from_db(DEFAULT_DB_ALIAS, _fields(Game), row) for row in rows]
     # A game that began before (a run that died, stopped or was released for our own fault) is
     # dealt afresh: its bots may have seen its cards, and a bot must never play a deal it knows.
     replayed = [game for game in games if game.started_at is not None]
@@ -238,7 +275,9 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     endpoints = {
         bot.id: BotEndpoint(url=bot.url, secret=bot.secret, name=bot.name) for bot in bots.values()
     }
-    Game.objects.filter(id__in=[g.id for g in games]).update(started_at=match.started_at)
+    for game in games:
+        game.started_at = match.started_at
+    rows_update(rows=games, fields=["started_at"])
     reads_changed(f"league:{league.id}", "games", *(f"game:{g.id}" for g in games))
     return MatchPlan(
         match_id=match.id,
@@ -292,7 +331,8 @@ def match_finish(*, match_id: int) -> bool:
     if status != Match.Status.RUNNING:
         return False
     # Read once, used thrice (the pending check, the rated set, the standings' sets).
-    games = [Game.from_db(None, SET_GAME_COLUMNS, row) for row in fixed_rows(_set_games, match_id)]
+    rows = fixed_rows(_set_games, match_id)
+    games = [Game.from_db(DEFAULT_DB_ALIAS, SET_GAME_COLUMNS, row) for row in rows]
     if any(game.status == Game.Status.PENDING for game in games):
         return False
     league = League(id=league_id, rated=rated, pool=pool, ruleset=ruleset)
