@@ -84,10 +84,10 @@ def rated_set_record(*, match: Match, games: Sequence[Game]) -> RatedSet | None:
 def rated_set_deals_value(*, match_id: int) -> RatedSet | None:
     """Value the deals of the match's rated set not valued yet, then correct the set: what the
     ``baselines.correct_set`` message that recording the set sends does. One message per set
-    rather than one per game: sending one costs the match worker about as much CPU as storing a
-    game's statements (docs/benchmarks-journal.md, "Storing a game (2)"). A deal takes a few ms
-    to value, so the set's correction waits no longer than it did. Returns the corrected set, or
-    None (``rated_set_correct``)."""
+    rather than one per game: sending one costs the match worker 0.75 ms of CPU, a tenth of
+    storing the game (docs/benchmarks-journal.md, "Storing a game (2)"). A deal takes a few ms
+    to value, so the set's correction waits little longer than it did. Returns the corrected
+    set, or None (``rated_set_correct``)."""
     finished = Game.objects.filter(match_id=match_id, status=Game.Status.FINISHED)
     for game_id in finished.order_by("number").values_list("id", flat=True):
         deal_baseline_compute(game_id=game_id)
