@@ -1,8 +1,10 @@
 """Compressed JSON as game logs are stored: gzip, so a stored log can be served as it is.
 
-``pack`` writes gzip with no timestamp in its header (the same value packs to the same bytes);
-``unpack`` reads it back. ``public_meta`` turns a game's stored diagnostics into the per-play
-latency and faults anyone may see, one list per round of the log.
+``pack`` writes gzip with no timestamp in its header (the same value packs to the same bytes),
+by libdeflate (``deflate``), which packs a log in some two thirds of zlib's time for the same
+bytes and the diagnostics in half of it; ``unpack`` reads any gzip back. ``public_meta`` turns a
+game's stored diagnostics into the per-play latency and faults anyone may see, one list per round
+of the log.
 
 Each request body sent is kept whole for its bot's owner, but stored without what is kept
 elsewhere: its ``history`` is the plays of its round so far, which the log holds, and its
@@ -17,19 +19,21 @@ from __future__ import annotations
 import gzip
 from typing import Any
 
+import deflate
 import orjson
 
-# gzip levels, measured in benchmarks/log_storage.py (docs/benchmarks.md): a log (~17 KB of JSON)
-# is packed once and served many times, so it gets the smallest form; diagnostics (~130 KB of
-# JSON for a two-player game) are packed by the match worker once per game, a few ms at level 6.
-LEVEL_LOG = 9
+# libdeflate's levels (docs/benchmarks-journal.md, "Storing a game (2)"): a log (~20 KB of JSON)
+# is packed once and served many times, so it gets the smallest form worth its CPU (level 8, the
+# bytes of zlib's 9 in 0.35 ms instead of 0.54); diagnostics (~130 KB of JSON for a two-player
+# game with its requests) are packed by the match worker once per game, at the bytes of zlib's 6.
+LEVEL_LOG = 8
 LEVEL_DIAGNOSTICS = 6
 PUBLIC_KEYS = ("seat", "latency_ms", "fault", "detail")
 
 
 def pack(value: Any, *, level: int = 6) -> bytes:
-    """``value`` as gzip-compressed JSON."""
-    return gzip.compress(orjson.dumps(value), compresslevel=level, mtime=0)
+    """``value`` as gzip-compressed JSON (libdeflate writes no timestamp)."""
+    return bytes(deflate.gzip_compress(orjson.dumps(value), level))
 
 
 def unpack(data: bytes | memoryview) -> Any:

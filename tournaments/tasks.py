@@ -52,6 +52,7 @@ from tournaments.services.league_schedules import league_schedule_next, leagues_
 from tournaments.services.match_leases import LEASE_S, matches_recover, matches_sweep
 from tournaments.services.matches import match_play
 from tournaments.services.play import play_advance, play_clocks_enforce
+from tournaments.services.rated_sets import rated_set_deals_value
 from tournaments.services.rating_fits import ratings_fit_coalesced, ratings_sweep
 
 INFRASTRUCTURE_ERRORS = (OperationalError, *queueing.BROKER_ERRORS)
@@ -317,8 +318,8 @@ def value_game(game_id: int) -> int | None:
 
 @shared_task(name=queueing.CORRECT_SET, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)
 def correct_set(match_id: int) -> bool:
-    """Correct a just-recorded rated set when every game's deal is valued already."""
-    return rated_set_correct(match_id=match_id) is not None
+    """Value a just-recorded rated set's deals, then correct it (its games send no message)."""
+    return rated_set_deals_value(match_id=match_id) is not None
 
 
 @shared_task(name=queueing.SWEEP_BASELINES, autoretry_for=INFRASTRUCTURE_ERRORS, max_retries=3)

@@ -21,6 +21,8 @@ from tournaments.services.matches import game_abort, game_finish, match_begin
 from tournaments.services.tallies import tallies_rebuild
 
 pytestmark = pytest.mark.django_db
+# pool_fill writes here (processes=0): its worker processes, on PostgreSQL, have connections of
+# their own, which would not see the rows this test's transaction made (its bots' owner).
 
 
 def totals(league: League) -> tuple:
@@ -38,7 +40,7 @@ def totals(league: League) -> tuple:
 
 
 def test_running_totals_equal_a_recount_of_the_games():
-    pool_data.pool_fill(games=1, bots=4, bots_per_league=4, fit_every=0)
+    pool_data.pool_fill(games=1, bots=4, bots_per_league=4, fit_every=0, processes=0)
     league = League.objects.get(kind=League.Kind.LEAGUE)
     kept = totals(league)
     assert kept[0]["games"] == kept[0]["finished"] == 12
@@ -74,7 +76,7 @@ def test_an_aborted_game_counts_as_done_without_a_result():
 
 
 def test_standings_and_progress_do_not_read_the_games():
-    pool_data.pool_fill(games=1, bots=4, bots_per_league=4, fit_every=0)
+    pool_data.pool_fill(games=1, bots=4, bots_per_league=4, fit_every=0, processes=0)
     league = League.objects.get(kind=League.Kind.LEAGUE)
     with CaptureQueriesContext(connection) as queries:
         league_standings(league)

@@ -107,7 +107,10 @@ def test_a_set_waits_for_its_last_value_and_the_sweep_makes_up_for_lost_messages
     from tournaments import queueing
 
     sent: list[int] = []
-    monkeypatch.setattr(queueing, "baselines_enqueue", sent.extend)  # the messages are lost
+    corrections: list[int] = []
+    monkeypatch.setattr(queueing, "baselines_enqueue", sent.extend)
+    # the sets' messages (value the deals, then correct) are lost
+    monkeypatch.setattr(queueing, "set_correction_enqueue", corrections.append)
     bots = [make_rated_bot("greedy"), make_rated_bot("expert")]
     league = rated_league(staff, bots, "lost")
     rated = RatedSet.objects.filter(match__league=league)
@@ -115,8 +118,8 @@ def test_a_set_waits_for_its_last_value_and_the_sweep_makes_up_for_lost_messages
     assert not DealBaseline.objects.exists()
     before = pool_fit_compute(pool=POOL)  # the raw scores count meanwhile
     assert before.sets == 2
-    assert len(sent) == 4  # each game's value was asked for once it was stored
-    sent.clear()
+    assert sorted(corrections) == sorted(rated.values_list("match_id", flat=True))
+    assert sent == []  # one message a set, none a game
 
     Game.objects.filter(league=league).update(finished_at=timezone.now() - datetime.timedelta(1))
     RatedSet.objects.update(created_at=timezone.now() - datetime.timedelta(1))

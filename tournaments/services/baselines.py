@@ -3,10 +3,11 @@
 Rated sets are dealt afresh, game by game, so no bot ever holds a deal another saw; the luck
 that duplicate deals used to cancel is measured instead (``games.ratings.baseline``):
 
-1. **A game's deal is valued after the game is stored.** ``game_finish`` sends
-   ``baselines.value_game`` (the ``baselines`` queue, its own worker) once its transaction
-   commits; ``deal_baseline_compute`` plays the deal with the arena's in-process policy and stores
-   a ``DealBaseline``. Nothing of a game waits for it.
+1. **A rated set's deals are valued after the set is recorded.** ``rated_set_record`` sends
+   ``baselines.correct_set`` (the ``baselines`` queue, its own worker) once its transaction
+   commits, one message per set (``services.rated_sets.rated_set_deals_value``);
+   ``deal_baseline_compute`` plays each deal with the arena's in-process policy and stores a
+   ``DealBaseline``. Nothing of a game waits for it.
 2. **A rated set is corrected once all its games are valued** (``rated_set_correct``): each pair's
    controls (the luck of the set's deals for the lower version, less the other's, one per
    control, weighted by how far from even the pair is expected to be) and even terms (how

@@ -10,17 +10,24 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from tournaments import queueing
 from tournaments.bot_calls.runner import GameRecord
 from tournaments.latency import nearest_rank_percentile
 from tournaments.metrics import game_counted
-from tournaments.models import Game, GameLog, HeadToHead, Seat
+from tournaments.models import Game, GameLog, HeadToHead, League, Seat
 from tournaments.read_cache import game_scopes, reads_changed
+from tournaments.selectors.fixed import fixed_rows
 from tournaments.services.no_shows import game_no_shows_record
-from tournaments.services.tallies import counts_add, tallies_game_aborted, tallies_game_finished
+from tournaments.services.tallies import (
+    counts_add,
+    rows_insert,
+    rows_update,
+    tallies_game_aborted,
+    tallies_game_finished,
+)
 
 
 def game_log_url(game_id: int | str) -> str:
@@ -86,6 +93,15 @@ def seat_stats(record: GameRecord) -> dict[int, dict[str, Any]]:
     return stats
 
 
+# What storing a game reads of its seats (each field it writes, so none is read again), in the
+# model's order of fields, as ``Model.from_db`` takes them.
+SEAT_COLUMNS = tuple(
+    field.attname
+    for field in Seat._meta.concrete_fields
+    if field.name in {"id", "game", "seat", "team", "bot", *SEAT_FIGURES, "no_show"}
+)
+
+
 @transaction.atomic
 def game_finish(*, game_id: int, record: GameRecord) -> bool:
     """Store a finished game, its seats' figures and its no-shows in one transaction.
@@ -93,41 +109,81 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     Returns False, changing nothing, when the game was already stored (a second delivery of the
     same task); this check under the row lock is what makes "stored once" hold.
     """
-    game = Game.objects.select_for_update(of=("self",)).select_related("league").get(pk=game_id)
-    if game.status != Game.Status.PENDING:
-        return False
     result = record.log["result"]
-    game.status = Game.Status.FINISHED
-    game.winner = result["winner"]
-    game.totals = result["totals"]
-    game.reason = result["reason"]
-    game.forfeit = result["forfeit_seat"]
     faults = record.faults
-    game.moves = len(record.plays)
-    game.faults = len(faults)
-    game.finished_at = timezone.now()
-    game.save(update_fields=GAME_RESULT_FIELDS)
-    GameLog.objects.create(
-        game=game, document=record.log, diagnostics=record.diagnostics, faults=faults
+    game = Game(
+        id=game_id,
+        status=Game.Status.FINISHED,
+        winner=result["winner"],
+        totals=result["totals"],
+        reason=result["reason"],
+        forfeit=result["forfeit_seat"],
+        moves=len(record.plays),
+        faults=len(faults),
+        finished_at=timezone.now(),
     )
+    stored = _game_result_write(game)
+    if stored is None:
+        return False
+    game.league_id, game.seating = stored
+    rated, pool, ruleset = fixed_rows(_league_of_game, game.league_id)[0]
+    game.league = League(id=game.league_id, rated=rated, pool=pool, ruleset=ruleset)
+    log = GameLog(game=game, document=record.log, diagnostics=record.diagnostics, faults=faults)
+    rows_insert(rows=[log])
     stats = seat_stats(record)
-    seats = list(game.seats.all())
+    rows = fixed_rows(_game_seats, game_id)
+    seats = [Seat.from_db(DEFAULT_DB_ALIAS, SEAT_COLUMNS, row) for row in rows]
     for seat in seats:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)
     game_no_shows_record(game=game, record=record, seats=seats)  # ratings: sets seat.no_show
-    if game.league.rated:  # the deal's baseline value, for the luck correction (baselines)
-        queueing.baselines_enqueue_on_commit([game.id])
-    # One plain UPDATE per seat: bulk_update's CASE per field per row cost more CPU than the
-    # rest of storing the game (docs/benchmarks.md, "The pool").
     for seat in seats:
-        values = {name: getattr(seat, name) for name in (*SEAT_FIGURES, "no_show")}
-        Seat.objects.filter(pk=seat.pk).update(finished_at=game.finished_at, **values)
+        seat.finished_at = game.finished_at
+    rows_update(rows=seats, fields=("finished_at", *SEAT_FIGURES, "no_show"))
     head_to_head_add(winner=game.winner, seats=seats)
     tallies_game_finished(game=game, seats=seats)  # the league's standings, crosstable, progress
     reads_changed(*game_scopes(game.id, game.league_id, game.seating))
     game_counted(pool=game.league.pool, moves=game.moves, calls=record.calls)
     return True
+
+
+def _game_result_write(game: Game) -> tuple[int, list[int]] | None:
+    """Write ``game``'s result (``GAME_RESULT_FIELDS``) if its row is still pending, and return
+    its league and seating; None, writing nothing, if it is not.
+
+    One ``UPDATE ... WHERE status = 'pending' RETURNING``: it takes the game row's lock first, as
+    locking it for update did, and a second delivery of the same game, waiting on that lock,
+    finds the row finished once the first commits and changes nothing. Its SQL is made here: a
+    Django read, model and save cost the worker more CPU than the statement.
+    """
+    meta = Game._meta
+    fields = [meta.get_field(name) for name in GAME_RESULT_FIELDS]
+    quote = connection.ops.quote_name
+    seating = meta.get_field("seating")
+    sql = (
+        f"UPDATE {quote(meta.db_table)} SET "
+        f"{', '.join(f'{quote(field.column)} = %s' for field in fields)} "
+        f"WHERE {quote(meta.pk.column)} = %s AND {quote(meta.get_field('status').column)} = %s "
+        f"RETURNING {quote(meta.get_field('league').column)}, {quote(seating.column)}"
+    )
+    params = [field.get_db_prep_save(getattr(game, field.attname), connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, game.id, Game.Status.PENDING])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return row[0], seating.from_db_value(row[1], None, connection)
+
+
+def _league_of_game(league_id: int) -> QuerySet:
+    """What storing a game reads of its league: a fixed statement (``fixed_rows``)."""
+    return League.objects.filter(pk=league_id).order_by().values_list("rated", "pool", "ruleset")
+
+
+def _game_seats(game_id: int) -> QuerySet:
+    """A game's seats (``SEAT_COLUMNS``) in seat order (the model's, so the seats' rows are
+    updated in the same order as ever): a fixed statement (``fixed_rows``)."""
+    return Seat.objects.filter(game_id=game_id).order_by("seat").values_list(*SEAT_COLUMNS)
 
 
 def head_to_head_add(*, winner: int | None, seats: list[Seat]) -> None:

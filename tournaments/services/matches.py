@@ -40,10 +40,12 @@ import logging
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, transaction
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from games.engine import Ruleset
@@ -55,13 +57,14 @@ from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play
 from tournaments.live_feed import LiveFeeds
 from tournaments.models import Bot, Game, League, Match
 from tournaments.read_cache import reads_changed
+from tournaments.selectors.fixed import fixed_rows
 from tournaments.services.bot_versions import match_versions_record
 from tournaments.services.game_results import game_abort, game_finish, game_log_url
 from tournaments.services.ladder import ladder_after_set
 from tournaments.services.league_states import league_finish_if_done
 from tournaments.services.match_leases import HEARTBEAT_S, lease_alive, lease_renew, match_release
 from tournaments.services.rated_sets import rated_set_record
-from tournaments.services.tallies import SET_GAME_FIELDS, tallies_set_finished
+from tournaments.services.tallies import SET_GAME_FIELDS, rows_update, tallies_set_finished
 from tournaments.services.version_tests import version_test_update
 
 logger = logging.getLogger(__name__)
@@ -169,6 +172,47 @@ def _send_again_if_resumed(match_id: int) -> None:
         logger.warning("could not send match %s again; the sweep will", match_id, exc_info=True)
 
 
+# The fixed statements (``fixed_rows``) a begin reads its rows with: Django's reads of model
+# instances cost the league worker more CPU than their statements (docs/benchmarks-journal.md,
+# "Storing a game (2)"). Each reads every field, as a model instance has them.
+
+
+def _fields(model: type[Model]) -> tuple[str, ...]:
+    return tuple(field.attname for field in model._meta.concrete_fields)
+
+
+def _instance(model: type[Model], build: Callable[[int], QuerySet], key: int) -> Model:
+    """The row of ``build(key)`` as a ``model`` instance, as ``get`` gives it."""
+    rows = fixed_rows(build, key)
+    if not rows:
+        raise model.DoesNotExist(f"no {model._meta.model_name} {key}")
+    return model.from_db(DEFAULT_DB_ALIAS, _fields(model), rows[0])
+
+
+def _league(league_id: int) -> QuerySet:
+    return League.objects.filter(pk=league_id).order_by().values_list(*_fields(League))
+
+
+def _league_locked(league_id: int) -> QuerySet:
+    return _league(league_id).select_for_update(no_key=True)  # see league_lock
+
+
+def _match_locked(match_id: int) -> QuerySet:
+    rows = Match.objects.select_for_update().filter(pk=match_id).order_by()
+    return rows.values_list(*_fields(Match))
+
+
+def _pending(match_id: int) -> QuerySet:
+    """The match's games still to play, in their order."""
+    games = Game.objects.filter(match_id=match_id, status=Game.Status.PENDING).order_by("number")
+    return games.values_list(*_fields(Game))
+
+
+def _league_of_match(match_id: int) -> QuerySet:
+    """The match's league and its kind: a fixed statement (``fixed_rows``)."""
+    return Match.objects.filter(pk=match_id).order_by().values_list("league_id", "league__kind")
+
+
 @transaction.atomic
 def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPlan | None:
     """Lock the match and say which games to play, or None when there is nothing to do.
@@ -182,18 +226,19 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     # has committed is seen, and no match of a paused league starts. Not the ladder's, which no
     # one pauses and whose fill skips a locked row (``services.ladder``): its matches would
     # make the fills skip.
-    league_id, kind = Match.objects.values_list("league_id", "league__kind").get(pk=match_id)
-    locked = League.objects.select_for_update(no_key=True)  # see league_lock
-    leagues = League.objects if kind == League.Kind.LADDER else locked
-    league = leagues.get(pk=league_id)
-    match = Match.objects.select_for_update().get(pk=match_id)
+    found = fixed_rows(_league_of_match, match_id)
+    if not found:
+        raise Match.DoesNotExist(f"no match {match_id}")
+    [(league_id, kind)] = found
+    league = _instance(League, _league if kind == League.Kind.LADDER else _league_locked, league_id)
+    match = _instance(Match, _match_locked, match_id)
     match.league = league  # the row just read (and locked), not read again where the match's used
     now = timezone.now()
     if match.status in (Match.Status.FINISHED, Match.Status.CANCELLED):
         return None
     if league.status == League.Status.CANCELLED:
         match.status = Match.Status.CANCELLED
-        match.save(update_fields=["status"])
+        rows_update(rows=[match], fields=["status"])
         return None
     if league.status != League.Status.RUNNING:
         return None
@@ -205,23 +250,34 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     match.worker = worker
     match.claim = claim
     match.heartbeat_at = now
-    match.save(
-        update_fields=["status", "attempts", "started_at", "worker", "claim", "heartbeat_at"]
-    )
-    match_versions_record(match=match)  # a rated set is its bots' versions' of this moment
-    games = list(match.games.filter(status=Game.Status.PENDING).order_by("number"))
+    # The match's bots, read once: a rated set is their versions' of this moment, and its games
+    # call them at their addresses of this moment.
+    bots = {bot.id: bot for bot in Bot.objects.filter(matches=match)}
+    noted = match_versions_record(match=match, bots=list(bots.values()))
+    rows_update(
+        rows=[match],
+        fields=[
+            "status", "attempts", "started_at", "worker", "claim", "heartbeat_at",
+            *(["versions"] if noted else []),
+        ],
+    )  # fmt: skip
+    rows = fixed_rows(_pending, match_id)
+    games = [Game.from_db(DEFAULT_DB_ALIAS, _fields(Game), row) for row in rows]
     # A game that began before (a run that died, stopped or was released for our own fault) is
     # dealt afresh: its bots may have seen its cards, and a bot must never play a deal it knows.
     replayed = [game for game in games if game.started_at is not None]
     for game in replayed:
         game.seed = secrets.randbits(63)
     Game.objects.bulk_update(replayed, ["seed"])
-    bot_ids = {bot_id for game in games for bot_id in game.seating}
-    bots = {
-        bot.id: BotEndpoint(url=bot.url, secret=bot.secret, name=bot.name)
-        for bot in Bot.objects.filter(id__in=bot_ids)
+    seated = {bot_id for game in games for bot_id in game.seating} - bots.keys()
+    if seated:  # a match written without its bots' rows (the schedules write them)
+        bots.update(Bot.objects.in_bulk(seated))
+    endpoints = {
+        bot.id: BotEndpoint(url=bot.url, secret=bot.secret, name=bot.name) for bot in bots.values()
     }
-    Game.objects.filter(id__in=[g.id for g in games]).update(started_at=match.started_at)
+    for game in games:
+        game.started_at = match.started_at
+    rows_update(rows=games, fields=["started_at"])
     reads_changed(f"league:{league.id}", "games", *(f"game:{g.id}" for g in games))
     return MatchPlan(
         match_id=match.id,
@@ -231,7 +287,7 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
         max_faults=league.max_faults,
         games=[
             GamePlan(
-                game_id=g.id, seed=g.seed, bots=[bots[b] for b in g.seating], seating=g.seating
+                game_id=g.id, seed=g.seed, bots=[endpoints[b] for b in g.seating], seating=g.seating
             )
             for g in games
         ],
@@ -240,20 +296,51 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
     )
 
 
+def _match_to_finish(match_id: int) -> QuerySet:
+    """The match, locked, with what finishing it reads of it and its league: a fixed statement
+    (``fixed_rows``). The match row only is locked (``of``), as every change of a match does."""
+    return (
+        Match.objects.select_for_update(of=("self",))
+        .filter(pk=match_id)
+        .order_by()
+        .values_list(
+            "status", "league_id", "versions", "league__rated", "league__pool", "league__ruleset"
+        )
+    )
+
+
+# ``SET_GAME_FIELDS`` in the model's order of fields, as ``Model.from_db`` takes them.
+SET_GAME_COLUMNS = tuple(
+    field.attname for field in Game._meta.concrete_fields if field.attname in SET_GAME_FIELDS
+)
+
+
+def _set_games(match_id: int) -> QuerySet:
+    """The match's games in their order, with ``SET_GAME_FIELDS``: a fixed statement."""
+    return Game.objects.filter(match_id=match_id).order_by("number").values_list(*SET_GAME_COLUMNS)
+
+
 @transaction.atomic
 def match_finish(*, match_id: int) -> bool:
     """Mark the match finished once none of its games is pending; a rated league's finished
     match is recorded as a rated set of its pool in the same transaction."""
-    match = Match.objects.select_for_update(of=("self",)).select_related("league").get(pk=match_id)
-    if match.status != Match.Status.RUNNING:
+    found = fixed_rows(_match_to_finish, match_id)
+    if not found:
+        raise Match.DoesNotExist(f"no match {match_id}")
+    [(status, league_id, versions, rated, pool, ruleset)] = found
+    if status != Match.Status.RUNNING:
         return False
-    games = list(match.games.order_by("number").only(*SET_GAME_FIELDS))  # read once, used thrice
+    # Read once, used thrice (the pending check, the rated set, the standings' sets).
+    rows = fixed_rows(_set_games, match_id)
+    games = [Game.from_db(DEFAULT_DB_ALIAS, SET_GAME_COLUMNS, row) for row in rows]
     if any(game.status == Game.Status.PENDING for game in games):
         return False
+    league = League(id=league_id, rated=rated, pool=pool, ruleset=ruleset)
+    match = Match(id=match_id, league=league, versions=versions)
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
-    match.save(update_fields=["status", "finished_at"])
-    rated_set_record(match=match)
+    rows_update(rows=[match], fields=("status", "finished_at"))
+    rated_set_record(match=match, games=games)
     tallies_set_finished(match=match, games=games)
     reads_changed(f"league:{match.league_id}", "games", *(f"game:{game.id}" for game in games))
     return True

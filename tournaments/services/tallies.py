@@ -40,24 +40,69 @@ def counts_add(*, rows: Sequence[Model], keys: Sequence[str], counts: Sequence[s
     if not rows:
         return
     meta = rows[0]._meta
-    fields = [field for field in meta.concrete_fields if field is not meta.auto_field]
     quote = connection.ops.quote_name
     table = quote(meta.db_table)
     columns = [quote(meta.get_field(name).column) for name in counts]
+    rows_insert(
+        rows=rows,
+        then=(
+            f" ON CONFLICT ({', '.join(quote(meta.get_field(name).column) for name in keys)}) "
+            f"DO UPDATE SET {', '.join(f'{c} = {table}.{c} + EXCLUDED.{c}' for c in columns)}"
+        ),
+    )
+
+
+def rows_insert(*, rows: Sequence[Model], then: str = "") -> None:
+    """Insert ``rows`` (one model's) in one statement made here (``then``: its ``ON CONFLICT``
+    clause, if any), their values prepared as ``bulk_create`` prepares them, and nothing read
+    back (an auto key is the database's, not set on the rows): Django's insert, its
+    ``RETURNING`` and its objects cost the league worker more CPU than the statement
+    (docs/benchmarks-journal.md, "Storing a game (2)")."""
+    if not rows:
+        return
+    meta = rows[0]._meta
+    fields = [field for field in meta.concrete_fields if field is not meta.auto_field]
+    quote = connection.ops.quote_name
     one_row = "(" + ", ".join(["%s"] * len(fields)) + ")"
     sql = (
-        f"INSERT INTO {table} ({', '.join(quote(field.column) for field in fields)}) "
-        f"VALUES {', '.join([one_row] * len(rows))} "
-        f"ON CONFLICT ({', '.join(quote(meta.get_field(name).column) for name in keys)}) "
-        f"DO UPDATE SET {', '.join(f'{c} = {table}.{c} + EXCLUDED.{c}' for c in columns)}"
+        f"INSERT INTO {quote(meta.db_table)} "
+        f"({', '.join(quote(field.column) for field in fields)}) "
+        f"VALUES {', '.join([one_row] * len(rows))}{then}"
     )
     params = [
-        field.get_db_prep_save(field.pre_save(row, True), connection)  # as bulk_create
+        field.get_db_prep_save(field.pre_save(row, True), connection)
         for row in rows
         for field in fields
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+
+
+def rows_update(*, rows: Sequence[Model], fields: Sequence[str]) -> None:
+    """Write ``fields`` of each of ``rows`` (one model's) to its row: one ``UPDATE ... WHERE
+    pk = %s`` made here, sent for every row at once, its values prepared as Django's
+    ``update()`` prepares them. Django's ``save()`` or ``update()`` per row, or
+    ``bulk_update``'s CASE per field per row, cost the league worker more CPU than the statement
+    (docs/benchmarks-journal.md, "Storing a game (2)"). Rows are updated in the order given."""
+    if not rows:
+        return
+    meta = rows[0]._meta
+    written = [meta.get_field(name) for name in fields]
+    quote = connection.ops.quote_name
+    sql = (
+        f"UPDATE {quote(meta.db_table)} SET "
+        f"{', '.join(f'{quote(field.column)} = %s' for field in written)} "
+        f"WHERE {quote(meta.pk.column)} = %s"
+    )
+    params = [
+        [
+            *(field.get_db_prep_save(getattr(row, field.attname), connection) for field in written),
+            row.pk,
+        ]
+        for row in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
 
 
 def league_tally_add(
