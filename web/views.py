@@ -132,7 +132,7 @@ def rankings(request: HttpRequest) -> HttpResponse:
     if query:
         rows = [row for row in rows if query.lower() in row["name"].lower()]
     by_people = request.GET.get("sort") == "people"
-    rows = play_selectors.with_people_rows(rows, sort=by_people)
+    rows = play_selectors.with_people_rows(rows, pool=pool, sort=by_people)
     context = {
         "nav": "rankings",
         "by_people": by_people,

@@ -34,16 +34,6 @@ def published_ratings() -> QuerySet[Rating]:
     )
 
 
-def ranking_values(ratings: QuerySet[Rating]) -> QuerySet[Rating]:
-    """``ratings`` as plain rows of what the rankings API shows (``rating_row``'s figures, the
-    bot's ``name`` and the version's ``version_name``): no model instance per rating, bot,
-    owner and version."""
-    return ratings.values(
-        "rank", "bot_id", "pool", "rating", "rating_low", "rating_high", "provisional", "sets",
-        "games", "los_next", "updated_at", name=F("bot__name"), version_name=F("version__version"),
-    )  # fmt: skip
-
-
 def ranking(pool: str) -> QuerySet[Rating]:
     """The published ranking of ``pool`` (see ``published_ratings``)."""
     return published_ratings().filter(pool=pool)
@@ -156,10 +146,26 @@ _RANKING_COLUMNS = (
     "sets", "games", "los_next", "updated_at", "bot__name", "version__version",
     "bot__owner__username", "bot__no_shows", "bot__no_shows_in_row", "bot__rated_paused_at",
 )  # fmt: skip
+# The keys of ``ranking_table``'s rows, column by column.
+RANKING_KEYS = (
+    "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high", "provisional",
+    "sets", "games", "los_next", "updated_at", "name", "version_name", "owner", "no_shows",
+    "no_shows_in_row", "rated_paused_at",
+)  # fmt: skip
 
 
 def _ranking_values(pool: str) -> QuerySet:
     return ranking(pool).values_list(*_RANKING_COLUMNS)
+
+
+def ranking_table(*, pool: str) -> list[dict[str, Any]]:
+    """The published ranking of ``pool`` (``ranking``) as plain rows of ``RANKING_KEYS``: the
+    rating's figures as stored (decimals), its bot's ``name``, ``owner`` and no-shows, its
+    version's name (``version_name``). One fixed statement (``fixed_rows``), what the rankings API
+    and page both read: building and compiling the query as Django does on every request cost
+    more than running it, and a ``Rating`` with its bot, owner and version built per row, each
+    bot's secret decrypted for nothing, most of an uncached rankings page."""
+    return [dict(zip(RANKING_KEYS, row, strict=True)) for row in fixed_rows(_ranking_values, pool)]
 
 
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
@@ -169,39 +175,36 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     95 % interval), ``set_score`` (the mean score per pair in its rated sets, in %), ``trend``
     (the change over its last ``TREND_POINTS`` history points), and the bot's no-shows:
     ``no_shows`` (all), ``no_shows_in_row`` and ``rated_paused`` (out of rated play for them).
-    Read as plain rows in two fixed statements (``fixed_rows`` and
-    ``ranked_scores_and_trends``): a ``Rating`` with its bot, owner and version built per row,
-    and each bot's secret decrypted for nothing, cost most of an uncached rankings page.
+    Read in two fixed statements (``ranking_table`` and ``ranked_scores_and_trends``).
     """
     scores, trends = ranked_scores_and_trends(pool)
     rows = []
-    for (
-        rank, bot_id, version_id, pool_name, rating, low, high, provisional, sets, games, los_next,
-        updated_at, name, version, owner, no_shows, no_shows_in_row, paused_at,
-    ) in fixed_rows(_ranking_values, pool):  # fmt: skip
+    for row in ranking_table(pool=pool):
+        version_id = row["version_id"]
+        low, high = float(row["rating_low"]), float(row["rating_high"])
         rows.append(
             {
-                "rank": rank,
-                "bot": bot_id,
-                "name": name,
-                "version": version,
-                "pool": pool_name,
-                "rating": float(rating),
-                "rating_low": float(low),
-                "rating_high": float(high),
-                "provisional": provisional,
-                "sets": sets,
-                "games": games,
-                "los_next": los_next,
-                "updated_at": updated_at,
-                "bot_id": bot_id,
-                "owner": owner,
-                "interval": (float(high) - float(low)) / 2,
+                "rank": row["rank"],
+                "bot": row["bot_id"],
+                "name": row["name"],
+                "version": row["version_name"],
+                "pool": row["pool"],
+                "rating": float(row["rating"]),
+                "rating_low": low,
+                "rating_high": high,
+                "provisional": row["provisional"],
+                "sets": row["sets"],
+                "games": row["games"],
+                "los_next": row["los_next"],
+                "updated_at": row["updated_at"],
+                "bot_id": row["bot_id"],
+                "owner": row["owner"],
+                "interval": (high - low) / 2,
                 "set_score": 100 * scores[version_id] if version_id in scores else None,
                 "trend": trends.get(version_id, 0.0),
-                "no_shows": no_shows,
-                "no_shows_in_row": no_shows_in_row,
-                "rated_paused": paused_at is not None,
+                "no_shows": row["no_shows"],
+                "no_shows_in_row": row["no_shows_in_row"],
+                "rated_paused": row["rated_paused_at"] is not None,
             }
         )
     return rows
