@@ -1,17 +1,24 @@
 """The rankings' fast reads (tournaments/api/rankings.py, web/views.py ``rankings``) answer what
 the slow paths they skip answer: the API takes a well-formed ``pool`` without making a filter set,
-and every value the filter set refuses still gets the filter set's 400.
+and every value the filter set refuses still gets the filter set's 400; the page writes its pool
+switcher as the form's widget does and links every bot where ``reverse`` says.
 """
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.http import QueryDict
+from django.test import Client
+from django.urls import reverse
 from rest_framework.test import APIClient
 
 from tests.performance.data import fill_database, rows_for_a_module
 from tournaments.api.filters import RankingFilter
-from tournaments.selectors.ratings import published_ratings
+from tournaments.models import Rating
+from tournaments.selectors.ratings import published_ratings, rating_pools
+from web.forms import RankingFilterForm
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +26,7 @@ pytestmark = pytest.mark.django_db
 CASES = [
     ([""], 5),
     (["classic/2p"], 5),
-    (["classic/3p"], 0),
+    (["classic/3p"], 1),
     (["x" * 40 + "/2p"], 0),
     (["bad", ""], 5),  # the last value counts
     (["classic/2p", "bad"], None),
@@ -35,9 +42,19 @@ CASES = [
 ]
 
 
+def _fill():
+    """Five bots ranked in classic/2p, one of them in classic/3p too (a second pool to switch
+    to)."""
+    made = fill_database(games=24, bots=5)
+    rating = Rating.objects.filter(pool="classic/2p", rank=1).get()
+    rating.pk, rating.pool = None, "classic/3p"
+    rating.save()
+    return made
+
+
 @pytest.fixture(scope="module")
 def filled(django_db_setup, django_db_blocker):
-    with rows_for_a_module(django_db_blocker, lambda: fill_database(games=24, bots=5)) as made:
+    with rows_for_a_module(django_db_blocker, _fill) as made:
         yield made
 
 
@@ -56,3 +73,30 @@ def test_the_pool_is_checked_as_the_ranking_filter_checks_it(filled, values, ran
         bots = [row["bot"] for row in response.json()["results"]]
         assert bots == [rating.bot_id for rating in expected.qs]
         assert len(bots) == ranked
+
+
+PAGE_QUERIES = [
+    "",
+    "pool=classic/2p",
+    "pool=classic/3p",
+    "pool=classic/3p&sort=people",
+    "pool=zzz",
+    "pool=classic/3p&q=" + "x" * 41,  # too long a search: the form and both fields fall back
+    "q=load-bot",
+    "pool=classic/2p&pool=classic/3p",
+    "pool=%3Cb%3E",
+]
+
+
+@pytest.mark.parametrize("query", PAGE_QUERIES, ids=[str(n) for n in range(len(PAGE_QUERIES))])
+def test_the_rankings_page_writes_its_form_and_links_as_django_does(filled, query):
+    page = Client().get(f"/?{query}").content.decode()
+    form = RankingFilterForm(QueryDict(query) or None, pools=rating_pools())
+    form.is_valid()
+    select = re.search(r'<select name="pool".*?</select>', page, re.DOTALL)
+    assert select.group(0) == str(form["pool"])
+    links = re.findall(r'<td class="name"><a href="([^"]+)">', page)
+    # every case shows a whole ranking: the search matches every bot, or is too long to count
+    pool = (form.is_valid() and form.cleaned_data["pool"]) or "classic/2p"
+    ranked = published_ratings().filter(pool=pool)
+    assert sorted(links) == sorted(reverse("bot_detail", args=[r.bot_id]) for r in ranked)

@@ -8,6 +8,7 @@ these figures and no other Elo.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db import connection
@@ -141,45 +142,59 @@ def rating_row(rating: Rating) -> dict[str, Any]:
     }
 
 
-_RANKING_COLUMNS = (
-    "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high", "provisional",
-    "sets", "games", "los_next", "updated_at", "bot__name", "version__version",
-    "bot__owner__username", "bot__no_shows", "bot__no_shows_in_row", "bot__rated_paused_at",
-)  # fmt: skip
-# The keys of ``ranking_table``'s rows, column by column.
-RANKING_KEYS = (
-    "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high", "provisional",
-    "sets", "games", "los_next", "updated_at", "name", "version_name", "owner", "no_shows",
-    "no_shows_in_row", "rated_paused_at",
-)  # fmt: skip
+# Column -> key of the plain rows of a ranking: the published figures (``ranking_table``, the
+# API's) and what the pages show (``ranking_rows``: no time, which a page does not show and
+# whose loading per row costs more than the rest of the row).
+_FIGURES = {
+    "rank": "rank", "bot_id": "bot_id", "pool": "pool", "rating": "rating",
+    "rating_low": "rating_low", "rating_high": "rating_high", "provisional": "provisional",
+    "sets": "sets", "games": "games", "los_next": "los_next", "bot__name": "name",
+    "version__version": "version_name",
+}  # fmt: skip
+_PUBLISHED = {**_FIGURES, "updated_at": "updated_at"}
+_SHOWN = {
+    **_FIGURES, "version_id": "version_id", "bot__owner__username": "owner",
+    "bot__no_shows": "no_shows", "bot__no_shows_in_row": "no_shows_in_row",
+    "bot__rated_paused_at": "rated_paused_at",
+}  # fmt: skip
 
 
-def _ranking_values(pool: str) -> QuerySet:
-    return ranking(pool).values_list(*_RANKING_COLUMNS)
+def _published_values(pool: str) -> QuerySet:
+    return ranking(pool).values_list(*_PUBLISHED)
+
+
+def _shown_values(pool: str) -> QuerySet:
+    return ranking(pool).values_list(*_SHOWN)
+
+
+def _table(build: Callable[[str], QuerySet], keys: Iterable[str], pool: str) -> list[dict]:
+    """The rows of ``build(pool)``, a fixed statement (``fixed_rows``), as dicts of ``keys``:
+    building and compiling the query as Django does on every request cost more than running
+    it, and a ``Rating`` with its bot, owner and version built per row, each bot's secret
+    decrypted for nothing, most of an uncached rankings read."""
+    keys = tuple(keys)
+    return [dict(zip(keys, row, strict=True)) for row in fixed_rows(build, pool)]
 
 
 def ranking_table(*, pool: str) -> list[dict[str, Any]]:
-    """The published ranking of ``pool`` (``ranking``) as plain rows of ``RANKING_KEYS``: the
-    rating's figures as stored (decimals), its bot's ``name``, ``owner`` and no-shows, its
-    version's name (``version_name``). One fixed statement (``fixed_rows``), what the rankings API
-    and page both read: building and compiling the query as Django does on every request cost
-    more than running it, and a ``Rating`` with its bot, owner and version built per row, each
-    bot's secret decrypted for nothing, most of an uncached rankings page."""
-    return [dict(zip(RANKING_KEYS, row, strict=True)) for row in fixed_rows(_ranking_values, pool)]
+    """The published ranking of ``pool`` (``ranking``) as plain rows: the rating's figures as
+    stored (decimals), ``updated_at``, its bot's ``name`` and its version's ``version_name``."""
+    return _table(_published_values, _PUBLISHED.values(), pool)
 
 
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     """The ranking of ``pool`` with everything a page shows per bot.
 
-    Beside the published figures (``rating_row``): ``owner``, ``bot_id``, ``interval`` (half the
-    95 % interval), ``set_score`` (the mean score per pair in its rated sets, in %), ``trend``
-    (the change over its last ``TREND_POINTS`` history points), and the bot's no-shows:
-    ``no_shows`` (all), ``no_shows_in_row`` and ``rated_paused`` (out of rated play for them).
-    Read in two fixed statements (``ranking_table`` and ``ranked_scores_and_trends``).
+    Beside the published figures (``rating_row``'s, but its time): ``owner``, ``bot_id``,
+    ``interval`` (half the 95 % interval), ``set_score`` (the mean score per pair in its rated
+    sets, in %), ``trend`` (the change over its last ``TREND_POINTS`` history points), and the
+    bot's no-shows: ``no_shows`` (all), ``no_shows_in_row`` and ``rated_paused`` (out of rated
+    play for them).
+    Read in two fixed statements (``fixed_rows`` and ``ranked_scores_and_trends``).
     """
     scores, trends = ranked_scores_and_trends(pool)
     rows = []
-    for row in ranking_table(pool=pool):
+    for row in _table(_shown_values, _SHOWN.values(), pool):
         version_id = row["version_id"]
         low, high = float(row["rating_low"]), float(row["rating_high"])
         rows.append(
@@ -196,7 +211,6 @@ def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
                 "sets": row["sets"],
                 "games": row["games"],
                 "los_next": row["los_next"],
-                "updated_at": row["updated_at"],
                 "bot_id": row["bot_id"],
                 "owner": row["owner"],
                 "interval": (high - low) / 2,
