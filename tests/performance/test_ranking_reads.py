@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from tests.performance.data import fill_database, rows_for_a_module
 from tournaments.api.filters import RankingFilter
-from tournaments.models import Rating
+from tournaments.models import Bot, BotVersion, Rating
 from tournaments.selectors.ratings import published_ratings, rating_pools
 from web.forms import RankingFilterForm
 
@@ -100,3 +100,17 @@ def test_the_rankings_page_writes_its_form_and_links_as_django_does(filled, quer
     pool = (form.is_valid() and form.cleaned_data["pool"]) or "classic/2p"
     ranked = published_ratings().filter(pool=pool)
     assert sorted(links) == sorted(reverse("bot_detail", args=[r.bot_id]) for r in ranked)
+
+
+def test_the_rankings_rows_escape_every_text(filled):
+    rating = Rating.objects.filter(pool="classic/2p", rank=1).select_related("bot__owner").get()
+    Bot.objects.filter(pk=rating.bot_id).update(name="<b>\"Tom\" & 'Jerry'</b>")
+    rating.bot.owner.username = "<i>owner</i>"
+    rating.bot.owner.save()
+    BotVersion.objects.filter(pk=rating.version_id).update(version="<v1>")
+    page = Client().get("/").content.decode()
+    assert "<b>" not in page and "<i>" not in page and "<v1>" not in page
+    name = "&lt;b&gt;&#34;Tom&#34; &amp; &#39;Jerry&#39;&lt;/b&gt;"
+    assert f'<tr data-bot="{name}"' in page
+    assert f'>{name}</a> <span class="muted small">&lt;v1&gt;</span>' in page
+    assert '<td class="hide-narrow">&lt;i&gt;owner&lt;/i&gt;</td>' in page
