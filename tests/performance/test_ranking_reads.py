@@ -91,6 +91,7 @@ PAGE_QUERIES = [
 @pytest.mark.parametrize("query", PAGE_QUERIES, ids=[str(n) for n in range(len(PAGE_QUERIES))])
 def test_the_rankings_page_writes_its_form_and_links_as_django_does(filled, query):
     page = Client().get(f"/?{query}").content.decode()
+    assert rating_pools() == ["classic/2p", "classic/3p"]
     form = RankingFilterForm(QueryDict(query) or None, pools=rating_pools())
     form.is_valid()
     select = re.search(r'<select name="pool".*?</select>', page, re.DOTALL)

@@ -58,3 +58,13 @@ def fixed_rows(
                 values[position] = function(values[position], expression, connection)
         converted.append(tuple(values))
     return converted
+
+
+@functools.cache
+def _keyless(build: Callable[[], QuerySet]) -> Callable[[Any], QuerySet]:
+    return lambda _key: build()
+
+
+def fixed_all(build: Callable[[], QuerySet], *, limit: int | None = None) -> list[tuple]:
+    """``fixed_rows`` of a query that takes no key (such as the pools there are)."""
+    return fixed_rows(_keyless(build), _TEXT_PLACEHOLDER, limit=limit)

@@ -15,14 +15,19 @@ from django.db import connection
 from django.db.models import F, QuerySet
 
 from tournaments.models import Bot, BotVersion, Rating, RatingPoint
-from tournaments.selectors.fixed import fixed_rows
+from tournaments.selectors.fixed import fixed_all, fixed_rows
 
 TREND_POINTS = 10
 
 
+def _rated_pools() -> QuerySet:
+    return Rating.objects.order_by("pool").values_list("pool").distinct()
+
+
 def rating_pools() -> list[str]:
-    """Pools with a published rating, alphabetically."""
-    return list(Rating.objects.order_by("pool").values_list("pool", flat=True).distinct())
+    """Pools with a published rating, alphabetically (a fixed statement: the rankings page
+    reads it on every request)."""
+    return [pool for (pool,) in fixed_all(_rated_pools)]
 
 
 def published_ratings() -> QuerySet[Rating]:
