@@ -42,6 +42,17 @@ CASES = [
 ]
 
 
+def test_with_no_rating_yet_the_page_offers_the_default_pool():
+    """First in the module: no rows are made yet."""
+    assert rating_pools() == []
+    page = Client().get("/").content.decode()
+    assert "No rated sets in classic/2p yet." in page
+    assert re.search(r'<select name="pool".*?</select>', page, re.DOTALL).group(0) == str(
+        RankingFilterForm(None, pools=["classic/2p"])["pool"]
+    )
+    assert APIClient().get("/api/rankings/").json()["count"] == 0
+
+
 def _fill():
     """Five bots ranked in classic/2p, one of them in classic/3p too (a second pool to switch
     to)."""
