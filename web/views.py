@@ -134,7 +134,7 @@ def rankings(request: HttpRequest) -> HttpResponse:
     if query:
         rows = [row for row in rows if query.lower() in row["name"].lower()]
     by_people = request.GET.get("sort") == "people"
-    rows = play_selectors.with_people_rows(rows, pool=pool, sort=by_people)
+    rows = play_selectors.with_people_rows(rows, sort=by_people)
     # Every row links its bot: the address around the id, reversed once for all of them.
     bot_link = reverse("bot_detail", args=[ID_MARK]).partition(str(ID_MARK))
     context = {

@@ -70,11 +70,11 @@ class RankingListView(ListAPIView):
         return pool
 
     def _list(self) -> Response:
-        """The pool's ranking and its bots' records against people, read in two fixed
+        """The pool's ranking and the bots' records against people, read in two fixed
         statements (``ranking_table``, ``people_records``), then sorted by the records when
         asked; shown by ``api.rows`` exactly as ``RankingRowSerializer``."""
         pool = self._pool()
-        records = people_records(pool=pool)
+        records = people_records()
         rows = [
             ranking_represent(row, records.get(row["bot_id"])) for row in ranking_table(pool=pool)
         ]

@@ -9,8 +9,7 @@ from django.db.models import Count, F, IntegerField, OuterRef, Q, QuerySet, Subq
 from django.db.models.functions import Coalesce
 
 from tournaments.models import Bot, Game, League, PersonGame, Seat
-from tournaments.selectors.fixed import fixed_rows
-from tournaments.selectors.ratings import ranking
+from tournaments.selectors.fixed import fixed_all, fixed_rows
 
 
 def play_live_version(person_game_id: int) -> tuple[str, bool] | None:
@@ -54,21 +53,22 @@ def bot_people_record(*, bot: Bot) -> dict[str, int]:
     return {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws}
 
 
-def _ranked_people_totals(pool: str) -> QuerySet:
-    return _totals(_against_people().filter(bot_id__in=ranking(pool).values("bot_id")))
+def _people_totals() -> QuerySet:
+    return _totals(_against_people())
 
 
-def people_records(*, pool: str) -> dict[int, dict[str, int]]:
-    """``bot_people_record`` of every bot in the published ranking of ``pool``, by bot id (a bot
-    that never played people is absent).
+def people_records() -> dict[int, dict[str, int]]:
+    """``bot_people_record`` of every bot that played people, by bot id (a ranking looks its
+    bots up in it).
 
-    One fixed statement (``fixed_rows``) counting the seats of the ranked bots only: building it
-    as a Django query on every request cost ten times running it, most of an uncached ranking's
-    CPU (docs/benchmarks-journal.md, "Uncached API reads").
+    One fixed statement (``fixed_all``): building it as a Django query on every request cost ten
+    times running it (docs/benchmarks-journal.md, "Uncached API reads"). It counts every bot's
+    seats, not the ranked ones' only: PostgreSQL plans the join with the ranking in more time
+    than it takes to count the seats of people's games, which it scans either way.
     """
     return {
         bot_id: {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws}
-        for bot_id, games, wins, draws in fixed_rows(_ranked_people_totals, pool)
+        for bot_id, games, wins, draws in fixed_all(_people_totals)
     }
 
 
@@ -107,12 +107,10 @@ def person_seat(*, game: Game) -> dict[int, str]:
     return {} if row is None else {row[0]: row[1]}
 
 
-def with_people_rows(
-    rows: list[dict[str, Any]], *, pool: str, sort: bool = False
-) -> list[dict[str, Any]]:
-    """A ranking page's rows of ``pool`` with each bot's record against people (``people``);
-    with ``sort``, most wins against people first, then most games, else the ranking's order."""
-    records = people_records(pool=pool)
+def with_people_rows(rows: list[dict[str, Any]], *, sort: bool = False) -> list[dict[str, Any]]:
+    """A ranking page's rows with each bot's record against people (``people``); with
+    ``sort``, most wins against people first, then most games, else the ranking's order."""
+    records = people_records()
     none = {"games": 0, "wins": 0, "draws": 0, "losses": 0}
     rows = [{**row, "people": records.get(row["bot_id"], none)} for row in rows]
     if sort:
