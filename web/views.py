@@ -55,6 +55,8 @@ from web.templatetags.cards import french_labels
 # (a 500) in the database driver.
 ROW_ID = "[0-9]{1,18}"
 RECENT_GAMES = 20
+# An id no row has, where a reversed address's id goes.
+ID_MARK = 987654321987654321
 LEAGUES_LISTED = 100
 
 BOT_REGISTERED = "Bot “{name}” is registered. Copy its signing secret now: it is shown only once."
@@ -136,13 +138,19 @@ def rankings(request: HttpRequest) -> HttpResponse:
         rows = [row for row in rows if query.lower() in row["name"].lower()]
     by_people = request.GET.get("sort") == "people"
     rows = play_selectors.with_people_rows(rows, sort=by_people)
+    # Every row links its bot: the address around the id, reversed once for all of them.
+    bot_link = reverse("bot_detail", args=[ID_MARK]).partition(str(ID_MARK))
     context = {
         "nav": "rankings",
         "by_people": by_people,
         "form": form,
+        # The pool switcher is written by the template (Django's widget templates cost more
+        # than the rest of the form); it marks what the form's ``Select`` would: the value sent.
+        "selected_pool": request.GET.get("pool") if form.is_bound else None,
         "pool": pool,
         "pools": pools,
         "rows": rows,
+        "bot_link": (bot_link[0], bot_link[2]),
         "query": query,
         "provisional_half_width": provisional_half_width(),
         "noshow_pause_after": noshow_pause_after(),

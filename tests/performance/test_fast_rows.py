@@ -31,7 +31,7 @@ from tournaments.selectors.leagues import (
     match_games_numbered,
     seats_with_bots,
 )
-from tournaments.selectors.play import people_records
+from tournaments.selectors.play import with_people_record
 from tournaments.selectors.ratings import ranking
 
 pytestmark = pytest.mark.django_db
@@ -127,13 +127,7 @@ def test_leagues_list_and_detail_answer_what_the_serializers_do(filled):
 
 def _old_ranking(sort: bool) -> list[dict]:
     """The ranking as RankingRowSerializer showed it from Rating instances."""
-    ratings = list(ranking("classic/2p"))
-    records = people_records([rating.bot_id for rating in ratings])
-    for rating in ratings:
-        record = records.get(rating.bot_id, {})
-        rating.people_games = record.get("games", 0)
-        rating.people_wins = record.get("wins", 0)
-        rating.people_draws = record.get("draws", 0)
+    ratings = list(with_people_record(ranking("classic/2p")))
     if sort:
         ratings.sort(key=lambda r: (-r.people_wins, -r.people_games, r.rank))
     return RankingRowSerializer(ratings, many=True).data

@@ -11,15 +11,21 @@ from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from games.ratings.ranking import DEFAULT_POOL
 from tournaments.api.caching import api_read
 from tournaments.api.errors import ERRORS
-from tournaments.api.filters import ListFilterBackend, RankingFilter, RatingHistoryFilter
+from tournaments.api.filters import (
+    POOL_PATTERN,
+    ListFilterBackend,
+    RankingFilter,
+    RatingHistoryFilter,
+)
 from tournaments.api.league_serializers import RankingSerializer, RatingPointSerializer
 from tournaments.api.pagination import KeysetPagination
 from tournaments.api.rows import ranking_represent
 from tournaments.models import Rating, RatingPoint
 from tournaments.selectors.play import people_records
-from tournaments.selectors.ratings import published_ratings, ranking_values, rating_points
+from tournaments.selectors.ratings import published_ratings, ranking_table, rating_points
 
 
 class PeopleRecordSerializer(serializers.Serializer):
@@ -54,14 +60,24 @@ class RankingListView(ListAPIView):
     def get_queryset(self) -> QuerySet[Rating]:
         return published_ratings()
 
+    def _pool(self) -> str:
+        """The pool asked for (``classic/2p`` when none is): a well-formed one is taken as it is,
+        anything else goes through ``RankingFilter``, whose 400 names the pools there are. The
+        filter set made and checked on every request was a good part of the ranking's CPU."""
+        pool = self.request.query_params.get("pool") or DEFAULT_POOL
+        if not POOL_PATTERN.fullmatch(pool):
+            self.filter_queryset(self.get_queryset())  # raises the API's 400 for the pool
+        return pool
+
     def _list(self) -> Response:
-        """The pool's ratings as plain rows with each bot's record against people, counted for
-        the whole ranking in one grouped query (``people_records``; a count per rating was three
-        subqueries per row), then sorted by it when asked; shown by ``api.rows`` exactly as
-        ``RankingRowSerializer``."""
-        ratings = list(ranking_values(self.filter_queryset(self.get_queryset())))
-        records = people_records([rating["bot_id"] for rating in ratings])
-        rows = [ranking_represent(rating, records.get(rating["bot_id"], {})) for rating in ratings]
+        """The pool's ranking and the bots' records against people, read in two fixed
+        statements (``ranking_table``, ``people_records``), then sorted by the records when
+        asked; shown by ``api.rows`` exactly as ``RankingRowSerializer``."""
+        pool = self._pool()
+        records = people_records()
+        rows = [
+            ranking_represent(row, records.get(row["bot_id"])) for row in ranking_table(pool=pool)
+        ]
         if self.request.query_params.get("sort", "") in SORTS:
             rows.sort(key=lambda r: (-r["people"]["wins"], -r["people"]["games"], r["rank"]))
         return self.get_paginated_response(self.paginate_queryset(rows))

@@ -160,10 +160,10 @@ def standing_represent(standing: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def ranking_represent(row: dict[str, Any], people: dict[str, int]) -> dict[str, Any]:
-    """A row of ``selectors.ratings.ranking_values`` with the bot's record against people
-    (``selectors.play.people_records``) as ``RankingRowSerializer`` shows it."""
-    games, wins, draws = people.get("games", 0), people.get("wins", 0), people.get("draws", 0)
+def ranking_represent(row: dict[str, Any], people: dict[str, int] | None) -> dict[str, Any]:
+    """A row of ``selectors.ratings.ranking_table`` with the bot's record against people
+    (``selectors.play.people_records``; None: it never played people) as
+    ``RankingRowSerializer`` shows it."""
     figures = _rating_figures(row)
     head = {name: figures.pop(name) for name in ("version", "pool")}
     return {
@@ -173,7 +173,7 @@ def ranking_represent(row: dict[str, Any], people: dict[str, int]) -> dict[str, 
         **head,
         **figures,
         "updated_at": iso(row["updated_at"]),
-        "people": {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws},
+        "people": people or {"games": 0, "wins": 0, "draws": 0, "losses": 0},
     }
 
 

@@ -188,3 +188,13 @@ def _iso_loader(django_loader: type) -> type:
             return super().load(data)
 
     return IsoLoader
+
+
+@functools.cache
+def _keyless(build: Callable[[], QuerySet]) -> Callable[[Any], QuerySet]:
+    return lambda _key: build()
+
+
+def fixed_all(build: Callable[[], QuerySet], *, limit: int | None = None) -> list[tuple]:
+    """``fixed_rows`` of a query that takes no key (such as the pools there are)."""
+    return fixed_rows(_keyless(build), _TEXT_PLACEHOLDER, limit=limit)

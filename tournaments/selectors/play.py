@@ -3,15 +3,13 @@ bot's record against people, which no rating counts."""
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from django.db import connection
 from django.db.models import Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from tournaments.models import Bot, Game, League, PersonGame, Seat
-from tournaments.selectors.fixed import fixed_rows
+from tournaments.selectors.fixed import fixed_all, fixed_rows
 
 
 def play_live_version(person_game_id: int) -> tuple[str, bool] | None:
@@ -55,37 +53,23 @@ def bot_people_record(*, bot: Bot) -> dict[str, int]:
     return {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws}
 
 
-def people_records(bot_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """``bot_people_record`` of many bots at once (a ranking's rows), by bot id.
+def _people_totals() -> QuerySet:
+    return _totals(_against_people())
 
-    Every bot's totals come from one statement, the same on every call, compiled once per
-    process (``_people_totals_sql``): building it as a Django query cost ten times running it,
-    most of an uncached ranking's CPU (docs/benchmarks-journal.md, "Uncached API reads"). Only
-    bots that played people have a row, so the statement reads what a filter by bot would.
+
+def people_records() -> dict[int, dict[str, int]]:
+    """``bot_people_record`` of every bot that played people, by bot id (a ranking looks its
+    bots up in it).
+
+    One fixed statement (``fixed_all``): building it as a Django query on every request cost ten
+    times running it (docs/benchmarks-journal.md, "Uncached API reads"). It counts every bot's
+    seats, not the ranked ones' only: PostgreSQL plans the join with the ranking in more time
+    than it takes to count the seats of people's games, which it scans either way.
     """
-    sql, params = _people_totals_sql(connection.vendor)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    wanted = set(bot_ids)
     return {
-        bot_id: {
-            "bot_id": bot_id,
-            "games": games,
-            "wins": wins,
-            "draws": draws,
-            "losses": games - wins - draws,
-        }
-        for bot_id, games, wins, draws in rows
-        if bot_id in wanted
+        bot_id: {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws}
+        for bot_id, games, wins, draws in fixed_all(_people_totals)
     }
-
-
-@functools.cache
-def _people_totals_sql(vendor: str) -> tuple[str, tuple]:
-    """The SQL and parameters of every bot's totals against people (``_totals``), as the
-    database of that ``vendor`` reads it."""
-    return _totals(_against_people()).query.sql_with_params()
 
 
 def person_game_of(*, person_game_id: int, person: Any) -> PersonGame | None:
@@ -126,7 +110,7 @@ def person_seat(*, game: Game) -> dict[int, str]:
 def with_people_rows(rows: list[dict[str, Any]], *, sort: bool = False) -> list[dict[str, Any]]:
     """A ranking page's rows with each bot's record against people (``people``); with
     ``sort``, most wins against people first, then most games, else the ranking's order."""
-    records = people_records([row["bot_id"] for row in rows])
+    records = people_records()
     none = {"games": 0, "wins": 0, "draws": 0, "losses": 0}
     rows = [{**row, "people": records.get(row["bot_id"], none)} for row in rows]
     if sort:

@@ -9,21 +9,26 @@ these figures and no other Elo.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db import connection
 from django.db.models import F, QuerySet
 
 from tournaments.models import Bot, BotVersion, Rating, RatingPoint
-from tournaments.selectors.fixed import fixed_rows
+from tournaments.selectors.fixed import fixed_all, fixed_rows
 
 TREND_POINTS = 10
 
 
+def _rated_pools() -> QuerySet:
+    return Rating.objects.order_by("pool").values_list("pool").distinct()
+
+
 def rating_pools() -> list[str]:
-    """Pools with a published rating, alphabetically."""
-    return list(Rating.objects.order_by("pool").values_list("pool", flat=True).distinct())
+    """Pools with a published rating, alphabetically (a fixed statement: the rankings page
+    reads it on every request)."""
+    return [pool for (pool,) in fixed_all(_rated_pools)]
 
 
 def published_ratings() -> QuerySet[Rating]:
@@ -34,16 +39,6 @@ def published_ratings() -> QuerySet[Rating]:
         .select_related("bot__owner", "version")
         .order_by("pool", "rank")
     )
-
-
-def ranking_values(ratings: QuerySet[Rating]) -> QuerySet[Rating]:
-    """``ratings`` as plain rows of what the rankings API shows (``rating_row``'s figures, the
-    bot's ``name`` and the version's ``version_name``): no model instance per rating, bot,
-    owner and version."""
-    return ratings.values(
-        "rank", "bot_id", "pool", "rating", "rating_low", "rating_high", "provisional", "sets",
-        "games", "los_next", "updated_at", name=F("bot__name"), version_name=F("version__version"),
-    )  # fmt: skip
 
 
 def ranking(pool: str) -> QuerySet[Rating]:
@@ -153,57 +148,83 @@ def rating_row(rating: Rating) -> dict[str, Any]:
     }
 
 
-_RANKING_COLUMNS = (
-    "rank", "bot_id", "version_id", "pool", "rating", "rating_low", "rating_high", "provisional",
-    "sets", "games", "los_next", "updated_at", "bot__name", "version__version",
-    "bot__owner__username", "bot__no_shows", "bot__no_shows_in_row", "bot__rated_paused_at",
-)  # fmt: skip
+# Column -> key of the plain rows of a ranking: the published figures (``ranking_table``, the
+# API's) and what the pages show (``ranking_rows``: no time, which a page does not show and
+# whose loading per row costs more than the rest of the row).
+_FIGURES = {
+    "rank": "rank", "bot_id": "bot_id", "pool": "pool", "rating": "rating",
+    "rating_low": "rating_low", "rating_high": "rating_high", "provisional": "provisional",
+    "sets": "sets", "games": "games", "los_next": "los_next", "bot__name": "name",
+    "version__version": "version_name",
+}  # fmt: skip
+_PUBLISHED = {**_FIGURES, "updated_at": "updated_at"}
+_SHOWN = {
+    **_FIGURES, "version_id": "version_id", "bot__owner__username": "owner",
+    "bot__no_shows": "no_shows", "bot__no_shows_in_row": "no_shows_in_row",
+    "bot__rated_paused_at": "rated_paused_at",
+}  # fmt: skip
 
 
-def _ranking_values(pool: str) -> QuerySet:
-    return ranking(pool).values_list(*_RANKING_COLUMNS)
+def _published_values(pool: str) -> QuerySet:
+    return ranking(pool).values_list(*_PUBLISHED)
+
+
+def _shown_values(pool: str) -> QuerySet:
+    return ranking(pool).values_list(*_SHOWN)
+
+
+def _table(build: Callable[[str], QuerySet], keys: Iterable[str], pool: str) -> list[dict]:
+    """The rows of ``build(pool)``, a fixed statement (``fixed_rows``), as dicts of ``keys``:
+    building and compiling the query as Django does on every request cost more than running
+    it, and a ``Rating`` with its bot, owner and version built per row, each bot's secret
+    decrypted for nothing, most of an uncached rankings read."""
+    keys = tuple(keys)
+    return [dict(zip(keys, row, strict=True)) for row in fixed_rows(build, pool)]
+
+
+def ranking_table(*, pool: str) -> list[dict[str, Any]]:
+    """The published ranking of ``pool`` (``ranking``) as plain rows: the rating's figures as
+    stored (decimals), ``updated_at``, its bot's ``name`` and its version's ``version_name``."""
+    return _table(_published_values, _PUBLISHED.values(), pool)
 
 
 def ranking_rows(*, pool: str) -> list[dict[str, Any]]:
     """The ranking of ``pool`` with everything a page shows per bot.
 
-    Beside the published figures (``rating_row``): ``owner``, ``bot_id``, ``interval`` (half the
-    95 % interval), ``set_score`` (the mean score per pair in its rated sets, in %), ``trend``
-    (the change over its last ``TREND_POINTS`` history points), and the bot's no-shows:
-    ``no_shows`` (all), ``no_shows_in_row`` and ``rated_paused`` (out of rated play for them).
-    Read as plain rows in two fixed statements (``fixed_rows`` and
-    ``ranked_scores_and_trends``): a ``Rating`` with its bot, owner and version built per row,
-    and each bot's secret decrypted for nothing, cost most of an uncached rankings page.
+    Beside the published figures (``rating_row``'s, but its time): ``owner``, ``bot_id``,
+    ``interval`` (half the 95 % interval), ``set_score`` (the mean score per pair in its rated
+    sets, in %), ``trend`` (the change over its last ``TREND_POINTS`` history points), and the
+    bot's no-shows: ``no_shows`` (all), ``no_shows_in_row`` and ``rated_paused`` (out of rated
+    play for them).
+    Read in two fixed statements (``fixed_rows`` and ``ranked_scores_and_trends``).
     """
     scores, trends = ranked_scores_and_trends(pool)
     rows = []
-    for (
-        rank, bot_id, version_id, pool_name, rating, low, high, provisional, sets, games, los_next,
-        updated_at, name, version, owner, no_shows, no_shows_in_row, paused_at,
-    ) in fixed_rows(_ranking_values, pool):  # fmt: skip
+    for row in _table(_shown_values, _SHOWN.values(), pool):
+        version_id = row["version_id"]
+        low, high = float(row["rating_low"]), float(row["rating_high"])
         rows.append(
             {
-                "rank": rank,
-                "bot": bot_id,
-                "name": name,
-                "version": version,
-                "pool": pool_name,
-                "rating": float(rating),
-                "rating_low": float(low),
-                "rating_high": float(high),
-                "provisional": provisional,
-                "sets": sets,
-                "games": games,
-                "los_next": los_next,
-                "updated_at": updated_at,
-                "bot_id": bot_id,
-                "owner": owner,
-                "interval": (float(high) - float(low)) / 2,
+                "rank": row["rank"],
+                "bot": row["bot_id"],
+                "name": row["name"],
+                "version": row["version_name"],
+                "pool": row["pool"],
+                "rating": float(row["rating"]),
+                "rating_low": low,
+                "rating_high": high,
+                "provisional": row["provisional"],
+                "sets": row["sets"],
+                "games": row["games"],
+                "los_next": row["los_next"],
+                "bot_id": row["bot_id"],
+                "owner": row["owner"],
+                "interval": (high - low) / 2,
                 "set_score": 100 * scores[version_id] if version_id in scores else None,
                 "trend": trends.get(version_id, 0.0),
-                "no_shows": no_shows,
-                "no_shows_in_row": no_shows_in_row,
-                "rated_paused": paused_at is not None,
+                "no_shows": row["no_shows"],
+                "no_shows_in_row": row["no_shows_in_row"],
+                "rated_paused": row["rated_paused_at"] is not None,
             }
         )
     return rows
