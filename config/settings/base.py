@@ -244,7 +244,9 @@ if (
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
     "ESCOBA_DB_SERVER_BINDING", True
 ):
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=5
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Web, worker and beat write to the same file: wait for locks instead of failing at once,
