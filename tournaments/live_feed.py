@@ -174,9 +174,7 @@ class LiveFeeds:
         n = state[1] = state[1] + 1
         entry = {"run": state[0], "n": n, "kind": "play", "seat": seat, "move": move,
                  "fault": fault}  # fmt: skip
-        self._keys[state[2]] = None
-        self._waiting.append(state[3] + orjson.dumps(entry))
-        self._woken()
+        self._queue(state[2], state[3] + orjson.dumps(entry))
 
     def _entry(self, game_id: int, entry: dict[str, Any]) -> None:
         state = self._runs.get(game_id)
@@ -190,11 +188,12 @@ class LiveFeeds:
         self._runs.pop(game_id, None)
 
     def _send(self, what: str, key: str, payload: bytes) -> None:
-        self._keys[key] = None
-        self._waiting.append(b"%s%s\t%s" % (what.encode(), key.encode(), payload))
-        self._woken()
+        self._queue(key, b"%s%s\t%s" % (what.encode(), key.encode(), payload))
 
-    def _woken(self) -> None:
+    def _queue(self, key: str, line: bytes) -> None:
+        """Keep one line of the next batch (see ``_FLUSH_SCRIPT``) and wake the flusher."""
+        self._keys[key] = None
+        self._waiting.append(line)
         self._wake.set()
         if self._flusher is None or self._flusher.done():
             self._flusher = self._loop.create_task(self._flush_forever())
