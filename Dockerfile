@@ -42,4 +42,4 @@ RUN SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')"
 USER escoba
 EXPOSE 8000
 # The whole site under ASGI: the live streams need it (docs/architecture.md, "Why uvicorn").
-CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--workers", "3", "--timeout-graceful-shutdown", "10", "--no-access-log", "--no-proxy-headers"]
+CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--workers", "3", "--timeout-graceful-shutdown", "10", "--no-access-log", "--no-proxy-headers", "--loop", "asyncio"]

@@ -16,11 +16,6 @@ app = Celery("escoba")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-# Collect the youngest generation after this many new container objects instead of CPython's
-# 700. A games worker makes tens of them a move (request bodies kept for diagnostics, the caller's
-# objects, the event loop's), so with the default it collected about 50 times a second.
-WORKER_GC_THRESHOLD = (10_000, 20, 10)
-
 
 @worker_ready.connect
 def settle_garbage_collector(**kwargs: object) -> None:
@@ -29,7 +24,15 @@ def settle_garbage_collector(**kwargs: object) -> None:
     less often. Those objects live as long as the process, yet every full collection walked
     them: measured in a league with fast bots, the collector took 1.3-1.7 s of a worker's 7.5-10
     s of CPU, and 0.34-0.37 s after this (``docs/benchmarks.md``, "The worker's garbage
-    collector"). Cycles made later are still collected."""
+    collector"). Cycles made later are still collected.
+
+    The thresholds are ``ESCOBA_WORKER_GC_THRESHOLD``. A games worker makes tens of containers a
+    move (the request bodies kept for diagnostics, the caller's objects, the event loop's): with
+    CPython's 700 it collected about 50 times a second. The middle one is high because the second
+    generation's collections walked every request body a game keeps until it ends, for 5-10 us a
+    move; at 100 most games have ended and been let go before one comes round."""
+    from django.conf import settings
+
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*WORKER_GC_THRESHOLD)
+    gc.set_threshold(*settings.ESCOBA_WORKER_GC_THRESHOLD)

@@ -53,3 +53,20 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return list(default)
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_ints(name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """Read as many comma-separated integers as ``default`` has (``10000,100,10``)."""
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        numbers = tuple(int(item) for item in value.split(","))
+    except ValueError:
+        numbers = ()
+    if len(numbers) != len(default) or min(numbers) < 0:
+        raise ImproperlyConfigured(
+            f"{name} must be {len(default)} whole numbers of at least 0 separated by commas, "
+            f"not {value!r}."
+        )
+    return numbers

@@ -67,6 +67,9 @@ def uvicorn_args(host: str, port: int) -> list[str]:
         # The client address and scheme are Django's to judge (ESCOBA_TRUSTED_PROXIES): uvicorn
         # would otherwise take X-Forwarded-For from any loopback client as the real address.
         "--no-proxy-headers",
+        # asyncio's loop, as measured for the live streams: uvloop (installed for the games
+        # loop, tournaments/bot_calls/game_loop.py) would otherwise be uvicorn's choice too.
+        "--loop", "asyncio",
     ]  # fmt: skip
 
 

@@ -12,7 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
-from config.env import env, env_bool, env_int, env_list
+from config.env import env, env_bool, env_int, env_ints, env_list
 from games.faults import DEFAULT_TIMEOUT_MS
 from games.ratings.ranking import DEFAULT_POOL, DEFAULT_PROVISIONAL_HALF_WIDTH
 
@@ -124,6 +124,10 @@ ESCOBA_SWEEP_INTERVAL_S = env_int("ESCOBA_SWEEP_INTERVAL_S", 60)
 # of one process read the database from ESCOBA_LIVE_DB_THREADS threads, so they hold that many
 # database connections at most, however many are open.
 ESCOBA_LIVE_TTL_S = env_int("ESCOBA_LIVE_TTL_S", 3600)
+# The games worker's garbage collector (config/celery_app.py): collect the youngest generation
+# after this many new container objects, the next one after this many of those collections, the
+# oldest after this many of the next one's (CPython's own: 700, 10, 10).
+ESCOBA_WORKER_GC_THRESHOLD = env_ints("ESCOBA_WORKER_GC_THRESHOLD", (10_000, 100, 10))
 ESCOBA_LIVE_MAX_STREAMS = env_int("ESCOBA_LIVE_MAX_STREAMS", 200)
 # Of those, how many one client address may hold (its next gets a 429).
 ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT = env_int("ESCOBA_LIVE_MAX_STREAMS_PER_CLIENT", 8)

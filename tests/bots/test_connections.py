@@ -17,6 +17,9 @@ from tests.fakebots import hostile as hostile_bots
 from tournaments.bot_calls import connections
 from tournaments.bot_calls.caller import BotClient
 
+# Both event loops the caller runs on: asyncio's and the games worker's uvloop.
+pytestmark = pytest.mark.usefixtures("each_event_loop")
+
 DEADLINE_MS = 2000
 MOVE = Move.from_str("1o")
 BODY = {"protocol": "escoba/1"}  # the server answers whatever was asked

@@ -189,10 +189,12 @@ def test_messages_go_to_their_queue_and_a_match_carries_the_limits_of_now(redis_
     assert [(h["task"], h["argsrepr"]) for h in maintenance] == [("bots.check_one", "(7,)")]
 
 
-def test_a_started_worker_freezes_what_it_loaded_and_collects_less_often():
+def test_a_started_worker_freezes_what_it_loaded_and_collects_less_often(settings):
     from celery.signals import worker_ready
 
-    from config.celery_app import WORKER_GC_THRESHOLD, settle_garbage_collector
+    from config.celery_app import settle_garbage_collector
+
+    settings.ESCOBA_WORKER_GC_THRESHOLD = (12_345, 67, 8)
 
     assert settle_garbage_collector in worker_ready._live_receivers(None)
     threshold = gc.get_threshold()
@@ -200,7 +202,7 @@ def test_a_started_worker_freezes_what_it_loaded_and_collects_less_often():
     assert any(o is loaded for o in gc.get_objects())
     try:
         settle_garbage_collector(sender=None)
-        assert gc.get_threshold() == WORKER_GC_THRESHOLD
+        assert gc.get_threshold() == (12_345, 67, 8)
         assert not any(o is loaded for o in gc.get_objects())  # frozen: no collection walks it
         made_later: list[object] = []
         made_later.append(made_later)  # a cycle made while playing is still collected

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env, env_bool, env_int, env_list
+from config.env import env, env_bool, env_int, env_ints, env_list
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS_NAMES = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL"}
@@ -116,6 +116,9 @@ def test_env_helpers(monkeypatch):
     assert env_bool("X_MISSING", default=True) is True
     assert env_list("X_LIST", default=[]) == ["a", "b"]
     assert env_int("X_INT", 3) == 7
+    monkeypatch.setenv("X_INTS", "10000,100, 10")
+    assert env_ints("X_INTS", (1, 2, 3)) == (10_000, 100, 10)
+    assert env_ints("X_MISSING", (1, 2, 3)) == (1, 2, 3)
     assert env("X_MISSING", "fallback") == "fallback"
     with pytest.raises(ImproperlyConfigured, match="X_MISSING"):
         env("X_MISSING")
@@ -128,3 +131,11 @@ def test_env_helpers_reject_malformed_values(monkeypatch, name, value):
 
     with pytest.raises(ImproperlyConfigured, match=name):
         reader(name, 1)
+
+
+@pytest.mark.parametrize("value", ["10000,100", "10000,100,ten", "10000,-1,10"])
+def test_env_ints_want_as_many_whole_numbers_as_the_default(monkeypatch, value):
+    monkeypatch.setenv("X_INTS", value)
+
+    with pytest.raises(ImproperlyConfigured, match="X_INTS must be 3 whole numbers"):
+        env_ints("X_INTS", (1, 2, 3))

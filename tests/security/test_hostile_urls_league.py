@@ -28,7 +28,7 @@ class FeedsKeptOffTheNetwork(LiveFeeds):
     """The live feeds with nothing sent: their Redis connection is the service's own, not a
     call to a bot, and this module counts every connection attempted (none may be)."""
 
-    def _send(self, command: tuple) -> None:
+    def _queue(self, key: str, line: bytes) -> None:
         pass
 
 

@@ -41,7 +41,7 @@ from asgiref.sync import async_to_sync
 from games import protocol_check as check
 from games.engine import Move
 from games.faults import Fault, FaultKind
-from games.referee import body_outcome
+from games.referee import Answer, body_outcome
 from games.signing import Signer
 from games.wire import (
     BotInfo,
@@ -73,17 +73,6 @@ class Reply:
     fault: Fault | None = None
     latency_ms: float = 0.0
     status: int = 0
-
-
-@dataclass(frozen=True)
-class MoveReply:
-    """A `POST U/move`: the bot's move (not yet checked for legality), or the fault, and the
-    reply's private `debug` text when it had one (kept even when the move was unusable)."""
-
-    move: Move | None
-    fault: Fault | None
-    latency_ms: float
-    debug: Debug | None = None
 
 
 @dataclass(frozen=True)
@@ -199,16 +188,18 @@ class BotClient:
             return InfoResult(None, Fault(FaultKind.BAD_SCHEMA, str(error)), reply.latency_ms)
         return InfoResult(info, None, reply.latency_ms)
 
-    async def move(self, body: dict[str, Any], timeout_ms: int) -> MoveReply:
-        """`POST U/move`: a well-formed move, or a fault. Legality is for the engine to judge."""
+    async def move(self, body: dict[str, Any], timeout_ms: int) -> Answer:
+        """`POST U/move`: a well-formed move, or a fault, and the reply's private `debug` text
+        when it had one (kept even when the move was unusable), as the referee judges it
+        (`games.referee.Answer`). Legality is for the engine to judge."""
         reply = await self.fetch("POST", "move", orjson.dumps(body), timeout_ms)
         if reply.fault is not None:
-            return MoveReply(None, reply.fault, reply.latency_ms)
+            return Answer(None, reply.fault, reply.latency_ms)
         raw = reply.data
         move, fault, debug = (
             _move_outcome(raw) if len(raw) <= CACHED_REPLY_BYTES else _move_outcome.__wrapped__(raw)
         )
-        return MoveReply(move, fault, reply.latency_ms, debug)
+        return Answer(move, fault, reply.latency_ms, debug)
 
     async def exchange(self, method: str, name: str | None, body: bytes, timeout_ms: int) -> Reply:
         """One request under one total deadline, its reply's JSON decoded; every failure
@@ -410,7 +401,7 @@ def call_move(
     body: dict[str, Any],
     timeout_ms: int,
     allow_private: bool = False,
-) -> MoveReply:
+) -> Answer:
     """One `POST U/move` from sync code, e.g. to put a scripted position to a live bot."""
     return run_sync(_with_client, url, secret, allow_private, lambda c: c.move(body, timeout_ms))
 

@@ -34,6 +34,7 @@ import errno
 import ssl
 import zlib
 from dataclasses import dataclass
+from typing import cast
 
 import httptools
 
@@ -138,8 +139,8 @@ class _Connection(asyncio.Protocol):
     # -- asyncio.Protocol -----------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # A stream transport (uvloop's are not subclasses of asyncio's, only alike).
+        self.transport = cast(asyncio.Transport, transport)
         self.open = True
         # One parser for the connection's replies, one after the other (llhttp starts afresh
         # after each whole message). After an error it is not used again: nor is the connection.

@@ -11,6 +11,14 @@ A game that fails while it is set may have failed because of that (``services.ma
 
 Both are per process: the pid checks make a forked pool child start its own loop and its own
 flag rather than use its parent's.
+
+The loop is uvloop's (libuv, the event loop of Node.js, written in C), not asyncio's own: a
+games loop turns over once or more per move, and asyncio's pure-Python selector loop (its
+`_run_once`, the transports' reads and writes, the handles) took about a tenth of the worker's
+CPU a move (docs/benchmarks.md, "Bot caller"). Tasks, futures and `CallDeadline` are asyncio's
+on both. One difference: after a stall inside a callback, libuv waits for its next timer as if
+no time had passed, unless I/O wakes it first (in a games worker, with calls in flight, it
+does); a deadline looked at late gets its grace (`deadlines`), so that is never the bot's fault.
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ import os
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, Generic, TypeVar
+
+import uvloop
 
 from tournaments.bot_calls.caller import Caller
 
@@ -97,7 +107,7 @@ class GameLoop(Generic[Feeds]):
         """The loop, caller and feeds of this process, started now if they were not."""
         with self._lock:
             if self._pid != os.getpid() or self._loop is None:
-                loop = asyncio.new_event_loop()
+                loop = uvloop.new_event_loop()
                 thread = threading.Thread(target=loop.run_forever, name="escoba-games", daemon=True)
                 thread.start()
                 self._loop, self._pid = loop, os.getpid()

@@ -17,7 +17,7 @@ from typing import Any
 
 from games.engine import Game, Move, Ruleset
 from games.faults import DEFAULT_MAX_FAULTS, Fault
-from games.referee import Answer, Referee
+from games.referee import Referee
 from games.wire import Debug
 
 from .caller import Caller, run_sync
@@ -158,10 +158,10 @@ async def play_game(
     calls: list[PlayCall] = []
     while not referee.is_over:
         turn = referee.turn()
-        reply = await clients[turn.seat].move(turn.request, timeout_ms)
-        ruling = referee.judge(turn, Answer(reply.move, reply.fault, reply.latency_ms, reply.debug))
-        call = PlayCall(turn.seat, turn.round, turn.play, ruling.move, reply.latency_ms,
-                        ruling.fault, reply.debug, turn.request)  # fmt: skip
+        answer = await clients[turn.seat].move(turn.request, timeout_ms)
+        ruling = referee.judge(turn, answer)
+        call = PlayCall(turn.seat, turn.round, turn.play, ruling.move, answer.latency_ms,
+                        ruling.fault, answer.debug, turn.request)  # fmt: skip
         calls.append(call)
         if on_play is not None:
             on_play(call)
