@@ -43,6 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--leagues", type=int, default=3, help="leagues of 10 bots (default 3)")
     args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     import django
 
     django.setup()
