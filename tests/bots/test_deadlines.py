@@ -171,16 +171,14 @@ def test_deadlines_sharing_a_loop_are_each_judged_at_their_own_time():
     limits_and_work = [(1.0, 0.05), (0.1, 5), (1.0, 5), (0.2, 0.25), (0.1, 0.01), (0.05, 5)]
 
     async def main():
-        loop = asyncio.get_running_loop()
-
         async def call(limit_s: float, work_s: float) -> tuple[str, float]:
-            started = loop.time()
+            started = time.monotonic()
             try:
                 async with CallDeadline(limit_s):
                     await asyncio.sleep(work_s)
             except TimeoutError:
-                return "timeout", loop.time() - started
-            return "done", loop.time() - started
+                return "timeout", time.monotonic() - started
+            return "done", time.monotonic() - started
 
         return await asyncio.gather(*(call(*pair) for pair in limits_and_work))
 
@@ -193,12 +191,37 @@ def test_deadlines_sharing_a_loop_are_each_judged_at_their_own_time():
         "done",
         "timeout",
     ]
-    # uvloop's clock counts whole milliseconds: a timer may come due a fraction of one early by
-    # ``loop.time()`` (a 50 ms sleep measured 49.999999995 ms).
+    # The bot's work is a sleep on the loop's own timers, which on uvloop count whole
+    # milliseconds and may end up to one early; the deadlines may not (deadlines.py, "Clocks").
     tick_s = 0.001
     for (kind, took), (limit_s, work_s) in zip(results, limits_and_work, strict=True):
         if kind == "timeout":
-            # Graces for a late loop aside, well before the longer deadlines entered first.
-            assert limit_s - tick_s <= took < limit_s + GRACE_S * MAX_GRACES + 0.2
+            # Never before its deadline; graces for a late loop aside, well before the longer
+            # deadlines entered first.
+            assert limit_s <= took < limit_s + GRACE_S * MAX_GRACES + 0.2
         else:
             assert work_s - tick_s <= took < limit_s
+
+
+def test_no_deadline_cuts_a_call_before_its_time_even_after_a_long_loop_turn():
+    """A loop whose turns take a few milliseconds (a busy worker) enters deadlines late in a
+    turn; uvloop's timers count from the turn's start in whole milliseconds, so a timer may come
+    early. Each call still runs its full time before it is cut (by ``time.monotonic``)."""
+    limits = [0.01 + 0.003 * i for i in range(12)]
+
+    async def main():
+        async def call(limit_s: float, busy_s: float) -> float:
+            time.sleep(busy_s)  # the rest of this loop turn: other games' work
+            started = time.monotonic()
+            try:
+                async with CallDeadline(limit_s):
+                    await asyncio.sleep(5)
+            except TimeoutError:
+                return time.monotonic() - started
+            raise AssertionError("the call was never cut")
+
+        calls = [call(limit, 0.002 * (i % 4)) for i, limit in enumerate(limits)]
+        return await asyncio.gather(*calls)
+
+    for limit_s, took in zip(limits, asyncio.run(main()), strict=True):
+        assert limit_s <= took < limit_s + GRACE_S * MAX_GRACES + 0.2, (limit_s, took)

@@ -22,6 +22,11 @@ a queue in that order, and the one timer is set for the earliest deadline still 
 fires, the deadlines that ended are dropped from the queues' fronts, those now due are judged,
 and the timer is set again; a call that ends only marks its deadline done. Each deadline is
 still judged at its own time, as a timer of its own would judge it.
+
+Clocks: a deadline is judged on `time.monotonic`, never on the loop's clock. uvloop's timers
+count whole milliseconds from the time its loop turn began, so one may fire a millisecond or
+more before the deadline; a call cut then would lose part of the time it was promised. A timer
+that fires early finds nothing due and is set again for what is left.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
+import time
 from collections import deque
 from types import TracebackType
 
@@ -63,11 +69,12 @@ class _Watch:
         if self._timer is not None:
             self._timer.cancel()
         self._timer_due = due
-        self._timer = self.loop.call_at(due, self._fire)
+        # On the loop's clock (uvloop's call_later counts from its turn's start, maybe stale).
+        self._timer = self.loop.call_at(self.loop.time() + due - time.monotonic(), self._fire)
 
     def _fire(self) -> None:
         self._timer, self._timer_due = None, math.inf
-        now = self.loop.time()
+        now = time.monotonic()
         due_now: list[CallDeadline] = []
         for length, queue in list(self._queues.items()):
             while queue and (queue[0].done or queue[0].due <= now):
@@ -123,7 +130,7 @@ class CallDeadline:
         self._task: asyncio.Task | None = task
         self._cancelling = task.cancelling()
         self._watch = _watch(loop)
-        self.due = loop.time() + self._timeout_s
+        self.due = time.monotonic() + self._timeout_s
         self._watch.add(self, self._timeout_s)
         return self
 
