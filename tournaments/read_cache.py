@@ -5,10 +5,11 @@ A read names the *scopes* its answer depends on: ``league:12``, ``bot:7``, ``gam
 is part of every read. Each scope has a version in the cache; an answer is cached under the
 versions it was built from, and its ETag is made of them. A write that changes what a scope
 shows calls ``reads_changed``, the one place versions move (results stored, matches begun or
-finished, league transitions, fits published, bots edited). It bumps the versions at once and
-again when the transaction commits: the first bump keeps a request in the same transaction from
-seeing an old answer, the second drops any answer a reader cached from the old rows while the
-transaction was open.
+finished, league transitions, fits published, bots edited). It bumps the versions when the
+transaction commits (at once outside one): an answer a reader built from the old rows while the
+transaction was open is stored under the old versions, which no reader asks for again, and a
+reader that sees the new versions reads the committed rows. A bump before the commit would serve
+only a cached read inside the writing transaction, which no request makes.
 
 So a read costs one cache round trip for the versions and, on a hit, one for the body, and no
 SQL; a matching ``If-None-Match`` costs the versions alone (a 304). Only anonymous reads are
@@ -55,7 +56,7 @@ def _bump(keys: list[str]) -> None:
     """Move each version up; a missing one starts from the clock (see the module docstring).
 
     On Redis this is one round trip for all the keys (``SET NX`` from the clock, then ``INCR``,
-    in one ``MULTI``): a finished game bumps five scopes twice, and Django's ``incr`` costs two
+    in one ``MULTI``): a finished game bumps five scopes, and Django's ``incr`` costs two
     round trips and a new client object per key, which was most of what storing a game cost
     (docs/benchmarks.md, "The pool").
     """
@@ -78,15 +79,18 @@ def _bump(keys: list[str]) -> None:
 
 
 def reads_changed(*scopes: str) -> None:
-    """Invalidate every cached read of ``scopes``, now and when the transaction commits."""
+    """Invalidate every cached read of ``scopes`` when the transaction commits."""
     keys = [_version_key(scope) for scope in dict.fromkeys(scopes)]
     if not keys or not cache_seconds():
         return
-    try:
-        _bump(keys)
-    except (RedisError, OSError):
-        logger.warning("read cache: could not bump %s", scopes)
-    transaction.on_commit(lambda: _bump(keys), robust=True)
+
+    def bump() -> None:
+        try:
+            _bump(keys)
+        except (RedisError, OSError):
+            logger.warning("read cache: could not bump %s", scopes)
+
+    transaction.on_commit(bump, robust=True)
 
 
 def game_scopes(game_id: int, league_id: int, bot_ids: Iterable[int]) -> list[str]:

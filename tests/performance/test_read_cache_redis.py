@@ -21,17 +21,36 @@ def redis_cache(settings, redis_url):
     settings.ESCOBA_READ_CACHE_S = 300
 
 
-def test_a_change_moves_its_scopes_versions_on_redis_and_no_others(redis_cache):
+def test_a_change_moves_its_scopes_versions_on_redis_and_no_others(
+    redis_cache, django_capture_on_commit_callbacks
+):
     seen, changed, untouched = (f"test-{name}:{uuid.uuid4().hex}" for name in "abc")
     before = [int(v) for v in _versions([seen, untouched]).split(".")]
 
-    reads_changed(seen, changed)  # ``changed`` has no version yet: it starts from the clock
+    with django_capture_on_commit_callbacks(execute=True):
+        reads_changed(seen, changed)  # ``changed`` has no version yet: it starts from the clock
 
     after = [int(v) for v in _versions([seen, untouched]).split(".")]
     assert after == [before[0] + 1, before[1]]
     first = int(_versions([changed]))
-    reads_changed(changed)
+    with django_capture_on_commit_callbacks(execute=True):
+        reads_changed(changed)
     assert int(_versions([changed])) == first + 1
+
+
+def test_a_change_moves_the_versions_once_when_its_transaction_commits(
+    redis_cache, django_capture_on_commit_callbacks
+):
+    """Before the commit a reader must still be answered from the versions the old rows were
+    cached under; after it, from new ones. One bump, not one now and one on commit."""
+    scope = f"test-commit:{uuid.uuid4().hex}"
+    before = int(_versions([scope]))
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        reads_changed(scope)
+        assert int(_versions([scope])) == before
+    for callback in callbacks:  # the commit
+        callback()
+    assert int(_versions([scope])) == before + 1
 
 
 def test_every_backend_object_shares_one_client_and_pool_across_threads(redis_cache):
