@@ -4,6 +4,7 @@ Defaults here are the safe ones (production-like); ``local`` and ``test`` relax 
 that differs between machines is read from the environment through ``config.env``.
 """
 
+import sqlite3
 from datetime import timedelta
 from ipaddress import ip_network
 from pathlib import Path
@@ -244,7 +245,8 @@ if (
 # default) each statement is new text, planned anew: for the pages' joins, planning cost more
 # of PostgreSQL's CPU than running them. Bound on the server, psycopg prepares a statement a
 # connection has run 5 times, and PostgreSQL then keeps its plan (docs/benchmarks.md, "API
-# under load").
+# under load"). Behind a PgBouncer in transaction pooling that does not track prepared
+# statements, set it to 0 (docs/scaling.md).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
     "ESCOBA_DB_SERVER_BINDING", True
 ):
@@ -252,6 +254,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
         server_side_binding=True, prepare_threshold=5
     )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Storing a result is one ``UPDATE ... RETURNING`` (services/game_results.py), which SQLite
+    # has from 3.35; Python uses the system's SQLite, older on some distributions.
+    if sqlite3.sqlite_version_info < (3, 35):
+        raise ImproperlyConfigured(
+            f"This Python uses SQLite {sqlite3.sqlite_version}; the arena needs 3.35 or later. "
+            "Use a Python built with a newer SQLite, or PostgreSQL (DATABASE_URL)."
+        )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Web, worker and beat write to the same file: wait for locks instead of failing at once,
     # and take the write lock when a transaction starts so two writers never deadlock.

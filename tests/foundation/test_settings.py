@@ -21,9 +21,12 @@ SECRETS_KEY = "jSS0JCi7ZMV_JmrK_ztJ2BCsnmOQEbW22kfEvb24uNQ="
 SHOWN = ["DEBUG", "ESCOBA_ALLOW_PRIVATE_BOT_URLS", "ALLOWED_HOSTS", "SECRET_KEY"]
 
 
-def load_settings(module: str, **environment: str) -> subprocess.CompletedProcess:
-    """Import the settings module in a clean interpreter and print a few values as JSON."""
-    script = (
+def load_settings(
+    module: str, prelude: str = "", **environment: str
+) -> subprocess.CompletedProcess:
+    """Import the settings module in a clean interpreter (after ``prelude``, Python statements)
+    and print a few values as JSON."""
+    script = prelude + (
         "import json, django; from django.conf import settings; django.setup(); "
         "db = settings.DATABASES['default']; "
         f"print(json.dumps({{name: getattr(settings, name) for name in {SHOWN!r}}} | "
@@ -139,3 +142,17 @@ def test_env_ints_want_as_many_whole_numbers_as_the_default(monkeypatch, value):
 
     with pytest.raises(ImproperlyConfigured, match="X_INTS must be 3 whole numbers"):
         env_ints("X_INTS", (1, 2, 3))
+
+
+def test_a_python_whose_sqlite_lacks_returning_is_refused_in_our_words():
+    """Storing a result is an ``UPDATE ... RETURNING``: SQLite 3.35. An older one (Debian 11 has
+    3.34) is named at start-up, not found out by the first game stored."""
+    old = (
+        "import sqlite3; sqlite3.sqlite_version_info = (3, 34, 1); "
+        "sqlite3.sqlite_version = '3.34.1'; "
+    )
+    result = load_settings("config.settings.local", prelude=old)
+
+    assert result.returncode != 0
+    assert "This Python uses SQLite 3.34.1; the arena needs 3.35 or later." in result.stderr
+    assert values("config.settings.local")["DB_ENGINE"] == "django.db.backends.sqlite3"

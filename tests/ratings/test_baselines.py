@@ -136,6 +136,24 @@ def test_a_set_waits_for_its_last_value_and_the_sweep_makes_up_for_lost_messages
     assert ratings_recompute().exact
 
 
+def test_the_sweep_values_only_the_games_of_recorded_sets(staff, make_rated_bot, monkeypatch):
+    """A set still in play (or one that counts for nobody) has no rated set: its games wait for
+    the set's own message, and the sweep sends nothing a game for them, however old."""
+    from tournaments import queueing
+
+    sent: list[int] = []
+    monkeypatch.setattr(queueing, "baselines_enqueue", sent.extend)
+    monkeypatch.setattr(queueing, "set_correction_enqueue", lambda match_id: None)
+    league = rated_league(staff, [make_rated_bot("greedy"), make_rated_bot("expert")], "open")
+    Game.objects.filter(league=league).update(finished_at=timezone.now() - datetime.timedelta(1))
+    unrecorded = RatedSet.objects.filter(match__league=league).first()
+    unrecorded.delete()
+
+    assert baselines_sweep()["valued"] == 2
+    recorded = Game.objects.filter(league=league).exclude(match_id=unrecorded.match_id)
+    assert sorted(sent) == sorted(recorded.values_list("id", flat=True))
+
+
 def test_the_coefficient_is_fitted_on_the_sets_before_its_period_and_then_frozen(
     record_sets, make_rated_bot
 ):

@@ -253,13 +253,16 @@ def rated_set_correct(*, match_id: int) -> RatedSet | None:
 
 
 def baselines_sweep(*, older_than_s: float = SWEEP_AFTER_S) -> dict[str, int]:
-    """Make good what a lost message left behind (for Celery beat): value the rated games
-    finished more than ``older_than_s`` ago that have no value of their deal, correct the rated
-    sets whose values are all in (each correction requests its refit; a refit lost after it is
-    ``ratings_sweep``'s, beat's other sweep)."""
+    """Make good what a lost message left behind (for Celery beat): value the games of rated
+    sets finished more than ``older_than_s`` ago that have no value of their deal, correct the
+    rated sets whose values are all in (each correction requests its refit; a refit lost after
+    it is ``ratings_sweep``'s, beat's other sweep). A game of a set not recorded (still in play,
+    or one that counts for nobody) needs no value: its set's one message values it if it is."""
     cut = timezone.now() - datetime.timedelta(seconds=older_than_s)
     unvalued = list(
-        Game.objects.filter(league__rated=True, status=Game.Status.FINISHED, finished_at__lt=cut)
+        Game.objects.filter(
+            match__rated_set__isnull=False, status=Game.Status.FINISHED, finished_at__lt=cut
+        )
         .filter(
             Q(baseline__isnull=True) | ~Q(baseline__seed=F("seed")) | ~Q(baseline__policy=POLICY)
         )
