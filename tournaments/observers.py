@@ -42,11 +42,12 @@ def league_plays_anonymously(league: League) -> bool:
     return bool(league.rated)
 
 
-def rated_games_in_play() -> Q:
-    """Games (a ``Game`` query) whose seats nobody may be told yet: rated, of a set not over (a
-    finished game would name the opponent of its set's games still in play). A list filtered by
-    bot leaves them out, or the filter itself would name the bots at the table."""
-    return Q(league__rated=True, match__status__in=_IN_PLAY)
+def rated_games_in_play(via: str = "") -> Q:
+    """Games (a ``Game`` query; through ``via``, e.g. ``"game__"``, from a model that points at
+    games) whose seats nobody may be told yet: rated, of a set not over (a finished game would
+    name the opponent of its set's games still in play). A list filtered by bot leaves them out,
+    or the filter itself would name the bots at the table."""
+    return Q(**{f"{via}league__rated": True, f"{via}match__status__in": _IN_PLAY})
 
 
 _IN_PLAY = ("pending", "running")

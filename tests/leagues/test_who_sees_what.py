@@ -15,6 +15,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.core.cache import cache
 from django.test import AsyncClient, Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.engine import Game as EngineGame
@@ -134,6 +135,38 @@ def test_a_rated_game_in_play_names_no_bot_to_anyone(owner, viewers):
             assert {seat["bot"]["name"] for seat in detail["seats"]} == set(NAMES), label
             assert _names_in(page.get(f"/games/{game.pk}/").content.decode()) == set(NAMES)
         assert api.get(f"/api/games/{finished.pk}/log/").status_code == 200, label
+
+
+@pytest.mark.django_db
+def test_no_list_links_a_finished_game_of_a_rated_set_in_play(owner, viewers):
+    """A cheater's owner reads the league page (recent games, faults), the bot's page and "My
+    bots" while its bot waits for the set's second game: a finished game of the set there would
+    name the opponent it is about to meet, and it could no-show a feared one."""
+    finished, playing = _set(owner, rated=True, seeds=(11, 12))
+    Seat.objects.filter(game=finished).update(finished_at=timezone.now(), faults=1)
+    Game.objects.filter(pk=finished.pk).update(finished_at=timezone.now())
+    cache.clear()
+    link = f"/games/{finished.pk}/"
+
+    def lists(page: Client) -> dict[str, str]:
+        return {
+            "league page": page.get(f"/leagues/{playing.league_id}/").content.decode(),
+            "bot page": page.get(f"/bots/{playing.seating[0]}/").content.decode(),
+            "my bots": page.get("/my/bots/").content.decode(),
+        }
+
+    for label, _, page in viewers:
+        for where, html in lists(page).items():
+            assert link not in html, (label, where)
+
+    # The set over, its games are listed where they were left out.
+    Game.objects.filter(pk=playing.pk).update(status=Game.Status.FINISHED)
+    Match.objects.filter(pk=playing.match_id).update(status=Match.Status.FINISHED)
+    cache.clear()
+    shown = lists(viewers[-1][2])  # the owner's
+    assert all(link in html for html in shown.values()), [
+        w for w, h in shown.items() if link not in h
+    ]
 
 
 @pytest.mark.django_db

@@ -22,6 +22,7 @@ from django.db.models import Case, Count, F, Q, QuerySet, When
 from django.db.models.functions import Lower
 
 from games.scheduling import build_schedule, schedule_errors
+from tournaments import observers
 from tournaments.latency import nearest_rank_percentile
 from tournaments.models import (
     Bot,
@@ -140,6 +141,7 @@ def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict
 def _league_fault_seats(league_id: int) -> QuerySet[Seat]:
     return (
         Seat.objects.filter(game__league_id=league_id, faults__gt=0)
+        .exclude(observers.rated_games_in_play("game__"))
         .order_by("-game_id", "seat")
         .values_list("game_id", "bot_id", "bot__name", "seat", "faults", "game__forfeit",
                      "game__log__faults")
@@ -148,7 +150,9 @@ def _league_fault_seats(league_id: int) -> QuerySet[Seat]:
 
 def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
     """The league's most recent seats with faults: who, how many of which kind, and where the
-    first one happened (a replay step), newest game first. A fixed statement (``fixed_rows``)."""
+    first one happened (a replay step), newest game first; none of a rated set still in play
+    (they would name its bots, ``observers.rated_games_in_play``). A fixed statement
+    (``fixed_rows``)."""
     seats = fixed_rows(_league_fault_seats, league.pk, limit=limit)
     rows = []
     for game_id, bot_id, bot_name, seat, count, forfeit, game_faults in seats:
@@ -308,6 +312,7 @@ _RECENT_SHOWN = ("totals", "faults")
 def _league_recent_seats(league_id: int, *, limit: int) -> QuerySet[Seat]:
     recent = (
         Game.objects.filter(league_id=league_id, status=Game.Status.FINISHED)
+        .exclude(observers.rated_games_in_play())
         .order_by("-finished_at", "-id")
         .values("id")[:limit]
     )
@@ -322,7 +327,8 @@ def _league_recent_query(limit: int) -> functools.partial:
 
 
 def league_recent_games(*, league: League, limit: int) -> list[dict[str, Any]]:
-    """The league's last ``limit`` finished games, newest first, as plain rows: ``id``,
+    """The league's last ``limit`` finished games, newest first, none of a rated set still in
+    play (``observers.rated_games_in_play``: they would name its bots), as plain rows: ``id``,
     ``totals``, ``faults`` and ``seats`` ((team, bot name) per seat, in seat order), in one
     fixed statement (``fixed_rows``)."""
     return _games_of_seats(fixed_rows(_league_recent_query(limit), league.pk), _RECENT_SHOWN)
@@ -333,9 +339,16 @@ def bot_find(bot_id: int) -> Bot | None:
     return Bot.objects.select_related("owner").filter(pk=bot_id).first()
 
 
+def _recent_named_seats(bot: Bot | int) -> QuerySet[Seat]:
+    """``_recent_seats`` but those of a rated set still in play: a finished game of it names the
+    opponent the bot still meets in the set (``observers.rated_games_in_play``)."""
+    return _recent_seats(bot).exclude(observers.rated_games_in_play("game__"))
+
+
 def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
-    """The bot's last ``limit`` finished games, newest first, with their league and seats."""
-    recent = _recent_seats(bot).values("game_id")[:limit]
+    """The bot's last ``limit`` finished games, newest first, with their league and seats; none
+    of a rated set still in play (``_recent_named_seats``)."""
+    recent = _recent_named_seats(bot).values("game_id")[:limit]
     return (
         _game_list().filter(pk__in=recent).select_related("league").order_by("-finished_at", "-id")
     )
@@ -347,7 +360,7 @@ def _recent_game_seats(limit: int) -> Callable[[int], QuerySet[Seat]]:
     ``fixed_rows`` compiles once: game id, team, bot name, the game's totals and league."""
 
     def seats(bot_id: int) -> QuerySet[Seat]:
-        recent = _recent_seats(bot_id).values("game_id")[:limit]
+        recent = _recent_named_seats(bot_id).values("game_id")[:limit]
         rows = Seat.objects.filter(game_id__in=recent)
         return rows.order_by("-game__finished_at", "-game_id", "seat").values_list(
             "game_id", "team", "bot__name", "game__totals", "game__league_id", "game__league__name"
