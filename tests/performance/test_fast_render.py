@@ -84,8 +84,13 @@ def _answer(renderer: renderers.JSONRenderer, document: object) -> bytes | str:
 
 @pytest.mark.parametrize(
     ("media_type", "context"),
-    [("application/json; indent=4", {}), ("application/json", {"indent": 2}), (None, None)],
-    ids=["indent-header", "indent-context", "no-context"],
+    [
+        ("application/json; indent=4", {}),
+        ("application/json; INDENT=4", {}),  # DRF reads parameter names in any case
+        ("application/json", {"indent": 2}),
+        (None, None),
+    ],
+    ids=["indent-header", "indent-header-upper", "indent-context", "no-context"],
 )
 def test_indented_and_contextless_answers_are_drfs(media_type, context):
     document = {"results": [{"id": 1, "latency": 2.5}], "next": None}

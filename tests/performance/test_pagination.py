@@ -74,6 +74,8 @@ def test_counts_come_from_the_running_totals(league):
         f"/api/games/?cursor={b64encode(b'p=abc').decode()}",
         f"/api/games/?cursor={b64encode(b'p=99999999999999999999999').decode()}",
         f"/api/leagues/?cursor={b64encode(b'p=not-a-date').decode()}",
+        # A time whose UTC is past the year 9999 (SQLite stores times in UTC).
+        f"/api/leagues/?cursor={b64encode(b'p=9999-12-31T23:59:59-01:00').decode()}",
         f"/api/matches/?cursor={b64encode(b'p=1.5').decode()}",
     ],
 )

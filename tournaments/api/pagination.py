@@ -52,7 +52,9 @@ class KeysetPagination(CursorPagination):
         if cursor is not None and cursor.position is not None:
             try:
                 field = self.model._meta.get_field(self.ordering[0].lstrip("-"))
-                field.run_validators(field.to_python(cursor.position))  # and in range
+                value = field.to_python(cursor.position)
+                field.run_validators(value)  # and in range
+                field.get_db_prep_value(value, connection)  # and storable (a time in UTC)
             except FieldDoesNotExist:
                 pass  # an annotation: the query checks it
             except (TypeError, ValueError, OverflowError, FieldValueError):

@@ -51,7 +51,7 @@ class JSONRenderer(renderers.JSONRenderer):
         accepted_media_type: str | None = None,
         renderer_context: dict | None = None,
     ) -> bytes:
-        if data is None or not self.fast or "indent" in (accepted_media_type or ""):
+        if data is None or not self.fast or "indent" in (accepted_media_type or "").lower():
             return super().render(data, accepted_media_type, renderer_context)
         if (renderer_context or {}).get("indent") is not None:
             return super().render(data, accepted_media_type, renderer_context)
