@@ -104,6 +104,7 @@ def _old_live_context(league_id: int) -> dict:
     bots = leagues.league_bot_names(league)
     recent = (
         Game.objects.filter(league=league, status=Game.Status.FINISHED)
+        .exclude(observers.rated_games_in_play())  # they would name a set's bots in play
         .order_by("-finished_at", "-id")
         .values("id")[: views.RECENT_GAMES]
     )
