@@ -340,7 +340,7 @@ def bot_find(bot_id: int) -> Bot | None:
 
 
 def _recent_named_seats(bot: Bot | int) -> QuerySet[Seat]:
-    """``_recent_seats`` but those of a rated set still in play: a finished game of it names the
+    """``_recent_seats`` without those of a rated set still in play: a finished game of it names the
     opponent the bot still meets in the set (``observers.rated_games_in_play``)."""
     return _recent_seats(bot).exclude(observers.rated_games_in_play("game__"))
 
