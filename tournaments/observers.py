@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 
-from tournaments.models import Game, League
+from tournaments.models import Game, League, Match
 
 # What an anonymous seat is called on pages and in the API's place of a bot.
 ANONYMOUS_SEAT = "seat {seat}"
@@ -51,6 +51,20 @@ def rated_games_in_play(via: str = "") -> Q:
 
 
 _IN_PLAY = ("pending", "running")
+
+
+def seats_hidden(*, rated: bool, match_status: str | None) -> bool:
+    """Whether a game already read may not name its bots yet: the rule of
+    ``rated_games_in_play`` for one game of a league (``rated``) whose set has ``match_status``."""
+    return bool(rated) and match_status in _IN_PLAY
+
+
+def league_sets_in_play(league_id: int, via: str = "") -> Q:
+    """The games (through ``via`` as in ``rated_games_in_play``) of the league's sets still
+    played: for a rated league, the games ``rated_games_in_play`` names, found from the index on
+    the league's matches by status instead of joining every game to its match."""
+    in_play = Match.objects.filter(league_id=league_id, status__in=_IN_PLAY).values("id")
+    return Q(**{f"{via}match_id__in": in_play})
 
 
 @dataclass(frozen=True)

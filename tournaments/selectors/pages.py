@@ -138,14 +138,27 @@ def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict
     return _latency_figures(timed), _fault_figures([row[5] for row in seats])
 
 
-def _league_fault_seats(league_id: int) -> QuerySet[Seat]:
-    return (
-        Seat.objects.filter(game__league_id=league_id, faults__gt=0)
-        .exclude(observers.rated_games_in_play("game__"))
-        .order_by("-game_id", "seat")
-        .values_list("game_id", "bot_id", "bot__name", "seat", "faults", "game__forfeit",
-                     "game__log__faults")
-    )  # fmt: skip
+def _sets_in_play_hidden(league: League) -> bool:
+    """Whether the league's lists must leave out the games of sets still in play: rated play's
+    (``observers.rated_games_in_play``), unless the league is finished, when no set is in play
+    (a cancelled league's sets in flight still end)."""
+    return bool(league.rated) and league.status != League.Status.FINISHED
+
+
+def _league_fault_seats(league_id: int, *, hide_in_play: bool) -> QuerySet[Seat]:
+    seats = Seat.objects.filter(game__league_id=league_id, faults__gt=0)
+    if hide_in_play:
+        seats = seats.exclude(observers.league_sets_in_play(league_id, "game__"))
+    return seats.order_by("-game_id", "seat").values_list(
+        "game_id", "bot_id", "bot__name", "seat", "faults", "game__forfeit", "game__log__faults"
+    )
+
+
+@functools.cache
+def _league_fault_query(hide_in_play: bool) -> functools.partial:
+    """The fault seats' statement, with or without the sets in play, one object each:
+    ``fixed_rows`` compiles each once per process."""
+    return functools.partial(_league_fault_seats, hide_in_play=hide_in_play)
 
 
 def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
@@ -153,7 +166,7 @@ def league_fault_rows(*, league: League, limit: int) -> list[dict[str, Any]]:
     first one happened (a replay step), newest game first; none of a rated set still in play
     (they would name its bots, ``observers.rated_games_in_play``). A fixed statement
     (``fixed_rows``)."""
-    seats = fixed_rows(_league_fault_seats, league.pk, limit=limit)
+    seats = fixed_rows(_league_fault_query(_sets_in_play_hidden(league)), league.pk, limit=limit)
     rows = []
     for game_id, bot_id, bot_name, seat, count, forfeit, game_faults in seats:
         faults = [fault for fault in game_faults or [] if fault.get("seat") == seat]
@@ -309,21 +322,19 @@ def _games_of_seats(seats: Iterable[tuple], keys: tuple[str, ...]) -> list[dict[
 _RECENT_SHOWN = ("totals", "faults")
 
 
-def _league_recent_seats(league_id: int, *, limit: int) -> QuerySet[Seat]:
-    recent = (
-        Game.objects.filter(league_id=league_id, status=Game.Status.FINISHED)
-        .exclude(observers.rated_games_in_play())
-        .order_by("-finished_at", "-id")
-        .values("id")[:limit]
-    )
+def _league_recent_seats(league_id: int, *, limit: int, hide_in_play: bool) -> QuerySet[Seat]:
+    recent = Game.objects.filter(league_id=league_id, status=Game.Status.FINISHED)
+    if hide_in_play:
+        recent = recent.exclude(observers.league_sets_in_play(league_id))
+    recent = recent.order_by("-finished_at", "-id").values("id")[:limit]
     return _seats_of_games(recent, _RECENT_SHOWN)
 
 
 @functools.cache
-def _league_recent_query(limit: int) -> functools.partial:
-    """The recent games' statement for ``limit`` games, one object per limit: ``fixed_rows``
-    compiles it once per process."""
-    return functools.partial(_league_recent_seats, limit=limit)
+def _league_recent_query(limit: int, hide_in_play: bool) -> functools.partial:
+    """The recent games' statement for ``limit`` games, with or without the sets in play, one
+    object each: ``fixed_rows`` compiles it once per process."""
+    return functools.partial(_league_recent_seats, limit=limit, hide_in_play=hide_in_play)
 
 
 def league_recent_games(*, league: League, limit: int) -> list[dict[str, Any]]:
@@ -331,7 +342,8 @@ def league_recent_games(*, league: League, limit: int) -> list[dict[str, Any]]:
     play (``observers.rated_games_in_play``: they would name its bots), as plain rows: ``id``,
     ``totals``, ``faults`` and ``seats`` ((team, bot name) per seat, in seat order), in one
     fixed statement (``fixed_rows``)."""
-    return _games_of_seats(fixed_rows(_league_recent_query(limit), league.pk), _RECENT_SHOWN)
+    statement = _league_recent_query(limit, _sets_in_play_hidden(league))
+    return _games_of_seats(fixed_rows(statement, league.pk), _RECENT_SHOWN)
 
 
 def bot_find(bot_id: int) -> Bot | None:
@@ -339,32 +351,43 @@ def bot_find(bot_id: int) -> Bot | None:
     return Bot.objects.select_related("owner").filter(pk=bot_id).first()
 
 
-def _recent_named_seats(bot: Bot | int) -> QuerySet[Seat]:
-    """``_recent_seats`` without those of a rated set still in play: a finished game of it names the
-    opponent the bot still meets in the set (``observers.rated_games_in_play``)."""
-    return _recent_seats(bot).exclude(observers.rated_games_in_play("game__"))
+# A bot's recent games leave out those of rated sets still in play (they would name the opponent
+# the bot still meets in the set, ``observers.rated_games_in_play``). They are dropped from a few
+# more rows than shown, read from the top of the index: filtering in SQL joined every seat of the
+# bot's history to its game's match and league, twice PostgreSQL's CPU per page. A bot plays at
+# most a few rated sets at once; were more than this many of its latest games in them, its list
+# would be shorter, never tell more.
+_IN_PLAY_SLACK = 8
 
 
-def bot_recent_games(*, bot: Bot, limit: int) -> QuerySet[Game]:
+def bot_recent_games(*, bot: Bot, limit: int) -> list[Game]:
     """The bot's last ``limit`` finished games, newest first, with their league and seats; none
-    of a rated set still in play (``_recent_named_seats``)."""
-    recent = _recent_named_seats(bot).values("game_id")[:limit]
-    return (
-        _game_list().filter(pk__in=recent).select_related("league").order_by("-finished_at", "-id")
+    of a rated set still in play (``_IN_PLAY_SLACK``)."""
+    recent = _recent_seats(bot).values("game_id")[: limit + _IN_PLAY_SLACK]
+    games = (
+        _game_list()
+        .filter(pk__in=recent)
+        .select_related("league", "match")
+        .order_by("-finished_at", "-id")
     )
+    hidden = observers.seats_hidden
+    named = [g for g in games if not hidden(rated=g.league.rated, match_status=g.match.status)]
+    return named[:limit]
 
 
 @functools.cache
 def _recent_game_seats(limit: int) -> Callable[[int], QuerySet[Seat]]:
-    """The seats of a bot's last ``limit`` finished games, latest first, as a statement
-    ``fixed_rows`` compiles once: game id, team, bot name, the game's totals and league."""
+    """The seats of a bot's last ``limit`` finished games and a few more (``_IN_PLAY_SLACK``),
+    latest first, as a statement ``fixed_rows`` compiles once: game id, team, bot name, the
+    game's totals and league, whether its league is rated and its set's status."""
 
     def seats(bot_id: int) -> QuerySet[Seat]:
-        recent = _recent_named_seats(bot_id).values("game_id")[:limit]
+        recent = _recent_seats(bot_id).values("game_id")[: limit + _IN_PLAY_SLACK]
         rows = Seat.objects.filter(game_id__in=recent)
         return rows.order_by("-game__finished_at", "-game_id", "seat").values_list(
-            "game_id", "team", "bot__name", "game__totals", "game__league_id", "game__league__name"
-        )
+            "game_id", "team", "bot__name", "game__totals", "game__league_id",
+            "game__league__name", "game__league__rated", "game__match__status",
+        )  # fmt: skip
 
     return seats
 
@@ -373,10 +396,14 @@ def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
     """``bot_recent_games`` as plain rows, in one query: ``id``, ``totals``, ``league_id``,
     ``league_name`` and ``seats`` ((team, bot name) per seat, in seat order)."""
     games: dict[int, dict[str, Any]] = {}
-    for game_id, team, name, totals, league_id, league in fixed_rows(
+    for game_id, team, name, totals, league_id, league, rated, status in fixed_rows(
         _recent_game_seats(limit), bot.pk
     ):
+        if observers.seats_hidden(rated=rated, match_status=status):
+            continue
         if game_id not in games:
+            if len(games) == limit:
+                break
             games[game_id] = {"id": game_id, "totals": totals, "league_id": league_id,
                               "league_name": league, "seats": []}  # fmt: skip
         games[game_id]["seats"].append((team, name))
