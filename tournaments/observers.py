@@ -42,27 +42,29 @@ def league_plays_anonymously(league: League) -> bool:
     return bool(league.rated)
 
 
-def rated_games_in_play(via: str = "") -> Q:
-    """Games (a ``Game`` query; through ``via``, e.g. ``"game__"``, from a model that points at
-    games) whose seats nobody may be told yet: rated, of a set not over (a finished game would
-    name the opponent of its set's games still in play). A list filtered by bot leaves them out,
-    or the filter itself would name the bots at the table."""
-    return Q(**{f"{via}league__rated": True, f"{via}match__status__in": _IN_PLAY})
+def rated_games_in_play() -> Q:
+    """Games (a ``Game`` query) whose seats nobody may be told yet: rated, of a set not over (a
+    finished game would name the opponent of its set's games still in play). A list filtered by
+    bot leaves them out, or the filter itself would name the bots at the table."""
+    return Q(league__rated=True, match__status__in=_IN_PLAY)
 
 
 _IN_PLAY = ("pending", "running")
 
 
-def seats_hidden(*, rated: bool, match_status: str | None) -> bool:
+def seats_hidden(*, anonymous: bool, match_status: str) -> bool:
     """Whether a game already read may not name its bots yet: the rule of
-    ``rated_games_in_play`` for one game of a league (``rated``) whose set has ``match_status``."""
-    return bool(rated) and match_status in _IN_PLAY
+    ``rated_games_in_play`` for one game of a league that plays anonymously
+    (``league_plays_anonymously``) whose set has ``match_status``. Not before the whole set is
+    over: the set's other games have the same opponents."""
+    return anonymous and match_status in _IN_PLAY
 
 
 def league_sets_in_play(league_id: int, via: str = "") -> Q:
-    """The games (through ``via`` as in ``rated_games_in_play``) of the league's sets still
-    played: for a rated league, the games ``rated_games_in_play`` names, found from the index on
-    the league's matches by status instead of joining every game to its match."""
+    """The games (through ``via``, e.g. ``"game__"``, from a model that points at games) of the
+    league's sets still played: for a rated league, the games ``rated_games_in_play`` names,
+    found from the index on the league's matches by status instead of joining every game to its
+    match."""
     in_play = Match.objects.filter(league_id=league_id, status__in=_IN_PLAY).values("id")
     return Q(**{f"{via}match_id__in": in_play})
 
@@ -121,8 +123,7 @@ def sight_of(
         other_id != game_id and other_seed == seed and other_status == Game.Status.PENDING
         for other_id, other_seed, other_status in set_games
     )
-    # Not before the whole set is over: the set's other games have the same opponents.
-    named = not (match_in_play and anonymous)
+    named = not seats_hidden(anonymous=anonymous, match_status=match_status)
     return GameSight(in_play=in_play, seats_named=named, sealed=sealed)
 
 

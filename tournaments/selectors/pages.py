@@ -370,8 +370,14 @@ def bot_recent_games(*, bot: Bot, limit: int) -> list[Game]:
         .select_related("league", "match")
         .order_by("-finished_at", "-id")
     )
-    hidden = observers.seats_hidden
-    named = [g for g in games if not hidden(rated=g.league.rated, match_status=g.match.status)]
+    named = [
+        game
+        for game in games
+        if not observers.seats_hidden(
+            anonymous=observers.league_plays_anonymously(game.league),
+            match_status=game.match.status,
+        )
+    ]
     return named[:limit]
 
 
@@ -399,7 +405,7 @@ def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
     for game_id, team, name, totals, league_id, league, rated, status in fixed_rows(
         _recent_game_seats(limit), bot.pk
     ):
-        if observers.seats_hidden(rated=rated, match_status=status):
+        if observers.seats_hidden(anonymous=rated, match_status=status):
             continue
         if game_id not in games:
             if len(games) == limit:
