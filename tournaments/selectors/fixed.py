@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from datetime import datetime
 from typing import Any
 
 import orjson
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.db.models import JSONField, QuerySet
+from django.db.models import JSONField, Model, QuerySet
 from psycopg import postgres, pq
 
 # An id (or a key of text) no row has: where it stands in a compiled query's parameters, the
@@ -52,6 +52,22 @@ def fixed_rows(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [tuple(row) for row in _converted(cursor.fetchall(), converters, width)]
+
+
+def model_columns(model: type[Model], names: Collection[str] | None = None) -> tuple[str, ...]:
+    """The columns (attribute names) of ``model``'s concrete fields, every one or those among
+    ``names``, in the model's order: what ``Model.from_db`` builds an instance from (the others
+    deferred)."""
+    fields = model._meta.concrete_fields
+    return tuple(f.attname for f in fields if names is None or f.attname in names)
+
+
+def fixed_instances(
+    model: type[Model], build: Callable[[Any], QuerySet], key: int, columns: tuple[str, ...]
+) -> list[Any]:
+    """``fixed_rows(build, key)`` (a query of ``columns``, ``model_columns``) as ``model``
+    instances, as the ORM builds them from rows."""
+    return [model.from_db(DEFAULT_DB_ALIAS, columns, row) for row in fixed_rows(build, key)]
 
 
 def _converted(rows: list[tuple], converters: list, width: int) -> list[list | tuple]:

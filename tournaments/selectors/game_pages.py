@@ -20,13 +20,13 @@ from django.db.models import Model, QuerySet
 from tournaments import observers
 from tournaments.models import Bot, Game, GameLog, League, Match, Seat
 from tournaments.selectors import leagues as selectors
-from tournaments.selectors.fixed import fixed_rows
+from tournaments.selectors.fixed import fixed_rows, model_columns
 
 
 def _instance(model: type[Model], values: dict[str, Any]) -> Any:
     """A ``model`` instance of the columns ``values`` (by attribute name), as the ORM builds one
     from a row: the others deferred."""
-    names = [field.attname for field in model._meta.concrete_fields if field.attname in values]
+    names = model_columns(model, values)
     return model.from_db(DEFAULT_DB_ALIAS, names, [values[name] for name in names])
 
 

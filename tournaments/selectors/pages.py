@@ -39,7 +39,7 @@ from tournaments.models import (
 from tournaments.selectors import ladder as ladder_selectors
 from tournaments.selectors import leagues as selectors
 from tournaments.selectors import ratings as rating_selectors
-from tournaments.selectors.fixed import fixed_rows
+from tournaments.selectors.fixed import fixed_rows, model_columns
 
 RECENT_GAMES = 100
 
@@ -233,7 +233,7 @@ def league_planned_games(*, league: League) -> int | None:
 
 
 # A league's own columns, in the model's order: what ``Model.from_db`` builds an instance from.
-_LEAGUE_FIELDS = tuple(field.attname for field in League._meta.concrete_fields)
+_LEAGUE_FIELDS = model_columns(League)
 
 
 def _league_shown(league_id: int) -> QuerySet[League]:
@@ -417,12 +417,10 @@ def bot_recent_game_rows(*, bot: Bot, limit: int) -> list[dict[str, Any]]:
 
 
 # The columns of a bot its page reads, in the model's order (as ``Model.from_db`` takes them).
-_SHOWN_BOT = tuple(
-    field.attname
-    for field in Bot._meta.concrete_fields
-    if field.attname in {"id", "name", "owner_id", "description", "status", "health",
-                         "protocol_version", "last_checked_at", "accepts_challenges",
-                         "no_shows", "no_shows_in_row", "rated_paused_at"}
+_SHOWN_BOT = model_columns(
+    Bot,
+    {"id", "name", "owner_id", "description", "status", "health", "protocol_version",
+     "last_checked_at", "accepts_challenges", "no_shows", "no_shows_in_row", "rated_paused_at"},
 )  # fmt: skip
 
 

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -19,7 +19,7 @@ from tournaments.latency import nearest_rank_percentile
 from tournaments.metrics import game_counted
 from tournaments.models import Game, GameLog, HeadToHead, League, Seat
 from tournaments.read_cache import game_scopes, reads_changed
-from tournaments.selectors.fixed import fixed_rows
+from tournaments.selectors.fixed import fixed_instances, fixed_rows, model_columns
 from tournaments.services.no_shows import game_no_shows_record
 from tournaments.services.tallies import (
     counts_add,
@@ -95,10 +95,8 @@ def seat_stats(record: GameRecord) -> dict[int, dict[str, Any]]:
 
 # What storing a game reads of its seats (each field it writes, so none is read again), in the
 # model's order of fields, as ``Model.from_db`` takes them.
-SEAT_COLUMNS = tuple(
-    field.attname
-    for field in Seat._meta.concrete_fields
-    if field.name in {"id", "game", "seat", "team", "bot", *SEAT_FIGURES, "no_show"}
+SEAT_COLUMNS = model_columns(
+    Seat, {"id", "game_id", "seat", "team", "bot_id", *SEAT_FIGURES, "no_show"}
 )
 
 
@@ -131,8 +129,7 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     log = GameLog(game=game, document=record.log, diagnostics=record.diagnostics, faults=faults)
     rows_insert(rows=[log])
     stats = seat_stats(record)
-    rows = fixed_rows(_game_seats, game_id)
-    seats = [Seat.from_db(DEFAULT_DB_ALIAS, SEAT_COLUMNS, row) for row in rows]
+    seats = fixed_instances(Seat, _game_seats, game_id, SEAT_COLUMNS)
     for seat in seats:
         for name, value in stats.get(seat.seat, {}).items():
             setattr(seat, name, value)

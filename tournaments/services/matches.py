@@ -44,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, transaction
+from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.utils import timezone
 
@@ -57,7 +57,7 @@ from tournaments.bot_calls.runner import BotEndpoint, GameRecord, PlayCall, play
 from tournaments.live_feed import LiveFeeds
 from tournaments.models import Bot, Game, League, Match
 from tournaments.read_cache import reads_changed
-from tournaments.selectors.fixed import fixed_rows
+from tournaments.selectors.fixed import fixed_instances, fixed_rows, model_columns
 from tournaments.services.bot_versions import match_versions_record
 from tournaments.services.game_results import game_abort, game_finish, game_log_url
 from tournaments.services.ladder import ladder_after_set
@@ -177,20 +177,16 @@ def _send_again_if_resumed(match_id: int) -> None:
 # "Storing a game (2)"). Each reads every field, as a model instance has them.
 
 
-def _fields(model: type[Model]) -> tuple[str, ...]:
-    return tuple(field.attname for field in model._meta.concrete_fields)
-
-
 def _instance(model: type[Model], build: Callable[[int], QuerySet], key: int) -> Model:
     """The row of ``build(key)`` as a ``model`` instance, as ``get`` gives it."""
-    rows = fixed_rows(build, key)
-    if not rows:
+    found = fixed_instances(model, build, key, model_columns(model))
+    if not found:
         raise model.DoesNotExist(f"no {model._meta.model_name} {key}")
-    return model.from_db(DEFAULT_DB_ALIAS, _fields(model), rows[0])
+    return found[0]
 
 
 def _league(league_id: int) -> QuerySet:
-    return League.objects.filter(pk=league_id).order_by().values_list(*_fields(League))
+    return League.objects.filter(pk=league_id).order_by().values_list(*model_columns(League))
 
 
 def _league_locked(league_id: int) -> QuerySet:
@@ -199,13 +195,13 @@ def _league_locked(league_id: int) -> QuerySet:
 
 def _match_locked(match_id: int) -> QuerySet:
     rows = Match.objects.select_for_update().filter(pk=match_id).order_by()
-    return rows.values_list(*_fields(Match))
+    return rows.values_list(*model_columns(Match))
 
 
 def _pending(match_id: int) -> QuerySet:
     """The match's games still to play, in their order."""
     games = Game.objects.filter(match_id=match_id, status=Game.Status.PENDING).order_by("number")
-    return games.values_list(*_fields(Game))
+    return games.values_list(*model_columns(Game))
 
 
 def _league_of_match(match_id: int) -> QuerySet:
@@ -261,8 +257,7 @@ def match_begin(*, match_id: int, worker: str = "", claim: str = "") -> MatchPla
             *(["versions"] if noted else []),
         ],
     )  # fmt: skip
-    rows = fixed_rows(_pending, match_id)
-    games = [Game.from_db(DEFAULT_DB_ALIAS, _fields(Game), row) for row in rows]
+    games = fixed_instances(Game, _pending, match_id, model_columns(Game))
     # A game that began before (a run that died, stopped or was released for our own fault) is
     # dealt afresh: its bots may have seen its cards, and a bot must never play a deal it knows.
     replayed = [game for game in games if game.started_at is not None]
@@ -310,9 +305,7 @@ def _match_to_finish(match_id: int) -> QuerySet:
 
 
 # ``SET_GAME_FIELDS`` in the model's order of fields, as ``Model.from_db`` takes them.
-SET_GAME_COLUMNS = tuple(
-    field.attname for field in Game._meta.concrete_fields if field.attname in SET_GAME_FIELDS
-)
+SET_GAME_COLUMNS = model_columns(Game, SET_GAME_FIELDS)
 
 
 def _set_games(match_id: int) -> QuerySet:
@@ -331,8 +324,7 @@ def match_finish(*, match_id: int) -> bool:
     if status != Match.Status.RUNNING:
         return False
     # Read once, used thrice (the pending check, the rated set, the standings' sets).
-    rows = fixed_rows(_set_games, match_id)
-    games = [Game.from_db(DEFAULT_DB_ALIAS, SET_GAME_COLUMNS, row) for row in rows]
+    games = fixed_instances(Game, _set_games, match_id, SET_GAME_COLUMNS)
     if any(game.status == Game.Status.PENDING for game in games):
         return False
     league = League(id=league_id, rated=rated, pool=pool, ruleset=ruleset)
