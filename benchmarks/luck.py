@@ -9,19 +9,25 @@ random-greedy and greedy-expert, ``--deals`` deals are played in both seat order
 play, random plays and lopsided plays (one team greedy, the others random), kept so any smaller
 number of plays is a prefix, and the expert's self-play (``games.expert``, one game). From them:
 
-- a **duplicate** set is the two games of one deal; a **fresh** set the stronger bot's seat-0
-  game of one deal with its seat-1 game of another (independent deals, seats rotated, as rated
-  play deals them), scored as the arena scores a set; **fresh + baseline** is that score less
-  the pair's weighted controls times the coefficients of its band; a scheme's **even terms**
-  are its controls' squares (how swingy the deal is), less their mean over the fit half's deals
-  (frozen, as the service freezes it per pool and period), weighted by the pair's expected edge
-  (``games.ratings.baseline.edge_weight``), not by ``pair_weight``;
+- a **duplicate** set is the two games of one deal, scored as the arena scores a duplicate set
+  (``games.ratings.sets.set_pair_scores``: games won, a split set leaning by points); a
+  **fresh** set the stronger bot's seat-0 game of one deal with its seat-1 game of another
+  (independent deals, seats rotated, as rated play deals them), scored as the arena scores a
+  rated set (``fresh_set_pair_scores``: by game points); **fresh + baseline** is that score
+  less the pair's weighted controls times the coefficients of its band, and **fresh +
+  baseline, by games** the same with fresh sets scored as duplicate sets are (the coefficients
+  fitted for that score), to show what scoring by points buys (and **duplicate, by points**
+  the duplicate sets scored by points, to show why they keep their own rule); a scheme's
+  **even terms** are its controls' squares (how swingy the deal is), less their mean over the
+  fit half's deals (frozen, as the service freezes it per pool and period), weighted by the
+  pair's expected edge (``games.ratings.baseline.edge_weight``), not by ``pair_weight``;
 - the coefficients (``beta_fit``, per band) and each pair's weight are fitted on the first half
   of the deals and used, frozen, on the second half: per baseline scheme the share of a fresh
   set's variance removed, its CPU per rated game, and the bias check (mean corrected minus raw
   within its interval);
 - games per pair for leagues to separate random < greedy < expert at 95 % (a z test per pair),
-  fresh sets being drawn as independent pairs of deals;
+  fresh sets being drawn as independent pairs of deals, and the same to a finer grain than whole
+  sets: the sets a pair needs by the normal approximation, ((1.960 + 1.645) sd / (mean - 1/2))^2;
 - with ``--pool-deals``, Kendall's tau of the eight noisy experts of ``known_order`` per design.
 
 With ``--chance-deals N`` it measures instead the measured candidate of ``benchmarks.luck_chance``:
@@ -54,11 +60,14 @@ from benchmarks.known_order import (
     noisy_expert,
 )
 from bots_sdk.local import play_game
+from games.ratings.sets import SET_MARGIN
 
 LUCK_CACHE = Path("artifacts/ranking_quality_luck.jsonl")
 CONTROLS_CACHE = Path("artifacts/ranking_quality_controls.jsonl")
 POOL_CACHE = Path("artifacts/ranking_quality_pool.jsonl")
 DESIGNS = ("fresh, raw", "duplicate", "fresh + baseline")
+BY_GAMES = "fresh + baseline, by games"
+DUPLICATE_BY_POINTS = "duplicate, by points"
 RANDOM_PLAYS = 32  # random plays kept per deal
 MIXED_PLAYS = 8  # lopsided plays kept per deal and greedy team
 PAIRS = [("random", "greedy"), ("greedy", "expert")]
@@ -255,16 +264,27 @@ class PairDeals:
         )  # fmt: skip
 
     def duplicate(self) -> np.ndarray:
-        return set_score(self.s0, self.p0, self.s1, self.p1)
+        return games_score(self.s0, self.p0, self.s1, self.p1)
 
-    def fresh(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """The fresh sets of the deal pairs (i, j): seat 0 on deal i, seat 1 on deal j."""
-        return set_score(self.s0[i], self.p0[i], self.s1[j], self.p1[j])
+    def fresh(self, i: np.ndarray, j: np.ndarray, score=None) -> np.ndarray:
+        """The fresh sets of the deal pairs (i, j): seat 0 on deal i, seat 1 on deal j, scored
+        as rated sets are (``set_score``) unless another ``score`` is given."""
+        return (score or set_score)(self.s0[i], self.p0[i], self.s1[j], self.p1[j])
 
 
 def set_score(s0, p0, s1, p1) -> np.ndarray:
-    """The arena's score of a two-game set (``games.ratings.sets``): the share of games won, a
-    level share leaning a quarter to the side with more game points over the set."""
+    """The arena's score of a rated two-game set (``games.ratings.sets.fresh_set_pair_scores``,
+    vectorised): 1/2 plus the game-point margin over the set, in whole twelfths."""
+    margin = np.asarray(p0 + p1)
+    scale = 2 * SET_MARGIN  # two games
+    twelfths = np.minimum(6, (12 * np.abs(margin) + scale) // (2 * scale))
+    return (6 + np.sign(margin) * twelfths) / 12
+
+
+def games_score(s0, p0, s1, p1) -> np.ndarray:
+    """The arena's score of a duplicate two-game set (``games.ratings.sets.set_pair_scores``):
+    the share of games won, a level share leaning a quarter to the side with more game points
+    over the set."""
     share = (s0 + s1) / 2
     points = p0 + p1
     lean = np.where(points > 0, 0.75, np.where(points < 0, 0.25, 0.5))
@@ -341,6 +361,8 @@ def luck(args: argparse.Namespace) -> None:
 
     if args.chance_deals:
         return luck_chance.chance(args)
+    global SET_MARGIN  # noqa: PLW0603 - the one knob set_score reads, set once per run
+    SET_MARGIN = args.set_margin or SET_MARGIN
     started = time.perf_counter()
     played, values, jobs = generate(args)
     elapsed = time.perf_counter() - started
@@ -383,54 +405,69 @@ def luck(args: argparse.Namespace) -> None:
     scheme = next(s for s in SCHEMES if s.name == args.scheme)
     means = frozen_means(scheme)
     print(f"\nchosen: {scheme.name}, {scheme.cpu_ms(cpu):.2f} ms of CPU per rated game")
-    bands: dict[int, list] = {}
-    for deals, p in zip(fits, expected, strict=True):
-        x = controls(deals, scheme)
-        i, j = draws(rng, half, args.fit_sets)
-        c = fresh_controls(x, scheme, means, i, j, p)
-        bands.setdefault(pair_band(p), []).extend(zip(deals.fresh(i, j), c.tolist(), strict=True))
-    zero = (0.0,) * (len(scheme.controls) + len(scheme.even))
-    fitted: dict[int, BetaFit] = {band: beta_fit(rows, zero) for band, rows in bands.items()}
-    pooled = beta_fit([row for rows in bands.values() for row in rows], zero)
+
+    def band_fits(score, expected_scores: list[float]) -> dict[int, BetaFit]:
+        """The coefficients per band for fresh sets scored by ``score``, on the fit half."""
+        bands: dict[int, list] = {}
+        for deals, p in zip(fits, expected_scores, strict=True):
+            x = controls(deals, scheme)
+            i, j = draws(rng, half, args.fit_sets)
+            c = fresh_controls(x, scheme, means, i, j, p)
+            rows = zip(deals.fresh(i, j, score), c.tolist(), strict=True)
+            bands.setdefault(pair_band(p), []).extend(rows)
+        zero = (0.0,) * (len(scheme.controls) + len(scheme.even))
+        return {band: beta_fit(rows, zero) for band, rows in bands.items()}
+
+    fitted = band_fits(set_score, expected)
     for band, fit in sorted(fitted.items()):
         print(f"  band {band}: betas {np.round(fit.betas, 5).tolist()} on {fit.samples} sets "
               f"({fit.variance_removed:.1%} removed)")  # fmt: skip
-    print(f"  one band: betas {np.round(pooled.betas, 5).tolist()}")
     if scheme.even:
         print(f"  even terms' frozen means: {np.round(means, 4).tolist()}")
+    expected_by_games = [
+        float(f.fresh(*draws(rng, half, 50_000), games_score).mean()) for f in fits
+    ]
+    fitted_by_games = band_fits(games_score, expected_by_games)
 
-    units: dict[str, list[tuple[np.ndarray, float]]] = {d: [] for d in DESIGNS}
-    per_band = "fresh + baseline"
-    units["fresh + baseline, one band"] = []
+    designs = (*DESIGNS, BY_GAMES, DUPLICATE_BY_POINTS)
+    units: dict[str, list[tuple[np.ndarray, float]]] = {d: [] for d in designs}
     print("\nevaluation half, the stronger bot's score:")
-    for deals, p in zip(evals, expected, strict=True):
+    for deals, p, p_games in zip(evals, expected, expected_by_games, strict=True):
         x = controls(deals, scheme)
         n = len(deals.seeds)
-        betas = {per_band: np.array(fitted[pair_band(p)].betas),
-                 "fresh + baseline, one band": np.array(pooled.betas)}  # fmt: skip
+        betas = np.array(fitted[pair_band(p)].betas)
         i, j = draws(rng, n, 400_000)
         raw = deals.fresh(i, j)
-        c = fresh_controls(x, scheme, means, i, j, p)
-        found = {"fresh, raw": raw, "duplicate": deals.duplicate()}
-        found |= {design: raw - c @ b for design, b in betas.items()}
+        by_games = deals.fresh(i, j, games_score)
+        found = {
+            "fresh, raw": raw,
+            "duplicate": deals.duplicate(),
+            "fresh + baseline": raw - fresh_controls(x, scheme, means, i, j, p) @ betas,
+            BY_GAMES: by_games
+            - fresh_controls(x, scheme, means, i, j, p_games)
+            @ np.array(fitted_by_games[pair_band(p_games)].betas),
+            DUPLICATE_BY_POINTS: set_score(deals.s0, deals.p0, deals.s1, deals.p1),
+        }
         sds = {design: float(v.std()) for design, v in found.items()}
         # the bias check on independent sets: deal k's first game with deal k + 1's second
         k = np.arange(0, n - 1, 2)
         own = deals.fresh(k, k + 1)
-        shift = -fresh_controls(x, scheme, means, k, k + 1, p) @ betas[per_band]
+        shift = -fresh_controls(x, scheme, means, k, k + 1, p) @ betas
         interval = 1.96 * shift.std(ddof=1) / math.sqrt(len(k))
         raw_interval = 1.96 * own.std(ddof=1) / math.sqrt(len(k))
         within = "within" if abs(shift.mean()) <= interval else "OUTSIDE"
         print(f"  {deals.name}: raw {own.mean():.3f} ± {raw_interval:.3f}; corrected - raw "
               f"{shift.mean():+.4f} ± {interval:.4f} ({within} its interval); variance per set: "
-              + ", ".join(f"{d} {sds[d] ** 2:.4f}" for d in found))  # fmt: skip
+              + ", ".join(f"{d} {sds[d] ** 2:.4f}" for d in found)
+              + "; mean over sd: " + ", ".join(
+                  f"{d} {(v.mean() - 0.5) / sds[d]:.3f}" for d, v in found.items()))  # fmt: skip
         if scheme.even:  # over every pair of these deals the odd controls' mean is 0 exactly
             from games.ratings.baseline import edge_weight
 
             odd = len(scheme.controls)
             drift = (x[:, odd:].mean(axis=0) - means) * edge_weight(p)
             print(f"    the frozen means' miss on these deals moves it by "
-                  f"{-drift @ betas[per_band][odd:]:+.4f}")  # fmt: skip
+                  f"{-drift @ betas[odd:]:+.4f}")  # fmt: skip
         for design in units:
             units[design].append((found[design], sds[design]))
     separation(units, args.leagues, rng)
@@ -468,6 +505,15 @@ def separation(units: dict, leagues: int, rng: np.random.Generator) -> None:
     for design in units:
         if design != "duplicate" and base and needed[design]:
             print(f"{design} / duplicate: {needed[design] / base:.2f}")
+    # the same to a finer grain than whole sets: the normal approximation per pair, the worst pair
+    fine = {
+        design: max(2 * ((1.959963984540054 + 1.6448536269514722) * sd / (scores.mean() - 0.5))
+                    ** 2 for scores, sd in pools)
+        for design, pools in units.items()
+    }  # fmt: skip
+    print("games per pair by the normal approximation (2 sets of ((1.960 + 1.645) sd / "
+          "(mean - 1/2))^2, the pair needing most): " + ", ".join(
+              f"{d} {g:.2f} ({g / fine['duplicate']:.2f}x)" for d, g in fine.items()))  # fmt: skip
 
 
 def pool_tau(
@@ -529,6 +575,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--leagues", type=int, default=4000, help="Random leagues per budget.")
     parser.add_argument("--fit-sets", type=int, default=20_000, help="Sets the betas fit on.")
     parser.add_argument("--scheme", default=PUBLISHED, help="The baseline judged.")
+    parser.add_argument(
+        "--set-margin", type=int, help="Points a game that take a whole set (SET_MARGIN)."
+    )
     parser.add_argument("--pool-deals", type=int, default=0, help="8-bot pool: deals per pair.")
     parser.add_argument("--pool-leagues", type=int, default=500, help="8-bot pool leagues.")
     parser.add_argument("--max-games", type=int, default=40, help="Largest games per pair tried.")

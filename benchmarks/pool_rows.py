@@ -31,7 +31,7 @@ import orjson
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
-from games.ratings.sets import GameFacts, game_participants, set_pair_scores
+from games.ratings.sets import GameFacts, fresh_set_pair_scores, game_participants
 from games.scheduling import ScheduledMatch
 from tournaments.latency import nearest_rank_percentile
 
@@ -346,7 +346,7 @@ def league_rows(
             rows["rated_set_player"].append((take("rated_set_player"), rated_set_id, version_id))
             totals.versions[version_id][0] += 1
             totals.versions[version_id][1] += len(planned.games)
-        for a, b, score in set_pair_scores(facts):
+        for a, b, score in fresh_set_pair_scores(facts):
             twelfths = round(12 * score)
             rows["set_score"].append(
                 (take("set_score"), rated_set_id, chunk.pool, a, b, twelfths, None, None, 0)

@@ -25,9 +25,10 @@ very same games are rated five ways:
 - ``online Elo``: today's rating, K = 32, one update per game (the baseline, kept here only);
 - ``fit per game``: the Bradley-Terry fit of ``games.ratings.fit``, each game one result;
 - ``fit per set: games``: the fit, each set one result, its score the share of games won;
-- ``fit per set: games, then points``: the published rating, scored as the arena scores a set
-  (``games.ratings.sets``: the share of games won, a split set leaning a quarter to the
-  side with more game points);
+- ``fit per set: games, then points``: the published fit, each set scored as the arena scores a
+  duplicate set (``games.ratings.sets.set_pair_scores``: the share of games won, a split set
+  leaning a quarter to the side with more game points; rated sets, dealt afresh, are scored by
+  game points instead: ``luck`` measures that);
 - ``fit per set: games, else points``: a split set decided outright by the game points.
 
 For each way and each G the share of leagues whose ratings have Kendall's tau >= 0.9 with the true

@@ -66,6 +66,7 @@ SLOW: dict[str, str] = {
     "tests/ratings/test_ratings_publish.py": "rating fits published from many sets",
     "tests/ratings/test_pair_totals.py": "Hypothesis over rated sets in the database",
     "tests/ratings/test_rated_play.py": "leagues played and rated",
+    "tests/ratings/test_rescore_migration.py": "a data migration run back and forth",
     "tests/security/test_api_fuzz.py": "Schemathesis over every API operation",
     "tests/security/test_hostile_urls_league.py": "leagues of hostile bot addresses",
 }

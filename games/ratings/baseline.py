@@ -66,10 +66,11 @@ MIN_SAMPLES = 200
 # first edge band 0, and so on.
 BAND_EDGES = (0.9,)
 # The coefficients per band used before a pool has MIN_SAMPLES corrected sets in the band:
-# measured on classic/2p (benchmarks/luck.py), in score per game point of weighted control.
+# measured on classic/2p (benchmarks/luck.py) for sets scored by game points
+# (``games.ratings.sets.fresh_set_pair_scores``), in score per game point of weighted control.
 DEFAULT_BETAS = (
-    (0.0232, 0.0141, 0.0243, -0.0033, -0.0058, -0.0056),
-    (0.0059, 0.0558, 0.0084, -0.0001, -0.0019, -0.0003),
+    (0.0207, 0.0112, 0.0199, -0.0020, -0.0046, -0.0039),
+    (0.0099, 0.0454, 0.0089, 0.0, -0.0023, -0.0004),
 )
 
 

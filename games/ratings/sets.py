@@ -1,19 +1,28 @@
 """What a finished game and a set count for: standings, set scores, no-shows. Pure.
 
-A set (a ``Match``: its games with the seats rotated, on fresh deals in rated play, see
-``games.scheduling``) is the unit of the published rating. Each pair of bots in a set gets one
-score from it, between 0 and 1:
+A set (a ``Match``: its games with the seats rotated, see ``games.scheduling``) is the unit of
+the published rating. Each pair of bots in a set gets one score from it, between 0 and 1, in
+whole twelfths, by one of two rules, for the two ways a set is dealt:
 
-- a bot that forfeited a game of the set scores 0 against one that did not (and 1 the other way);
-- otherwise its share of the set's games in which it beat the other (a drawn game counts half):
-  with two games 1, 1/2 or 0;
-- a level share (the usual 1-1 split of a two-game set) leans a quarter, to 3/4 against 1/4,
-  towards the bot whose side made more game points over the set; with equal points it stays 1/2.
+- **A rated set, dealt afresh** (``fresh_set_pair_scores``): by game points. The pair's score
+  is 1/2 plus its game-point margin over the games the two met, scaled so that a margin of
+  ``SET_MARGIN`` points a game (20 in a two-game set) or more takes the whole set, in whole
+  twelfths (rounded half away from zero). On fresh deals the
+  luck of the cards weighs in every result, and the baseline correction
+  (``games.ratings.baseline``) takes it out of a score linear in the game points far better
+  than out of games won, which the points decide only at a threshold:
+  ``benchmarks/luck.py`` measures 8 games per pair to separate random < greedy < expert by
+  points, the same as duplicate sets scored by games, against 12 for fresh sets scored by
+  games (docs/ratings.md).
+- **A duplicate set** (``set_pair_scores``: the same deal for every seat, as an unrated set of
+  one owner's bots and a version test are dealt, and the SDK's local league): the share of the
+  set's games in which it beat the other (a drawn game counts half), and a level share (the
+  usual 1-1 split of a two-game set) leans a quarter, to 3/4 against 1/4, towards the bot
+  whose side made more game points over the set. The deal is the same for both, so games won
+  say most; the points tell a split set by how much more each bot made of the same cards.
 
-The game points tell a split set by how much more each bot made of its cards, without outweighing
-a game won; the luck of fresh deals is taken out of the score afterwards
-(``games.ratings.baseline``). ``benchmarks/ranking_quality.py`` compares this with the share of
-games alone and with letting the points decide the whole set (docs/ratings.md).
+Under both, a bot that forfeited a game of the set scores 0 against one that did not (and 1 the
+other way), when the two were opponents in every game of the set.
 
 No-shows: a seat that made no valid move because the bot could not be reached or never answered
 is a no-show (``no_show_seats``): the game is recorded, but rated for nobody. A bot that played
@@ -30,6 +39,11 @@ from typing import Any
 # Fault kinds that mean "never reached" or "never answered" (see games.faults.FaultKind): a seat
 # whose every fault is one of these, and that made no valid move, did not show up.
 NO_SHOW_FAULTS = frozenset({"connect", "timeout", "address"})
+# A rated set's score by game points (``fresh_set_pair_scores``): a margin of this many points
+# per game the pair met takes the whole set; a game forfeited counts as lost by at least twice
+# as many (a whole two-game set's worth).
+SET_MARGIN = 10
+FORFEIT_MARGIN = 2 * SET_MARGIN
 
 
 def game_participants(
@@ -88,7 +102,8 @@ class GameFacts:
 def set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
     """Each pair's score from one duplicate set: (a, b, a's score) with a < b, sorted.
 
-    See the module docstring for the rule; scores are whole twelfths. A pair counts only the
+    See the module docstring for the rule; scores are whole twelfths (a rated set, dealt
+    afresh, is scored by ``fresh_set_pair_scores``). A pair counts only the
     games in which its two bots sat on different teams: partners do not play each other. In
     rated partnership play (four bots, partners rotating: ``games.scheduling.individual_seatings``)
     two bots are partners in one game of the set and opponents in the other two, so each pair is
@@ -127,6 +142,65 @@ def set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
             share = 0.75 if points[(a, b)] > points[(b, a)] else 0.25
         scores.append((a, b, share))
     return scores
+
+
+def fresh_set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
+    """Each pair's score from one rated set dealt afresh: (a, b, a's score) with a < b, sorted.
+
+    By game points (see the module docstring): 1/2 plus a's side's points less b's over the
+    games the two met as opponents (``margin_twelfths``), so a's and b's scores always sum to
+    1. A game that a's
+    side forfeited counts as lost by ``FORFEIT_MARGIN`` points, or by its points if more (and
+    won so by the other side); a bot that forfeited a game of a set in which the pair were
+    always opponents scores 0 against one that did not. Partners do not play each other: in
+    rated partnership play a pair is scored on the two games it met in. A pair that never met is
+    left out.
+    """
+    met: dict[tuple[int, int], int] = {}
+    margins: dict[tuple[int, int], int] = {}
+    forfeits: dict[int, int] = {}
+    players: set[int] = set()
+    for game in games:
+        teams = dict(game.participants)
+        players.update(teams)
+        for player, team in game.participants:
+            forfeits[player] = forfeits.get(player, 0) + (game.forfeit_team == team)
+        for a, b in itertools.combinations(sorted(teams), 2):
+            if teams[a] == teams[b]:
+                continue
+            margin = game.totals[teams[a]] - game.totals[teams[b]]
+            if game.forfeit_team == teams[a]:
+                margin = min(margin, -FORFEIT_MARGIN)
+            elif game.forfeit_team == teams[b]:
+                margin = max(margin, FORFEIT_MARGIN)
+            met[(a, b)] = met.get((a, b), 0) + 1
+            margins[(a, b)] = margins.get((a, b), 0) + margin
+    scores = []
+    for a, b in itertools.combinations(sorted(players), 2):
+        games_met = met.get((a, b), 0)
+        if not games_met:
+            continue
+        if games_met == len(games) and (forfeits[a] > 0) != (forfeits[b] > 0):
+            scores.append((a, b, 0.0 if forfeits[a] else 1.0))
+            continue
+        scores.append((a, b, (6 + margin_twelfths(margins[(a, b)], games_met)) / 12))
+    return scores
+
+
+def pair_scores(games: Sequence[GameFacts], *, dealt_afresh: bool) -> list[tuple[int, int, float]]:
+    """Each pair's score from one set by the rule for how it was dealt: by game points for a set
+    dealt afresh (``fresh_set_pair_scores``), by games won for a duplicate set
+    (``set_pair_scores``)."""
+    return (fresh_set_pair_scores if dealt_afresh else set_pair_scores)(games)
+
+
+def margin_twelfths(margin: int, games: int) -> int:
+    """How many twelfths of a set, from -6 to 6, a game-point margin over ``games`` games
+    moves a pair's score from 1/2: ``6 margin / (SET_MARGIN games)``, rounded half away from
+    zero in integer arithmetic, so a margin and its negative move it alike."""
+    scale = SET_MARGIN * games
+    twelfths = (12 * abs(margin) + scale) // (2 * scale)
+    return min(6, twelfths) if margin >= 0 else -min(6, twelfths)
 
 
 def no_show_seats(

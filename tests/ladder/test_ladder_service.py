@@ -16,8 +16,21 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from games.engine import Ruleset
+from games.ratings.sets import fresh_set_pair_scores
 from tournaments import tasks
-from tournaments.models import Bot, Game, League, Match, RatedSet, Rating, SetScore
+from tournaments.models import (
+    Bot,
+    BotVersion,
+    Game,
+    League,
+    Match,
+    RatedSet,
+    Rating,
+    SetScore,
+)
+from tournaments.selectors.ladder import ladder_recent_sets
+from tournaments.selectors.leagues import game_facts
 from tournaments.services.ladder import (
     LADDER_USERNAME,
     UNRATED,
@@ -168,6 +181,18 @@ def test_ladder_sets_are_played_rated_and_the_ladder_keeps_running(make_bot, set
     per_set = SetScore.objects.values("rated_set").annotate(n=Count("id"))
     assert {row["n"] for row in per_set} == {1} and len(per_set) == 12
     assert ratings_recompute().exact
+    # fresh deals, so each set is scored by game points, and the ladder's page shows that score
+    team_of = Ruleset.from_dict(league.ruleset).team_of
+    bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
+    for row in ladder_recent_sets(league):
+        first_bot = row["bots"][0].id
+        assert len({game.seed for game in row["games"]}) == 2
+        facts = [game_facts(game, team_of) for game in row["games"]]
+        ((a, _, by_points),) = fresh_set_pair_scores(facts)
+        assert row["score"] == pytest.approx(by_points if a == first_bot else 1 - by_points)
+        stored = SetScore.objects.get(rated_set__match=row["match"])
+        mine = stored.twelfths if bot_of[stored.player_id] == first_bot else 12 - stored.twelfths
+        assert round(12 * row["score"]) == mine
     assert set(league.bots.values_list("id", flat=True)) == {b.id for b in bots}
 
 

@@ -8,7 +8,9 @@ from games.engine import Ruleset
 from games.ratings.sets import (
     GameFacts,
     crosstable_cells,
+    fresh_set_pair_scores,
     game_participants,
+    margin_twelfths,
     no_show_seats,
     set_outcomes,
     set_pair_scores,
@@ -76,6 +78,107 @@ def test_every_set_score_is_whole_twelfths_and_the_pair_sums_to_one():
         (_, _, mirrored) = set_pair_scores([duel(2, 1, 1, [b_points, 21]), games[1]])[0]
         assert score * 12 == round(score * 12)
         assert mirrored == score  # the same games told from the other seat
+
+
+# --- rated sets, dealt afresh: by game points -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("games", "twelfths"),
+    [
+        # won both games narrowly: a margin of 3 over two games is a twelfth (6 * 3 / 20 = 0.9)
+        ([duel(1, 2, 0, [21, 19]), duel(2, 1, 1, [20, 21])], 7),
+        # won both by 11: 22 points, past the 20 that take the whole set
+        ([duel(1, 2, 0, [21, 10]), duel(2, 1, 1, [10, 21])], 12),
+        # one game each: the margin decides, 1 made 33, 2 made 36
+        ([duel(1, 2, 0, [21, 15]), duel(2, 1, 0, [21, 12])], 5),
+        # lost both, but by little: 2 points over the set round to half a twelfth, not less
+        ([duel(1, 2, 1, [20, 21]), duel(2, 1, 0, [21, 20])], 6 - 1),
+        # level points: level score, whoever won more games
+        ([duel(1, 2, 0, [21, 16]), duel(2, 1, 0, [21, 16])], 6),
+        # a drawn game is level; 18 points in the other, 5.4 twelfths
+        ([duel(1, 2, None, [20, 20]), duel(2, 1, 1, [3, 21])], 11),
+        # a bot that forfeited a game of the set loses the set, whatever the points say
+        ([duel(1, 2, 1, [20, 2], forfeit_team=0), duel(2, 1, 1, [10, 21])], 0),
+        # both forfeited one: each forfeited game counts lost by 20 points or more (7 - 22 = -15
+        # and 12 + 20 = 32 ... seen from 1: -20 in game 1, +20 in game 2, so level)
+        ([duel(1, 2, 1, [5, 2], forfeit_team=0), duel(2, 1, 1, [10, 2], forfeit_team=0)], 6),
+    ],
+)
+def test_a_rated_set_scores_the_game_point_margin(games, twelfths):
+    assert fresh_set_pair_scores(games) == [(1, 2, twelfths / 12)]
+
+
+def test_margin_twelfths_rounds_half_away_from_zero_within_half_a_set():
+    # two games: a twelfth for each 10/3 points
+    assert [margin_twelfths(m, 2) for m in (0, 1, 2, 3, 5, 6, 19, 20, 60)] == [
+        0, 0, 1, 1, 2, 2, 6, 6, 6,
+    ]  # fmt: skip
+    assert margin_twelfths(-2, 2) == -1  # 0.6 of a twelfth, away from zero both ways
+    assert margin_twelfths(5, 3) == 1  # three games: 6 * 5 / 30 = 1
+    assert margin_twelfths(25, 3) == 5  # 6 * 25 / 30 = 5
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.booleans(),
+            st.integers(0, 40),
+            st.integers(0, 40),
+            st.sampled_from([None, 0, 1]),
+            st.sampled_from([None, 0, 1]),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_rated_set_is_whole_twelfths_the_same_from_either_side_and_grows_with_points(rows):
+    def game(first_seat, a, b, winner, forfeit):
+        seating = ((1, 0), (2, 1)) if first_seat else ((2, 0), (1, 1))
+        totals = (a, b) if first_seat else (b, a)
+        flip = {None: None, 0: 0 if first_seat else 1, 1: 1 if first_seat else 0}
+        return GameFacts(seating, flip[winner], totals, flip[forfeit])
+
+    games = [game(*row) for row in rows]
+    ((first, second, score),) = fresh_set_pair_scores(games)
+    assert (first, second) == (1, 2)
+    assert score * 12 == round(score * 12) and 0 <= score <= 1
+    # the same games with the bots' ids swapped: the other side of the same score
+    swapped = [
+        GameFacts(tuple((3 - p, t) for p, t in g.participants), g.winner, g.totals, g.forfeit_team)
+        for g in games
+    ]
+    ((_, _, other),) = fresh_set_pair_scores(swapped)
+    assert round(12 * other) == 12 - round(12 * score)
+    # a point more for bot 1 in a game nobody forfeited never lowers its score
+    clean = [i for i, g in enumerate(games) if g.forfeit_team is None]
+    if clean:
+        g = games[clean[0]]
+        team = dict(g.participants)[1]
+        totals = tuple(t + (k == team) for k, t in enumerate(g.totals))
+        more = [*games[: clean[0]], GameFacts(g.participants, g.winner, totals, None),
+                *games[clean[0] + 1 :]]  # fmt: skip
+        assert fresh_set_pair_scores(more)[0][2] >= score
+
+
+def test_a_rated_partnership_set_scores_each_pair_on_the_games_it_met_in():
+    teams = Ruleset.from_preset("classic", {"players": 4, "teams": True}).team_of
+
+    def table(seating, totals):
+        return GameFacts(tuple(game_participants(seating, teams)), None, totals, None)
+
+    games = [
+        table((1, 2, 3, 4), (25, 15)),  # 1 & 3 against 2 & 4
+        table((1, 3, 2, 4), (18, 21)),  # 1 & 2 against 3 & 4
+        table((1, 2, 4, 3), (21, 10)),  # 1 & 4 against 2 & 3
+    ]
+    scores = {(a, b): round(12 * s) for a, b, s in fresh_set_pair_scores(games)}
+    # 1 met 2 in games 1 and 3 (+10, +11): 21 points over two games, the whole set
+    assert scores[(1, 2)] == 12
+    # 1 met 3 in games 2 and 3 (-3, +11): 8 points, 6 * 8 / 20 = 2.4 twelfths
+    assert scores[(1, 3)] == 8
+    # 3 and 4 were partners in game 2, and met in games 1 and 3 (+10, -11): level
+    assert scores[(3, 4)] == 6
 
 
 def test_partnership_bots_count_once_per_game():

@@ -1,8 +1,10 @@
 """Reads of the ladder, challenges and version tests: who plays now, recent sets, set scores.
 
-A set's score is the one the ratings use (``games.ratings.sets.set_pair_scores``: games beaten,
-a split set leaning a quarter to more game points, forfeits first), so a challenge, a version test
-and the published rating count a duplicate set alike.
+A set's score is the one the ratings use, by the rule for how the set was dealt
+(``games.ratings.sets.pair_scores``): by game points on fresh deals (the ladder, a challenge
+between two owners), by games won on one deal (a version test, an unrated set of one owner's
+bots), forfeits first, so a challenge, a version test and the published rating count a set
+alike.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from games.engine import Ruleset
-from games.ratings.sets import set_pair_scores
+from games.ratings.sets import pair_scores
 from tournaments.models import Bot, Challenge, Game, League, Match, VersionTest
 from tournaments.observers import league_plays_anonymously
 from tournaments.selectors.leagues import game_facts
@@ -31,8 +33,12 @@ class PlayedSet:
 
 
 def set_score_of(games: list[Game], bot_id: int, team_of) -> float:
-    """``bot_id``'s score in one finished duplicate set of two bots (``set_pair_scores``)."""
-    ((a, _b, score),) = set_pair_scores([game_facts(game, team_of) for game in games])
+    """``bot_id``'s score in one finished set of two bots (``seed`` loaded), by the rule for how
+    it was dealt (``pair_scores``): by game points on fresh deals (rated play, a challenge
+    between two owners), by games won on one deal (a version test)."""
+    dealt_afresh = len({game.seed for game in games}) > 1
+    facts = [game_facts(game, team_of) for game in games]
+    ((a, _b, score),) = pair_scores(facts, dealt_afresh=dealt_afresh)
     return score if a == bot_id else 1.0 - score
 
 
@@ -49,7 +55,8 @@ def league_set_scores(league: League, bot_id: int) -> list[PlayedSet]:
     )
     games: dict[int, list[Game]] = defaultdict(list)
     rows = Game.objects.filter(match_id__in=matches).order_by("match_id", "number")
-    for game in rows.only("id", "match_id", "seating", "status", "winner", "totals", "forfeit"):
+    fields = ("id", "match_id", "seating", "seed", "status", "winner", "totals", "forfeit")
+    for game in rows.only(*fields):
         games[game.match_id].append(game)
     team_of = Ruleset.from_dict(league.ruleset).team_of
     return [

@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 
 from games.engine import Ruleset
-from games.ratings.sets import GameFacts, game_participants, set_pair_scores
+from games.ratings.sets import GameFacts, fresh_set_pair_scores, game_participants
 from tournaments import queueing
 from tournaments.models import Bot, Game, Match, PairTotal, RatedSet, Seat, SetScore, VersionTotal
 from tournaments.selectors.fixed import fixed_rows
@@ -33,7 +33,8 @@ def rated_set_record(*, match: Match, games: Sequence[Game]) -> RatedSet | None:
     the match's games in their order (their status, seating and result loaded: the caller has
     read them). It counts when the league is rated, every game of the set finished (none
     aborted), no bot was a no-show and every bot is still in rated play. Its games become
-    ``rated``, each pair of bot versions gets its score (``games.ratings.sets.set_pair_scores``),
+    ``rated``, each pair of bot versions gets its score by game points
+    (``games.ratings.sets.fresh_set_pair_scores``: rated sets are dealt afresh),
     and the pool is refitted after the transaction commits. Returns None, writing nothing, when
     it does not count or was already recorded.
     """
@@ -71,7 +72,7 @@ def rated_set_record(*, match: Match, games: Sequence[Game]) -> RatedSet | None:
         pool=league.pool,
         games=len(games),
         version_ids=list(versions.values()),
-        pair_twelfths=[(a, b, round(12 * s)) for a, b, s in set_pair_scores(facts)],
+        pair_twelfths=[(a, b, round(12 * s)) for a, b, s in fresh_set_pair_scores(facts)],
     )
     _games_rated(match.id)
     ratings_fit_request(pool=league.pool)
