@@ -5,8 +5,10 @@ from django.contrib.auth import get_user_model
 from django.test import TestCase
 from rest_framework.test import APIClient
 
+from games.engine import Ruleset
 from tournaments import sprt
-from tournaments.models import League, Match, VersionTest
+from tournaments.models import Game, League, Match, VersionTest
+from tournaments.selectors.ladder import set_score_of
 from tournaments.services.challenges import ERROR_NOT_ACCEPTING, ERROR_NOT_YOUR_BOT
 from tournaments.services.version_tests import (
     ERROR_ELO_ORDER,
@@ -198,3 +200,19 @@ def test_the_owner_is_told_once_when_the_test_ends(user, user_client, make_bot):
     assert "accepted" in told.data["summary"] and f"{shown['sets']} sets" in told.data["summary"]
     version_test_update(league_id=shown["league"])  # a late update of a decided test
     assert Notification.objects.count() == 1
+
+
+def test_a_set_on_fresh_deals_counts_by_points_but_a_version_test_counts_it_by_games():
+    """Bot 1 wins both games of a set on two deals by 2 points each: 7/12 by game points (as a
+    challenge between two owners shows it), a won set for a version test's SPRT, whose
+    five outcomes are a two-game set's by games won."""
+    games = [
+        Game(seating=[1, 2], seed=11, winner=0, totals=[21, 19], forfeit=None),
+        Game(seating=[2, 1], seed=12, winner=1, totals=[19, 21], forfeit=None),
+    ]
+    team_of = Ruleset.from_preset("classic", {"players": 2}).team_of
+    assert round(12 * set_score_of(games, 1, team_of)) == 7
+    assert set_score_of(games, 1, team_of, by_games=True) == 1.0
+    assert sprt.outcome_index(set_score_of(games, 2, team_of, by_games=True)) == 0
+    one_deal = [Game(seating=g.seating, seed=11, winner=g.winner, totals=g.totals) for g in games]
+    assert set_score_of(one_deal, 1, team_of) == 1.0  # a duplicate set: by games won

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from games.engine import Ruleset
+from games.ratings.sets import fresh_set_pair_scores
 from games.scheduling import ERROR_TOO_FEW_OWNERS
-from tournaments.models import Game, League, SetScore
+from tournaments.models import BotVersion, Game, League, SetScore
+from tournaments.selectors.leagues import game_facts
 
 
 def _league(client, bots, *, rated: bool) -> int:
@@ -43,7 +46,16 @@ def test_a_rated_partnership_league_seats_four_owners_with_rotating_partners(
     # Rated one by one: a score for each of the six pairs, from the games they were opponents.
     scores = SetScore.objects.filter(rated_set__match__league_id=league_id)
     assert scores.count() == 6
-    assert {s.twelfths for s in scores} <= {0, 3, 6, 9, 12}
+    # by the game-point margin of the two games each pair met in (fresh deals)
+    team_of = Ruleset.from_dict(League.objects.get(pk=league_id).ruleset).team_of
+    facts = [game_facts(game, team_of) for game in games]
+    expected = {(a, b): round(12 * s) for a, b, s in fresh_set_pair_scores(facts)}
+    bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
+    stored = {}
+    for score in scores:
+        a, b = bot_of[score.player_id], bot_of[score.opponent_id]
+        stored[min(a, b), max(a, b)] = score.twelfths if a < b else 12 - score.twelfths
+    assert stored == expected
     page = client.get(f"/leagues/{league_id}/").content.decode()
     assert "partners rotating" in page
 

@@ -2,9 +2,9 @@
 
 A set's score is the one the ratings use, by the rule for how the set was dealt
 (``games.ratings.sets.pair_scores``): by game points on fresh deals (the ladder, a challenge
-between two owners), by games won on one deal (a version test, an unrated set of one owner's
-bots), forfeits first, so a challenge, a version test and the published rating count a set
-alike.
+between two owners), by games won on one deal (an unrated set of one owner's bots), forfeits
+first, so a challenge and the published rating count a set alike. A version test counts every
+set by games won, its SPRT's five outcomes.
 """
 
 from __future__ import annotations
@@ -32,18 +32,21 @@ class PlayedSet:
     score: float  # the bot's, from 0 to 1; the other bot's is 1 minus it
 
 
-def set_score_of(games: list[Game], bot_id: int, team_of) -> float:
+def set_score_of(games: list[Game], bot_id: int, team_of, *, by_games: bool = False) -> float:
     """``bot_id``'s score in one finished set of two bots (``seed`` loaded), by the rule for how
     it was dealt (``pair_scores``): by game points on fresh deals (rated play, a challenge
-    between two owners), by games won on one deal (a version test)."""
-    dealt_afresh = len({game.seed for game in games}) > 1
+    between two owners), by games won on one deal (one owner's bots). ``by_games`` scores it by
+    games won however it was dealt: a version test's SPRT counts the five outcomes of a two-game
+    set (0, 1/4, 1/2, 3/4, 1: ``tournaments.sprt``)."""
+    dealt_afresh = not by_games and len({game.seed for game in games}) > 1
     facts = [game_facts(game, team_of) for game in games]
     ((a, _b, score),) = pair_scores(facts, dealt_afresh=dealt_afresh)
     return score if a == bot_id else 1.0 - score
 
 
-def league_set_scores(league: League, bot_id: int) -> list[PlayedSet]:
-    """``bot_id``'s score in each finished set of a two-bot league, in the order they ended.
+def league_set_scores(league: League, bot_id: int, *, by_games: bool = False) -> list[PlayedSet]:
+    """``bot_id``'s score in each finished set of a two-bot league, in the order they ended
+    (``by_games``: as ``set_score_of`` has it).
 
     A set with a game that did not finish (aborted at the time limit) is left out: one game of a
     duplicate pair alone carries the deal's luck.
@@ -60,7 +63,10 @@ def league_set_scores(league: League, bot_id: int) -> list[PlayedSet]:
         games[game.match_id].append(game)
     team_of = Ruleset.from_dict(league.ruleset).team_of
     return [
-        PlayedSet(match_id=match_id, score=set_score_of(games[match_id], bot_id, team_of))
+        PlayedSet(
+            match_id=match_id,
+            score=set_score_of(games[match_id], bot_id, team_of, by_games=by_games),
+        )
         for match_id in matches
         if games[match_id] and all(g.status == Game.Status.FINISHED for g in games[match_id])
     ]

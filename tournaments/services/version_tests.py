@@ -122,7 +122,8 @@ def version_test_update(*, league_id: int) -> VersionTest | None:
             return test
         # The test may end here, finishing its league: locked as every league change is.
         league = league_lock(league_id)
-        scores = league_set_scores(league, test.candidate_id)
+        # by games won, however dealt: the SPRT counts a two-game set's five outcomes
+        scores = league_set_scores(league, test.candidate_id, by_games=True)
         counts = [0] * len(sprt.SCORES)
         for played in scores:
             counts[sprt.outcome_index(played.score)] += 1
