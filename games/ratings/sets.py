@@ -7,19 +7,19 @@ whole twelfths, by one of two rules, for the two ways a set is dealt:
 - **A rated set, dealt afresh** (``fresh_set_pair_scores``): by game points. The pair's score
   is 1/2 plus its game-point margin over the games the two met, scaled so that a margin of
   ``SET_MARGIN`` points a game (20 in a two-game set) or more takes the whole set, in whole
-  twelfths (rounded half away from zero). On fresh deals the
-  luck of the cards weighs in every result, and the baseline correction
-  (``games.ratings.baseline``) takes it out of a score linear in the game points far better
-  than out of games won, which the points decide only at a threshold:
-  ``benchmarks/luck.py`` measures 8 games per pair to separate random < greedy < expert by
-  points, the same as duplicate sets scored by games, against 12 for fresh sets scored by
-  games (docs/ratings.md).
+  twelfths (rounded half away from zero). On fresh deals the luck of the cards weighs in every
+  result, and the baseline correction (``games.ratings.baseline``) takes it out of a score
+  linear in the game points far better than out of games won, which the points decide only at
+  a threshold: ``benchmarks/luck.py`` measures 8 games per pair to separate random < greedy <
+  expert by points, the same as duplicate sets scored by games won, against 12 for fresh sets
+  scored by games won (docs/ratings.md).
 - **A duplicate set** (``set_pair_scores``: the same deal for every seat, as an unrated set of
-  one owner's bots and a version test are dealt, and the SDK's local league): the share of the
-  set's games in which it beat the other (a drawn game counts half), and a level share (the
-  usual 1-1 split of a two-game set) leans a quarter, to 3/4 against 1/4, towards the bot
-  whose side made more game points over the set. The deal is the same for both, so games won
-  say most; the points tell a split set by how much more each bot made of the same cards.
+  one owner's bots is dealt; also every set of a version test, whose SPRT counts a two-game
+  set's five outcomes, and the SDK's local league): the share of the set's games in which it
+  beat the other (a drawn game counts half), and a level share (the usual 1-1 split of a
+  two-game set) leans a quarter, to 3/4 against 1/4, towards the bot whose side made more game
+  points over the set. The deal is the same for both, so games won say most; the points tell a
+  split set by how much more each bot made of the same cards.
 
 Under both, a bot that forfeited a game of the set scores 0 against one that did not (and 1 the
 other way), when the two were opponents in every game of the set.
@@ -103,8 +103,8 @@ def set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
     """Each pair's score from one duplicate set: (a, b, a's score) with a < b, sorted.
 
     See the module docstring for the rule; scores are whole twelfths (a rated set, dealt
-    afresh, is scored by ``fresh_set_pair_scores``). A pair counts only the
-    games in which its two bots sat on different teams: partners do not play each other. In
+    afresh, is scored by ``fresh_set_pair_scores``). A pair counts only the games in which its
+    two bots sat on different teams: partners do not play each other. In
     rated partnership play (four bots, partners rotating: ``games.scheduling.individual_seatings``)
     two bots are partners in one game of the set and opponents in the other two, so each pair is
     scored on those two, by its games alone (a forfeit costs the forfeiting seat's team the game;
@@ -149,12 +149,11 @@ def fresh_set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, fl
 
     By game points (see the module docstring): 1/2 plus a's side's points less b's over the
     games the two met as opponents (``margin_twelfths``), so a's and b's scores always sum to
-    1. A game that a's
-    side forfeited counts as lost by ``FORFEIT_MARGIN`` points, or by its points if more (and
-    won so by the other side); a bot that forfeited a game of a set in which the pair were
-    always opponents scores 0 against one that did not. Partners do not play each other: in
-    rated partnership play a pair is scored on the two games it met in. A pair that never met is
-    left out.
+    1. A game that a's side forfeited counts as lost by ``FORFEIT_MARGIN`` points, or by its
+    points if more (and won so by the other side); a bot that forfeited a game of a set in
+    which the pair were always opponents scores 0 against one that did not. Partners do not
+    play each other: in rated partnership play a pair is scored on the two games it met in. A
+    pair that never met is left out.
     """
     met: dict[tuple[int, int], int] = {}
     margins: dict[tuple[int, int], int] = {}

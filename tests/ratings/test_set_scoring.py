@@ -275,3 +275,18 @@ def test_rotating_partners_are_scored_only_on_the_games_they_played_against_each
     assert scores[(2, 3)] == 0.5
     cells = crosstable_cells(games)
     assert cells[(1, 2)] == (2.0, 2)  # partners in game 3: not a meeting
+
+
+@given(st.lists(st.tuples(st.integers(0, 45), st.integers(0, 45)), min_size=2, max_size=2))
+def test_the_luck_benchmark_scores_a_fresh_set_as_the_arena_does(totals):
+    """``benchmarks.luck.set_score`` (vectorised, for millions of drawn sets) and the rule rated
+    sets are recorded by give the same twelfths."""
+    import numpy as np
+
+    from benchmarks.luck import set_score
+
+    (a0, b0), (a1, b1) = totals  # bot 1 in seat 0 of the first game, seat 1 of the second
+    games = [duel(1, 2, None, [a0, b0]), duel(2, 1, None, [b1, a1])]
+    ((_, _, score),) = fresh_set_pair_scores(games)
+    vectorised = set_score(np.array(0.5), np.array(a0 - b0), np.array(0.5), np.array(a1 - b1))
+    assert round(12 * float(vectorised)) == round(12 * score)
