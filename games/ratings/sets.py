@@ -88,60 +88,71 @@ class GameFacts:
     totals: tuple[int, ...]
     forfeit_team: int | None
 
+    def standing(self, team: int) -> tuple[int, int, int]:
+        """How ``team`` finished this game (``standing_key``)."""
+        return standing_key(
+            won=self.winner == team, forfeited=self.forfeit_team == team, total=self.totals[team]
+        )
+
     def keys(self) -> dict[int, tuple[int, int, int]]:
-        return {
-            player: standing_key(
-                won=self.winner == team,
-                forfeited=self.forfeit_team == team,
-                total=self.totals[team],
-            )
-            for player, team in self.participants
-        }
+        return {player: self.standing(team) for player, team in self.participants}
+
+
+# The games of a set in which one pair (a, b) met as opponents, each with a's team and b's.
+Met = list[tuple[GameFacts, int, int]]
+
+
+def _scored_pairs(
+    games: Sequence[GameFacts], score: Callable[[Met], float]
+) -> list[tuple[int, int, float]]:
+    """Each pair's score from one set: (a, b, a's score) with a < b, sorted; ``score`` (a rule)
+    gives it from the games the two met in as opponents (partners do not play each other; a
+    pair that never met is left out). Under every rule, a bot that forfeited a game of a set in
+    which the pair were always opponents scores 0 against one that did not (and 1 the other
+    way): the set-wide forfeit rule cannot tell partners apart."""
+    met: dict[tuple[int, int], Met] = {}
+    forfeits: dict[int, int] = {}
+    for game in games:
+        teams = dict(game.participants)
+        for player, team in game.participants:
+            forfeits[player] = forfeits.get(player, 0) + (game.forfeit_team == team)
+        for a, b in itertools.combinations(sorted(teams), 2):
+            if teams[a] != teams[b]:
+                met.setdefault((a, b), []).append((game, teams[a], teams[b]))
+    scores = []
+    for (a, b), together in sorted(met.items()):
+        if len(together) == len(games) and (forfeits[a] > 0) != (forfeits[b] > 0):
+            scores.append((a, b, 0.0 if forfeits[a] else 1.0))
+        else:
+            scores.append((a, b, score(together)))
+    return scores
 
 
 def set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
     """Each pair's score from one duplicate set: (a, b, a's score) with a < b, sorted.
 
     See the module docstring for the rule; scores are whole twelfths (a rated set, dealt
-    afresh, is scored by ``fresh_set_pair_scores``). A pair counts only the games in which its
-    two bots sat on different teams: partners do not play each other. In
-    rated partnership play (four bots, partners rotating: ``games.scheduling.individual_seatings``)
-    two bots are partners in one game of the set and opponents in the other two, so each pair is
-    scored on those two, by its games alone (a forfeit costs the forfeiting seat's team the game;
-    the set-wide forfeit rule, which cannot tell partners apart, applies only to pairs that were
-    opponents in every game). A pair that never met is left out.
+    afresh, is scored by ``fresh_set_pair_scores``). In rated partnership play (four bots,
+    partners rotating: ``games.scheduling.individual_seatings``) two bots are partners in one
+    game of the set and opponents in the other two, so each pair is scored on those two, by its
+    games alone (a forfeit costs the forfeiting seat's team the game). See ``_scored_pairs`` for
+    what every rule shares.
     """
-    beaten: dict[tuple[int, int], float] = {}
-    met: dict[tuple[int, int], int] = {}
-    points: dict[tuple[int, int], int] = {}
-    forfeits: dict[int, int] = {}
-    players: set[int] = set()
-    for game in games:
-        keys = game.keys()
-        teams = dict(game.participants)
-        players.update(keys)
-        for player, team in game.participants:
-            forfeits[player] = forfeits.get(player, 0) + (game.forfeit_team == team)
-        for a, b in itertools.permutations(keys, 2):
-            if teams[a] == teams[b]:
-                continue
-            met[(a, b)] = met.get((a, b), 0) + 1
-            points[(a, b)] = points.get((a, b), 0) + game.totals[teams[a]]
-            beaten[(a, b)] = beaten.get((a, b), 0.0) + pairwise_score(keys[a], keys[b])
-    scores = []
-    for a, b in itertools.combinations(sorted(players), 2):
-        games_met = met.get((a, b), 0)
-        if not games_met:
-            continue
-        always_opposed = games_met == len(games)
-        if always_opposed and (forfeits[a] > 0) != (forfeits[b] > 0):
-            scores.append((a, b, 0.0 if forfeits[a] else 1.0))
-            continue
-        share = beaten[(a, b)] / games_met
-        if share == 0.5 and points[(a, b)] != points[(b, a)]:
-            share = 0.75 if points[(a, b)] > points[(b, a)] else 0.25
-        scores.append((a, b, share))
-    return scores
+    return _scored_pairs(games, _by_games_won)
+
+
+def _by_games_won(together: Met) -> float:
+    """The share of the games in which a beat b, a level share leaning a quarter towards the
+    side with more game points over them."""
+    beaten = 0.0
+    margin = 0
+    for game, team_a, team_b in together:
+        beaten += pairwise_score(game.standing(team_a), game.standing(team_b))
+        margin += game.totals[team_a] - game.totals[team_b]
+    share = beaten / len(together)
+    if share == 0.5 and margin:
+        share = 0.75 if margin > 0 else 0.25
+    return share
 
 
 def fresh_set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, float]]:
@@ -150,40 +161,23 @@ def fresh_set_pair_scores(games: Sequence[GameFacts]) -> list[tuple[int, int, fl
     By game points (see the module docstring): 1/2 plus a's side's points less b's over the
     games the two met as opponents (``margin_twelfths``), so a's and b's scores always sum to
     1. A game that a's side forfeited counts as lost by ``FORFEIT_MARGIN`` points, or by its
-    points if more (and won so by the other side); a bot that forfeited a game of a set in
-    which the pair were always opponents scores 0 against one that did not. Partners do not
-    play each other: in rated partnership play a pair is scored on the two games it met in. A
-    pair that never met is left out.
+    points if more (and won so by the other side). In rated partnership play a pair is scored
+    on the two games it met in. See ``_scored_pairs`` for what every rule shares.
     """
-    met: dict[tuple[int, int], int] = {}
-    margins: dict[tuple[int, int], int] = {}
-    forfeits: dict[int, int] = {}
-    players: set[int] = set()
-    for game in games:
-        teams = dict(game.participants)
-        players.update(teams)
-        for player, team in game.participants:
-            forfeits[player] = forfeits.get(player, 0) + (game.forfeit_team == team)
-        for a, b in itertools.combinations(sorted(teams), 2):
-            if teams[a] == teams[b]:
-                continue
-            margin = game.totals[teams[a]] - game.totals[teams[b]]
-            if game.forfeit_team == teams[a]:
-                margin = min(margin, -FORFEIT_MARGIN)
-            elif game.forfeit_team == teams[b]:
-                margin = max(margin, FORFEIT_MARGIN)
-            met[(a, b)] = met.get((a, b), 0) + 1
-            margins[(a, b)] = margins.get((a, b), 0) + margin
-    scores = []
-    for a, b in itertools.combinations(sorted(players), 2):
-        games_met = met.get((a, b), 0)
-        if not games_met:
-            continue
-        if games_met == len(games) and (forfeits[a] > 0) != (forfeits[b] > 0):
-            scores.append((a, b, 0.0 if forfeits[a] else 1.0))
-            continue
-        scores.append((a, b, (6 + margin_twelfths(margins[(a, b)], games_met)) / 12))
-    return scores
+    return _scored_pairs(games, _by_points)
+
+
+def _by_points(together: Met) -> float:
+    """1/2 plus a's game-point margin over b in these games, in whole twelfths."""
+    margin = 0
+    for game, team_a, team_b in together:
+        points = game.totals[team_a] - game.totals[team_b]
+        if game.forfeit_team == team_a:
+            points = min(points, -FORFEIT_MARGIN)
+        elif game.forfeit_team == team_b:
+            points = max(points, FORFEIT_MARGIN)
+        margin += points
+    return (6 + margin_twelfths(margin, len(together))) / 12
 
 
 def pair_scores(games: Sequence[GameFacts], *, dealt_afresh: bool) -> list[tuple[int, int, float]]:
