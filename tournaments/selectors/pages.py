@@ -139,10 +139,10 @@ def bot_latency_and_faults(*, bot: Bot) -> tuple[list[dict[str, Any]], list[dict
 
 
 def _sets_in_play_hidden(league: League) -> bool:
-    """Whether the league's lists must leave out the games of sets still in play: rated play's
-    (``observers.rated_games_in_play``), unless the league is finished, when no set is in play
-    (a cancelled league's sets in flight still end)."""
-    return bool(league.rated) and league.status != League.Status.FINISHED
+    """Whether the league's lists must leave out the games of sets still in play: a league that
+    plays anonymously (``observers.league_plays_anonymously``, ``rated_games_in_play``), unless
+    it is finished, when no set is in play (a cancelled league's sets in flight still end)."""
+    return observers.league_plays_anonymously(league) and league.status != League.Status.FINISHED
 
 
 def _league_fault_seats(league_id: int, *, hide_in_play: bool) -> QuerySet[Seat]:
