@@ -263,8 +263,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Web, worker and beat write to the same file: wait for locks instead of failing at once,
-    # and take the write lock when a transaction starts so two writers never deadlock.
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    # and take the write lock when a transaction starts so two writers never deadlock. In WAL
+    # mode readers never wait for a writer, and a commit appends to the log without syncing the
+    # disk (a power cut may lose the last commits, never the file): with the default rollback
+    # journal every commit synced the disk twice, and storing a league's games cost the worker a
+    # third more CPU (docs/benchmarks.md, "Leagues").
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis is both the Celery broker/result store and the cache (throttling counters live there).

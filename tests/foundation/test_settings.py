@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connection, connections
 
 from config.env import env, env_bool, env_int, env_ints, env_list
 
@@ -156,3 +158,28 @@ def test_a_python_whose_sqlite_lacks_returning_is_refused_in_our_words():
     assert result.returncode != 0
     assert "This Python uses SQLite 3.34.1; the arena needs 3.35 or later." in result.stderr
     assert values("config.settings.local")["DB_ENGINE"] == "django.db.backends.sqlite3"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reader_on_sqlite_never_holds_up_a_writers_commit():
+    """The worker stores games while the web server and the beat read the same file: in WAL mode
+    a commit goes through while another connection is in the middle of a read, and that reader
+    goes on seeing the rows as they were when its read began."""
+    if connection.vendor != "sqlite":
+        pytest.skip("PostgreSQL readers never block writers")
+    reader = connections.create_connection("default")
+    try:
+        reader.ensure_connection()
+        reader.connection.execute("BEGIN")
+        count = "SELECT count(*) FROM auth_user"
+        before = reader.connection.execute(count).fetchone()[0]
+        with connection.cursor() as cursor:
+            # With the rollback journal this commit would wait for the reader: fail fast instead.
+            cursor.execute("PRAGMA busy_timeout = 200")
+        User.objects.create(username="writer")
+
+        assert reader.connection.execute(count).fetchone()[0] == before
+        reader.connection.execute("COMMIT")
+        assert reader.connection.execute(count).fetchone()[0] == before + 1
+    finally:
+        reader.close()

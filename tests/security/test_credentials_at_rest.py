@@ -58,7 +58,8 @@ def _everything_stored() -> str:
 
 def _database_files() -> list[Path]:
     name = Path(connection.settings_dict["NAME"])
-    return [path for path in (name, Path(f"{name}-wal")) if path.exists()]
+    paths = (name, Path(f"{name}-wal"), Path(f"{name}-shm"))
+    return [path for path in paths if path.exists()]
 
 
 @pytest.mark.django_db(transaction=True)
