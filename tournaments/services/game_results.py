@@ -100,15 +100,27 @@ SEAT_COLUMNS = model_columns(
 )
 
 
-@transaction.atomic
 def game_finish(*, game_id: int, record: GameRecord) -> bool:
     """Store a finished game, its seats' figures and its no-shows in one transaction.
 
     Returns False, changing nothing, when the game was already stored (a second delivery of the
     same task); this check under the row lock is what makes "stored once" hold.
+
+    The log is compressed and the seats' figures counted before the transaction begins: on
+    SQLite a transaction holds the one write lock from its start, and when a league's last games
+    end together every other writer would wait out that CPU work too.
     """
+    log = GameLog(game_id=game_id, document=record.log, diagnostics=record.diagnostics,
+                  faults=record.faults)  # fmt: skip
+    return _game_store(game_id=game_id, record=record, log=log, stats=seat_stats(record))
+
+
+@transaction.atomic
+def _game_store(
+    *, game_id: int, record: GameRecord, log: GameLog, stats: dict[int, dict[str, Any]]
+) -> bool:
+    """``game_finish``'s transaction: the result, the log, the seats and every tally."""
     result = record.log["result"]
-    faults = record.faults
     game = Game(
         id=game_id,
         status=Game.Status.FINISHED,
@@ -117,7 +129,7 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
         reason=result["reason"],
         forfeit=result["forfeit_seat"],
         moves=len(record.plays),
-        faults=len(faults),
+        faults=len(log.faults),
         finished_at=timezone.now(),
     )
     stored = _game_result_write(game)
@@ -126,9 +138,8 @@ def game_finish(*, game_id: int, record: GameRecord) -> bool:
     game.league_id, game.seating = stored
     rated, pool, ruleset = fixed_rows(_league_of_game, game.league_id)[0]
     game.league = League(id=game.league_id, rated=rated, pool=pool, ruleset=ruleset)
-    log = GameLog(game=game, document=record.log, diagnostics=record.diagnostics, faults=faults)
+    log.game = game
     rows_insert(rows=[log])
-    stats = seat_stats(record)
     seats = fixed_instances(Seat, _game_seats, game_id, SEAT_COLUMNS)
     for seat in seats:
         for name, value in stats.get(seat.seat, {}).items():
