@@ -4,6 +4,8 @@ measured in the same run. Run from the repository root:
 
     .venv/bin/python -m benchmarks.league                 # fast bots (the SDK examples as they are)
     .venv/bin/python -m benchmarks.league --delay-ms 50   # every bot takes 50 ms per move
+    .venv/bin/python -m benchmarks.league --workers 2 --concurrency 16 --rounds 3
+                                                          # a worker per core, 3 leagues
 
 Each bot is its own `python -m bots_sdk serve` process on 127.0.0.1. The worker runs with
 `--pool threads --concurrency N` (default 32, so all 28 matches are in flight at once). The
@@ -20,7 +22,9 @@ tail of the last long games does not dilute), when the matches were sent and had
 worker's CPU seconds, and the floor. Last, league / floor split exactly into its two factors:
 the whole machine's CPU per move (floor over league) and the share of the cores busy (league
 over floor), so a run shows whether the league lost to the floor by needing more CPU a move or
-by leaving cores idle (its start, its tail, waiting).
+by leaving cores idle (its start, its tail, waiting). With `--rounds N` the workers and bots play
+N leagues, each followed by its floor, and the median league / floor is printed last: one
+round's ratio moves with the machine's speed from one second to the next.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import argparse
 import asyncio
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -221,22 +226,46 @@ def measure(
     import django
 
     django.setup()
-    from django.db.models import F, Max, Min, Sum
-
     from config.celery_app import app
-    from tournaments.models import Game, League, Seat
-    from tournaments.services.bots import bot_register
-    from tournaments.services.league_creation import league_create, system_user
-    from tournaments.services.league_schedules import league_start
 
     names = [f"bench{number}@localhost" for number in range(len(workers))]
     deadline = time.monotonic() + 60
     while len(app.control.ping(destination=names, timeout=0.5)) < len(names):
         if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
             raise SystemExit("the workers did not start")
-    # Names of this run's own: with DATABASE_URL the database outlives the run, and the names of
-    # bots and leagues are unique (and an owner's bots are limited), so a second run against it
-    # would be refused them.
+    # This process starts the league as the web server would, but a web server has long been
+    # running when a league starts: import the task modules and open the broker connection now,
+    # not on the clock (0.6 s of imports on the first send, the first match begun at 0.9 s).
+    app.loader.import_default_modules()
+    with app.producer_or_acquire() as producer:
+        producer.connection.ensure_connection()
+    ratios = []
+    for number in range(args.rounds):
+        if args.rounds > 1:
+            say(f"--- round {number + 1} of {args.rounds}")
+        ratios.append(league_and_floor(args, urls, workers, bot_processes))
+    if args.rounds > 1:
+        each = ", ".join(f"{ratio:.2f}" for ratio in ratios)
+        say(f"league / floor over {args.rounds} rounds: median {statistics.median(ratios):.2f}, "
+            f"{min(ratios):.2f}-{max(ratios):.2f} ({each})")  # fmt: skip
+
+
+def league_and_floor(
+    args: argparse.Namespace,
+    urls: dict[str, str],
+    workers: list[subprocess.Popen],
+    bot_processes: list[subprocess.Popen],
+) -> float:
+    """One league on the running workers, then its floor; prints both and returns the ratio."""
+    from django.db.models import F, Max, Min, Sum
+
+    from tournaments.models import Game, League, Seat
+    from tournaments.services.bots import bot_register
+    from tournaments.services.league_creation import league_create, system_user
+    from tournaments.services.league_schedules import league_start
+
+    # Names of this round's own: the names of bots and leagues are unique (and an owner's bots
+    # are limited), so each round, and each run against a kept DATABASE_URL, has its own.
     run_tag = os.urandom(3).hex()
     owner = system_user(f"bench-{run_tag}")
     bots = [
@@ -249,12 +278,6 @@ def measure(
         games_per_pairing=args.games_per_pairing,
         move_timeout_ms=2000,
     )
-    # This process starts the league as the web server would, but a web server has long been
-    # running when a league starts: import the task modules and open the broker connection now,
-    # not on the clock (0.6 s of imports on the first send, the first match begun at 0.9 s).
-    app.loader.import_default_modules()
-    with app.producer_or_acquire() as producer:
-        producer.connection.ensure_connection()
     load_before = os.getloadavg()[0]
     cpu_before = cpu_seconds(workers)
     bots_cpu_before = cpu_seconds(bot_processes)
@@ -329,6 +352,7 @@ def measure(
         f"x cores busy: league {league_busy:.0%} / floor {floor_busy:.0%} = "
         f"{league_busy / floor_busy:.2f} ({cores} cores, all processes)")  # fmt: skip
     say(f"load average (1 min): {load_before:.1f} at the start, {load_after:.1f} at the end")
+    return (moves / wall) / (moves / floor_seconds)
 
 
 def main() -> None:
@@ -340,6 +364,13 @@ def main() -> None:
         "--games-per-pairing", type=int, default=2, help="2: 56 games; 8: 224 games."
     )
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="Leagues played one after the other on the same workers, each with its floor; "
+        "prints the median league / floor.",
+    )
     run(parser.parse_args())
 
 
