@@ -342,7 +342,8 @@ def league_and_floor(
         f"{moves / floor_seconds:.0f} moves/s")  # fmt: skip
     say(f"  floor CPU per move: client {floor_client_cpu / moves * 1000:.2f} ms, bots "
         f"{floor_bots_cpu / moves * 1000:.2f} ms")  # fmt: skip
-    say(f"league / floor: {(moves / wall) / (moves / floor_seconds):.2f}")
+    ratio = (moves / wall) / (moves / floor_seconds)
+    say(f"league / floor: {ratio:.2f}")
     # The ratio is exactly (the floor's machine CPU per move / the league's) x (the share of
     # the cores busy during the league / during the floor): which of the two holds it back.
     league_busy = machine_league / (wall * cores)
@@ -352,7 +353,7 @@ def league_and_floor(
         f"x cores busy: league {league_busy:.0%} / floor {floor_busy:.0%} = "
         f"{league_busy / floor_busy:.2f} ({cores} cores, all processes)")  # fmt: skip
     say(f"load average (1 min): {load_before:.1f} at the start, {load_after:.1f} at the end")
-    return (moves / wall) / (moves / floor_seconds)
+    return ratio
 
 
 def main() -> None:
