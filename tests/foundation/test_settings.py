@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, connections
 
@@ -167,19 +166,24 @@ def test_a_reader_on_sqlite_never_holds_up_a_writers_commit():
     goes on seeing the rows as they were when its read began."""
     if connection.vendor != "sqlite":
         pytest.skip("PostgreSQL readers never block writers")
+    # Connections of the test's own, as two processes would have: the one the test session
+    # shares is left as it was.
     reader = connections.create_connection("default")
+    writer = connections.create_connection("default")
     try:
         reader.ensure_connection()
+        writer.ensure_connection()
+        count = "SELECT count(*) FROM auth_group"
         reader.connection.execute("BEGIN")
-        count = "SELECT count(*) FROM auth_user"
         before = reader.connection.execute(count).fetchone()[0]
-        with connection.cursor() as cursor:
-            # With the rollback journal this commit would wait for the reader: fail fast instead.
-            cursor.execute("PRAGMA busy_timeout = 200")
-        User.objects.create(username="writer")
+        # With the rollback journal this commit would wait for the reader: fail fast instead.
+        writer.connection.execute("PRAGMA busy_timeout = 200")
+        writer.connection.execute("INSERT INTO auth_group (name) VALUES ('writers')")
 
+        assert writer.connection.execute(count).fetchone()[0] == before + 1
         assert reader.connection.execute(count).fetchone()[0] == before
         reader.connection.execute("COMMIT")
         assert reader.connection.execute(count).fetchone()[0] == before + 1
     finally:
         reader.close()
+        writer.close()
