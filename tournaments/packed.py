@@ -41,7 +41,10 @@ def unpack(data: bytes | memoryview) -> Any:
     return orjson.loads(gzip.decompress(bytes(data)))
 
 
-EMPTY_LIST = pack([])
+def empty_list() -> bytes:
+    """``pack([])``: a callable default, so that migrations name it instead of freezing bytes
+    that depend on the compressor installed."""
+    return pack([])
 
 
 def public_meta(diagnostics: list[dict[str, Any]], *, rounds: int) -> list[list[dict[str, Any]]]:

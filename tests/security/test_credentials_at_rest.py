@@ -7,13 +7,17 @@ every table through SQL on any database) and tries what it finds.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from cryptography.fernet import Fernet
+from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
@@ -62,6 +66,42 @@ def _database_files() -> list[Path]:
     return [path for path in paths if path.exists()]
 
 
+# The thief reads the files from a process of its own, as a thief would. Not from this one: a
+# process that closes any file descriptor of a SQLite file loses every POSIX lock it holds on
+# that file, its open connections' included. The next process to open the database then takes
+# itself for the first, rebuilds the WAL index, and from then on the two processes' commits no
+# longer see each other (https://sqlite.org/howtocorrupt.html, 2.2).
+STEAL = (
+    "import sys\nfor path in sys.argv[1:]:\n    sys.stdout.buffer.write(open(path, 'rb').read())"
+)
+
+
+def _stolen_bytes(paths: list[Path]) -> bytes:
+    return subprocess.run(
+        [sys.executable, "-c", STEAL, *map(str, paths)], capture_output=True, check=True
+    ).stdout
+
+
+# Another process: adds a group, and prints the names of all groups it sees.
+ANOTHER_PROCESS = (
+    "import json, sqlite3, sys\n"
+    "database = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+    "database.execute('INSERT INTO auth_group (name) VALUES (?)', (sys.argv[2],))\n"
+    "print(json.dumps([name for (name,) in database.execute('SELECT name FROM auth_group')]))"
+)
+
+
+def _another_process_adds_a_group(name: str) -> set[str]:
+    """The groups another process sees once it has added ``name``."""
+    path = str(connection.settings_dict["NAME"])
+    run = [sys.executable, "-c", ANOTHER_PROCESS, path, name]
+    return set(json.loads(subprocess.run(run, capture_output=True, check=True).stdout))
+
+
+def _groups() -> set[str]:
+    return set(Group.objects.values_list("name", flat=True))
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_stolen_database_yields_no_usable_token_or_secret(settings):
     token = _register()
@@ -70,10 +110,18 @@ def test_a_stolen_database_yields_no_usable_token_or_secret(settings):
     NotificationSettings.objects.create(user=owner, webhook_secret=WEBHOOK_SECRET)
 
     dump = _everything_stored()
-    files = b"".join(path.read_bytes() for path in _database_files())
+    files = _stolen_bytes(_database_files())
     assert "loot" in dump
     if connection.vendor == "sqlite":
         assert b"loot" in files, "the file read is the database the rows are in"
+        # The theft left the database whole for the processes that share it: each process's
+        # commits are seen by this one, and this one's by the processes that open it later.
+        Group.objects.create(name="one")
+        assert _another_process_adds_a_group("two") == {"one", "two"}
+        assert _groups() == {"one", "two"}
+        Group.objects.create(name="three")
+        assert _another_process_adds_a_group("four") == {"one", "two", "three", "four"}
+        assert _groups() == {"one", "two", "three", "four"}
     for secret in (token, BOT_SECRET, WEBHOOK_SECRET):
         assert secret not in dump
         assert secret.encode() not in files

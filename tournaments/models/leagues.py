@@ -242,7 +242,7 @@ class GameLog(models.Model):
     )
     document_gzip = models.BinaryField(help_text="The escoba-log/1 document, gzip JSON.")
     diagnostics_gzip = models.BinaryField(
-        default=packed.EMPTY_LIST, help_text="Per move request: latency, fault, debug, request."
+        default=packed.empty_list, help_text="Per move request: latency, fault, debug, request."
     )
     faults = models.JSONField(default=list, help_text="Every fault: seat, round, play, kind.")
 
