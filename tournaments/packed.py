@@ -41,10 +41,13 @@ def unpack(data: bytes | memoryview) -> Any:
     return orjson.loads(gzip.decompress(bytes(data)))
 
 
+_EMPTY_LIST = pack([])
+
+
 def empty_list() -> bytes:
     """``pack([])``: a callable default, so that migrations name it instead of freezing bytes
-    that depend on the compressor installed."""
-    return pack([])
+    that depend on the compressor installed. Packed once: every new ``GameLog`` asks for it."""
+    return _EMPTY_LIST
 
 
 def public_meta(diagnostics: list[dict[str, Any]], *, rounds: int) -> list[list[dict[str, Any]]]:
