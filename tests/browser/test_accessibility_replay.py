@@ -9,6 +9,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from tests.browser.a11y import TEXT_SPACING_CSS
@@ -29,13 +30,26 @@ def test_replay_keys_act_only_inside_the_viewer(league_world, live_server, page)
     page.goto(f"{live_server.url}/games/{game.pk}/#r1p2")
     expect(page.locator("[data-part=step-label]")).to_contain_text("play 2")
     page.locator(".replay-head a").first.focus()
-    for key in ("ArrowRight", "ArrowLeft", "End", "Home", "PageUp"):
+    # Each key must do its usual job: End scrolls to the bottom, Home to the top, PageDown down.
+    at_bottom = "() => scrollY + innerHeight >= document.documentElement.scrollHeight - 1"
+    at_top = "() => scrollY === 0"
+    lower = "() => scrollY > 0"
+    for key, scrolled in (
+        ("ArrowRight", at_top),
+        ("ArrowLeft", at_top),
+        ("End", at_bottom),
+        ("Home", at_top),
+        ("PageUp", at_top),
+        ("PageDown", lower),
+    ):
         page.keyboard.press(key)
+        try:
+            page.wait_for_function(scrolled, timeout=5000)
+        except PlaywrightTimeoutError:
+            pytest.fail(
+                f"{key} did not scroll the page as it should (scrollY {page.evaluate('scrollY')})"
+            )
         assert _step(page) == "r1p2", key
-    page.evaluate("() => window.scrollTo(0, 0)")
-    page.keyboard.press("PageDown")
-    assert _step(page) == "r1p2"
-    page.wait_for_function("() => window.scrollY > 0")
     page.locator('[data-go="play"]').focus()
     page.keyboard.press("ArrowRight")
     assert _step(page) == "r1p3"
