@@ -25,12 +25,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {
         "NAME": str(Path(tempfile.gettempdir()) / f"escoba-test-{os.getpid()}.sqlite3")
     }
-    # WAL as the service runs it, but a commit never waits for the disk (no fsync at all): a test
-    # database never has to outlive a power cut, and a killed worker's commits are still kept
-    # (the OS has them). On a busy disk the fsyncs were most of the time of the tests that write.
-    DATABASES["default"]["OPTIONS"]["init_command"] = (
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF"
-    )
+    # The service's pragmas (WAL), then a commit that never waits for the disk (no fsync at all):
+    # a test database never has to outlive a power cut, and a killed worker's commits are still
+    # kept (the OS has them). On a busy disk the fsyncs were most of the time of the tests that
+    # write. The later pragma wins.
+    DATABASES["default"]["OPTIONS"]["init_command"] += "; PRAGMA synchronous=OFF"
 
 # Static files straight from the app folders, as in local; nothing is collected for tests.
 STATIC_ROOT = None
